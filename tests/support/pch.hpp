@@ -1,0 +1,5 @@
+// Precompiled for every test file: doctest and the whole nnvm core.
+#pragma once
+#include <doctest/doctest.h>
+
+#include "nnvm/tensor.hpp"
