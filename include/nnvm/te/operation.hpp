@@ -1,5 +1,5 @@
 // Tensors and the operations that produce them: placeholders (inputs) and computes (a body
-// expression over index variables). This is the untyped path; te/typed.hpp wraps it with
+// expression over index variables). This is the untyped path; te/dsl.hpp wraps it with
 // compile-time rank, dtype and shape checks.
 #pragma once
 
@@ -166,9 +166,9 @@ inline Tensor compute(std::vector<Expr> shape, const std::function<Expr(const st
       --depth;
     }
   } check;
+  check.depth = 1;  // every Reduce the visitor meets lies below the top of the body
   if (auto* r = body.as<ir::Reduce>()) {
     op->reduce_axes = r->axes;
-    check.depth = 1;
     check.visit_expr(r->source);
   } else {
     check.visit_expr(body);

@@ -1,0 +1,214 @@
+// A Stage is the schedule of one compute operation: the order and kind of its loops.
+// Every primitive validates its arguments and throws UserError with a stable id whose context
+// names the stage and the axis.
+#pragma once
+
+#include <algorithm>
+#include <tuple>
+#include <unordered_map>
+
+#include "nnvm/schedule/relations.hpp"
+#include "nnvm/ir/stmt.hpp"
+#include "nnvm/te/operation.hpp"
+
+NNVM_BEGIN_NAMESPACE
+namespace schedule {
+
+using ir::ForKind;
+
+// Per-loop annotations set by vectorize/unroll/parallel (and bind, later).
+struct IterVarAttr {
+  ForKind kind = ForKind::serial;
+  std::string thread_tag;
+};
+
+struct StageNode {
+  te::Tensor tensor;                   // the stage computes this tensor
+  std::vector<IterVar> root_iter_vars;  // op axes then reduce axes
+  std::vector<IterVar> all_iter_vars;   // every iter var ever made for this stage
+  std::vector<IterVar> leaf_iter_vars;  // current loops, outermost first
+  std::vector<Relation> relations;      // in the order the primitives were applied
+  std::unordered_map<const ir::IterVarNode*, IterVarAttr> attrs;
+};
+
+class Stage {
+ public:
+  Stage() = default;
+  explicit Stage(const te::Tensor& t) : node_(std::make_shared<StageNode>()) {
+    node_->tensor = t;
+    if (t.op().kind != te::OpKind::compute)
+      throw UserError("nnvm.schedule.not_compute", str_cat("tensor ", t.name(), " is a placeholder and has no stage"));
+    for (auto& iv : t.op().axis) node_->root_iter_vars.push_back(iv);
+    for (auto& iv : t.op().reduce_axes) node_->root_iter_vars.push_back(iv);
+    node_->all_iter_vars = node_->leaf_iter_vars = node_->root_iter_vars;
+  }
+
+  const StageNode& node() const { return *node_; }
+  const te::Tensor& tensor() const { return node_->tensor; }
+  const std::string& name() const { return node_->tensor.name(); }
+
+  // The d-th data-parallel axis of the tensor, or the one with the given name.
+  IterVar axis(size_t d) const {
+    const auto& ax = tensor().op().axis;
+    if (d >= ax.size())
+      throw UserError("nnvm.schedule.axis_index",
+                      str_cat("stage has ", ax.size(), " axes, asked for axis ", d), ctx());
+    return ax[d];
+  }
+  IterVar axis(const std::string& name) const {
+    for (auto& iv : node_->all_iter_vars)
+      if (iv.name() == name) return iv;
+    throw UserError("nnvm.schedule.axis_name", str_cat("no axis named '", name, "'"), ctx());
+  }
+  IterVar reduce_axis(size_t d) const {
+    const auto& ax = tensor().op().reduce_axes;
+    if (d >= ax.size())
+      throw UserError("nnvm.schedule.axis_index",
+                      str_cat("stage has ", ax.size(), " reduction axes, asked for ", d), ctx());
+    return ax[d];
+  }
+  const std::vector<IterVar>& leaf_iter_vars() const { return node_->leaf_iter_vars; }
+
+  // Splits `parent` into outer and inner loops, the inner of extent `factor`.
+  std::pair<IterVar, IterVar> split(const IterVar& parent, Expr factor) {
+    check_positive("split_factor", parent, factor, "split factor");
+    return do_split(parent, factor, Expr());
+  }
+  // Splits `parent` into `nparts` outer iterations.
+  std::pair<IterVar, IterVar> split_nparts(const IterVar& parent, Expr nparts) {
+    check_positive("split_nparts", parent, nparts, "split nparts");
+    return do_split(parent, Expr(), nparts);
+  }
+  // Splits x and y by the factors and orders the loops x.outer, y.outer, x.inner, y.inner.
+  std::tuple<IterVar, IterVar, IterVar, IterVar> tile(const IterVar& x, const IterVar& y, Expr x_factor,
+                                                      Expr y_factor) {
+    leaf_position(x, "tile");
+    leaf_position(y, "tile");
+    if (x.same_as(y)) throw UserError("nnvm.schedule.tile_same_axis", "tile needs two different axes", ctx(x));
+    auto [xo, xi] = split(x, std::move(x_factor));
+    auto [yo, yi] = split(y, std::move(y_factor));
+    reorder({xo, yo, xi, yi});
+    return {xo, yo, xi, yi};
+  }
+  // Puts the given leaf loops in this relative order; the other loops keep their places.
+  void reorder(const std::vector<IterVar>& order) {
+    std::vector<size_t> pos;
+    for (size_t a = 0; a < order.size(); ++a) {
+      for (size_t b = 0; b < a; ++b)
+        if (order[a].same_as(order[b]))
+          throw UserError("nnvm.schedule.reorder_duplicate", "axis appears twice in reorder", ctx(order[a]));
+      pos.push_back(leaf_position(order[a], "reorder"));
+    }
+    std::vector<size_t> slots = pos;
+    std::sort(slots.begin(), slots.end());
+    auto leaves = node_->leaf_iter_vars;
+    for (size_t a = 0; a < order.size(); ++a) leaves[slots[a]] = order[a];
+    node_->leaf_iter_vars = std::move(leaves);
+  }
+  // Fuses two adjacent loops (outer immediately enclosing inner) into one.
+  IterVar fuse(const IterVar& outer, const IterVar& inner) {
+    size_t po = leaf_position(outer, "fuse"), pi = leaf_position(inner, "fuse");
+    if (pi != po + 1)
+      throw UserError("nnvm.schedule.fuse_not_adjacent",
+                      str_cat("fuse needs '", outer.name(), "' to enclose '", inner.name(),
+                              "' directly; reorder them first"),
+                      ctx(outer));
+    if (outer->kind != inner->kind)
+      throw UserError("nnvm.schedule.fuse_mixed_kind",
+                      "cannot fuse a reduction axis with a data-parallel axis", ctx(outer));
+    IterVar fused = make_iter_var(outer.name() + "." + inner.name() + ".fused", outer->kind);
+    node_->relations.push_back(FuseRelation{outer, inner, fused});
+    auto& leaves = node_->leaf_iter_vars;
+    leaves.erase(leaves.begin() + long(pi));
+    leaves[po] = fused;
+    return fused;
+  }
+  IterVar fuse(const std::vector<IterVar>& axes) {
+    if (axes.empty()) throw UserError("nnvm.schedule.fuse_empty", "fuse needs at least one axis", ctx());
+    IterVar f = axes[0];
+    for (size_t a = 1; a < axes.size(); ++a) f = fuse(f, axes[a]);
+    return f;
+  }
+  // Turns the loop into vector code. Its extent must be a constant after splitting.
+  void vectorize(const IterVar& iv) {
+    if (iv->kind == ir::IterKind::reduce)
+      throw UserError("nnvm.schedule.vectorize_reduction",
+                      "cannot vectorize a reduction axis (its iterations depend on each other); "
+                      "vectorize a data-parallel axis instead",
+                      ctx(iv));
+    set_kind(iv, ForKind::vectorized, "vectorize");
+  }
+  // Replaces the loop by copies of its body. Its extent must be a constant after splitting.
+  void unroll(const IterVar& iv) { set_kind(iv, ForKind::unrolled, "unroll"); }
+  // Runs the loop's iterations on the thread pool.
+  void parallel(const IterVar& iv) {
+    if (iv->kind == ir::IterKind::reduce)
+      throw UserError("nnvm.schedule.parallel_reduction",
+                      "cannot parallelize a reduction axis: iterations would race on the same output; "
+                      "parallelize a data-parallel axis instead",
+                      ctx(iv));
+    set_kind(iv, ForKind::parallel, "parallel");
+  }
+
+  const IterVarAttr* attr(const IterVar& iv) const {
+    auto it = node_->attrs.find(iv.get());
+    return it == node_->attrs.end() ? nullptr : &it->second;
+  }
+
+  // Context for errors: "stage C › axis i.inner".
+  std::vector<std::string> ctx(const IterVar& iv = IterVar()) const {
+    std::vector<std::string> c{"stage " + name()};
+    if (iv.defined()) c.push_back("axis " + iv.name());
+    return c;
+  }
+
+ private:
+  IterVar make_iter_var(std::string name, ir::IterKind kind) {
+    IterVar iv(ir::Var(std::move(name)), ir::Range{}, kind);
+    node_->all_iter_vars.push_back(iv);
+    return iv;
+  }
+  size_t leaf_position(const IterVar& iv, const char* primitive) const {
+    if (!iv.defined()) throw UserError("nnvm.schedule.undefined_axis", str_cat(primitive, " got an undefined axis"), ctx());
+    auto& leaves = node_->leaf_iter_vars;
+    for (size_t p = 0; p < leaves.size(); ++p)
+      if (leaves[p].same_as(iv)) return p;
+    bool known = std::any_of(node_->all_iter_vars.begin(), node_->all_iter_vars.end(),
+                             [&](const IterVar& x) { return x.same_as(iv); });
+    throw UserError("nnvm.schedule.not_leaf",
+                    known ? str_cat(primitive, " needs a current loop, but axis was already split or fused")
+                          : str_cat(primitive, " got an axis that belongs to another stage"),
+                    ctx(iv));
+  }
+  void check_positive(const char* what, const IterVar& iv, const Expr& v, const char* label) const {
+    if (!v.defined() || !v.dtype().is_int() || !v.dtype().is_scalar())
+      throw UserError(str_cat("nnvm.schedule.", what), str_cat(label, " must be a scalar integer"), ctx(iv));
+    if (auto* c = ir::as_const_int(v); c && *c <= 0)
+      throw UserError(str_cat("nnvm.schedule.", what), str_cat(label, " must be positive, got ", *c), ctx(iv));
+  }
+  std::pair<IterVar, IterVar> do_split(const IterVar& parent, Expr factor, Expr nparts) {
+    size_t p = leaf_position(parent, "split");
+    if (factor.defined() && factor.dtype() != dtype::index) factor = ir::cast(dtype::index, factor);
+    if (nparts.defined() && nparts.dtype() != dtype::index) nparts = ir::cast(dtype::index, nparts);
+    IterVar outer = make_iter_var(parent.name() + ".outer", parent->kind);
+    IterVar inner = make_iter_var(parent.name() + ".inner", parent->kind);
+    node_->relations.push_back(SplitRelation{parent, outer, inner, factor, nparts});
+    auto& leaves = node_->leaf_iter_vars;
+    leaves[p] = outer;
+    leaves.insert(leaves.begin() + long(p) + 1, inner);
+    return {outer, inner};
+  }
+  void set_kind(const IterVar& iv, ForKind kind, const char* primitive) {
+    leaf_position(iv, primitive);
+    auto& a = node_->attrs[iv.get()];
+    if (a.kind != ForKind::serial && a.kind != kind)
+      throw UserError("nnvm.schedule.conflicting_kind",
+                      str_cat(primitive, " on a loop already marked ", ir::for_kind_name(a.kind)), ctx(iv));
+    a.kind = kind;
+  }
+
+  std::shared_ptr<StageNode> node_;
+};
+
+}  // namespace schedule
+NNVM_END_NAMESPACE

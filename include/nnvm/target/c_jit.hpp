@@ -1,0 +1,270 @@
+// The host C JIT: emits C for lowered kernels, compiles it with the system C compiler into a
+// shared library, dlopens it, and calls it through the kernel ABI (POSIX only).
+//
+// Compiled libraries are cached by an FNV-1a 64 hash of (source, flags, compiler command and its
+// --version) both on disk (NNVM_CACHE_DIR, else $XDG_CACHE_HOME/nnvm, else /tmp/nnvm-<uid>) and
+// in a process-wide map, so a kernel is compiled once per machine, not once per run.
+#pragma once
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <sstream>
+#include <unordered_map>
+
+#include "nnvm/runtime/thread_pool.hpp"
+#include "nnvm/target/arguments.hpp"
+#include "nnvm/target/c_emitter.hpp"
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+struct CJitOptions {
+  std::string compiler;                 // empty: $CC, else "cc"
+  std::vector<std::string> extra_flags;  // appended after the default flags
+  std::string cache_dir;                // empty: the default cache directory
+  int num_threads = 0;                  // threads for parallel loops; 0: NNVM_NUM_THREADS or all
+};
+
+namespace detail {
+
+inline uint64_t fnv1a64(const std::string& s, uint64_t h = 14695981039346656037ull) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+inline std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs a shell command; returns (exit status, stdout+stderr).
+inline std::pair<int, std::string> run_command(const std::string& cmd) {
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) throw BackendError("nnvm.codegen.c.compile_failed", "cannot start a shell to run: " + cmd);
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  int st = pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+inline std::string cache_dir(const CJitOptions& o) {
+  if (!o.cache_dir.empty()) return o.cache_dir;
+  if (const char* d = std::getenv("NNVM_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/nnvm";
+  return "/tmp/nnvm-" + std::to_string(getuid());
+}
+
+inline void make_dirs(const std::string& path) {
+  for (size_t i = 1; i <= path.size(); ++i) {
+    if (i == path.size() || path[i] == '/') {
+      std::string prefix = path.substr(0, i);
+      if (mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST)
+        throw BackendError("nnvm.codegen.c.cache_dir", str_cat("cannot create cache directory ", prefix, ": ",
+                                                               std::strerror(errno)));
+    }
+  }
+}
+
+// Writes `text` to `path` through a temporary file and a rename, so readers never see half.
+inline void write_atomically(const std::string& path, const std::string& text) {
+  static std::atomic<uint64_t> counter{0};
+  std::string tmp = str_cat(path, ".tmp.", getpid(), ".", counter++);
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    if (!f) throw BackendError("nnvm.codegen.c.cache_dir", "cannot write " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw BackendError("nnvm.codegen.c.cache_dir", "cannot rename " + tmp + " to " + path);
+}
+
+struct Library {
+  void* handle = nullptr;
+  std::string path;
+  std::shared_ptr<const std::string> source;
+  ~Library() {
+    if (handle) dlclose(handle);
+  }
+  void* symbol(const std::string& name) const {
+    void* s = dlsym(handle, name.c_str());
+    if (!s) throw BackendError("nnvm.codegen.c.missing_symbol", str_cat("symbol ", name, " not found in ", path));
+    return s;
+  }
+};
+
+// Compiles (or finds in the caches) the shared library for `source`.
+inline std::shared_ptr<Library> compile_c(const std::string& source, const CJitOptions& o) {
+  std::string cc = o.compiler;
+  if (cc.empty()) cc = std::getenv("CC") && *std::getenv("CC") ? std::getenv("CC") : "cc";
+  std::string flags = "-O3 -march=native -ffp-contract=fast -std=c99 -fPIC -shared";
+  for (auto& f : o.extra_flags) flags += " " + shell_quote(f);
+
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::string> versions;
+  static std::unordered_map<uint64_t, std::shared_ptr<Library>> loaded;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto v = versions.find(cc);
+  if (v == versions.end()) v = versions.emplace(cc, run_command(cc + " --version").second).first;
+  uint64_t h = fnv1a64(source + "\n" + flags + "\n" + cc + "\n" + v->second);
+  if (auto it = loaded.find(h); it != loaded.end()) return it->second;
+
+  std::string dir = cache_dir(o);
+  make_dirs(dir);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  std::string stem = dir + "/nnvm_" + hex, c_path = stem + ".c", so_path = stem + ".so";
+
+  auto lib = std::make_shared<Library>();
+  lib->path = so_path;
+  lib->source = std::make_shared<const std::string>(source);
+  lib->handle = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);  // the disk cache
+  if (!lib->handle) {
+    write_atomically(c_path, source);
+    std::string tmp = str_cat(so_path, ".tmp.", getpid());
+    std::string cmd = str_cat(cc, " ", flags, " -o ", shell_quote(tmp), " ", shell_quote(c_path), " -lm");
+    auto [status, output] = run_command(cmd);
+    if (status != 0) {
+      std::remove(tmp.c_str());
+      throw BackendError("nnvm.codegen.c.compile_failed",
+                         str_cat("the C compiler failed (exit status ", status, ") on ", c_path, "\ncommand: ", cmd,
+                                 "\n", output));
+    }
+    if (std::rename(tmp.c_str(), so_path.c_str()) != 0)
+      throw BackendError("nnvm.codegen.c.cache_dir", "cannot rename " + tmp + " to " + so_path);
+    lib->handle = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib->handle)
+      throw BackendError("nnvm.codegen.c.load_failed", str_cat("dlopen of ", so_path, " failed: ", dlerror()));
+  }
+  loaded.emplace(h, lib);
+  return lib;
+}
+
+// A 64-byte aligned scratch buffer per calling thread that only grows.
+inline void* thread_workspace(uint64_t bytes) {
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  thread_local std::unique_ptr<void, Free> buf;
+  thread_local uint64_t capacity = 0;
+  if (bytes == 0) return nullptr;
+  if (bytes > capacity) {
+    uint64_t cap = (std::max(bytes, capacity * 2) + 63) / 64 * 64;
+    buf.reset(std::aligned_alloc(64, size_t(cap)));
+    if (!buf) {
+      capacity = 0;
+      throw std::bad_alloc();
+    }
+    capacity = cap;
+  }
+  return buf.get();
+}
+
+}  // namespace detail
+
+// A compiled kernel. Copies share the loaded library, which stays loaded while any exists.
+class CKernel {
+ public:
+  CKernel() = default;
+  CKernel(std::shared_ptr<detail::Library> lib, ir::LoweredFunc fn, const std::string& symbol, int num_threads)
+      : lib_(std::move(lib)), fn_(std::move(fn)), symbol_(symbol), num_threads_(num_threads) {
+    kernel_ = reinterpret_cast<nnvm_kernel_fn>(lib_->symbol(symbol));
+    workspace_bytes_ = reinterpret_cast<nnvm_workspace_bytes_fn>(lib_->symbol(symbol + "_workspace_bytes"));
+  }
+
+  bool defined() const { return kernel_ != nullptr; }
+  const ir::LoweredFunc& func() const { return fn_; }
+  // The C source of the module this kernel was compiled in, and the kernel's symbol there.
+  const std::string& source() const { return *lib_->source; }
+  const std::string& symbol() const { return symbol_; }
+  const std::string& library_path() const { return lib_->path; }
+  // The raw entry points, for callers that drive the kernel ABI themselves.
+  nnvm_kernel_fn raw_function() const { return kernel_; }
+  nnvm_workspace_bytes_fn raw_workspace_bytes() const { return workspace_bytes_; }
+  // Threads for parallel loops (0: the process-wide pool's count, from NNVM_NUM_THREADS).
+  int num_threads() const { return num_threads_; }
+  void set_num_threads(int n) { num_threads_ = std::max(0, n); }
+
+  // Scratch bytes a call with these symbolic sizes (in func().size_vars order) needs.
+  uint64_t workspace_bytes(std::span<const int64_t> sizes) const {
+    check_defined();
+    if (sizes.size() != fn_.size_vars.size())
+      throw UserError("nnvm.call.size_count", str_cat("kernel ", fn_.name, " has ", fn_.size_vars.size(),
+                                                      " symbolic sizes, got ", sizes.size()));
+    return workspace_bytes_(sizes.data());
+  }
+
+  // Runs the kernel on `args` (one per func().params, checked by bind_arguments: a wrong buffer
+  // is a UserError). num_threads overrides the kernel's setting for this call when positive.
+  void call(std::span<const BufferView> args, int num_threads = 0) const {
+    check_defined();
+    std::vector<int64_t> sizes = bind_arguments(fn_, args);
+    std::vector<void*> data;
+    for (auto& a : args) data.push_back(a.data);
+    uint64_t need = workspace_bytes_(sizes.data());
+    void* ws = detail::thread_workspace(need);
+    runtime::PoolRef pool{&runtime::ThreadPool::global(), num_threads > 0 ? num_threads : num_threads_};
+    nnvm_kernel_env env{&pool, &nnvm_pool_parallel_for};
+    int32_t status = kernel_(data.data(), sizes.data(), ws, need, &env);
+    if (status == NNVM_STATUS_OK) return;
+    if (status == NNVM_STATUS_RUNTIME_FAILURE)
+      throw BackendError("nnvm.runtime.parallel_failure",
+                         str_cat("kernel ", fn_.name, ": the thread pool could not run a parallel loop"));
+    throw BackendError("nnvm.codegen.c.kernel_status",
+                       str_cat("kernel ", fn_.name, " returned status ", status,
+                               status == NNVM_STATUS_WORKSPACE_TOO_SMALL ? " (workspace too small)" : ""));
+  }
+  void operator()(std::span<const BufferView> args) const { call(args); }
+  // kernel(a, b, c) with NDArrays or BufferViews.
+  template <class... A>
+    requires(std::is_constructible_v<BufferView, A&> && ...)
+  void operator()(A&&... args) const {
+    std::array<BufferView, sizeof...(A)> views{BufferView(args)...};
+    call(std::span<const BufferView>(views.data(), views.size()));
+  }
+
+ private:
+  void check_defined() const {
+    if (!kernel_) throw UserError("nnvm.call.undefined_kernel", "called a default-constructed CKernel");
+  }
+  std::shared_ptr<detail::Library> lib_;
+  ir::LoweredFunc fn_;
+  std::string symbol_;
+  int num_threads_ = 0;
+  nnvm_kernel_fn kernel_ = nullptr;
+  nnvm_workspace_bytes_fn workspace_bytes_ = nullptr;
+};
+
+// Compiles all `fns` with ONE compiler call (a module), returning their kernels in order.
+inline std::vector<CKernel> jit_c(const std::vector<ir::LoweredFunc>& fns, const CJitOptions& options = {}) {
+  if (fns.empty()) return {};
+  CModule m = emit_c_module(fns);
+  auto lib = detail::compile_c(m.source, options);
+  std::vector<CKernel> out;
+  for (size_t i = 0; i < fns.size(); ++i) out.emplace_back(lib, fns[i], m.symbols[i], options.num_threads);
+  return out;
+}
+inline CKernel jit_c(const ir::LoweredFunc& fn, const CJitOptions& options = {}) {
+  return std::move(jit_c(std::vector<ir::LoweredFunc>{fn}, options)[0]);
+}
+
+}  // namespace target
+NNVM_END_NAMESPACE

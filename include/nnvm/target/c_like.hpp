@@ -1,0 +1,816 @@
+// The shared emitter for C-family source (C, and later CUDA, OpenCL, Metal): a visitor that
+// prints lowered IR (docs/lowered_ir.md) as statements and expressions. A dialect overrides the
+// small virtual hooks (type spellings, math names, vector loads/stores, parallel and
+// thread-bound loops, allocations) and writes the function signatures around the body.
+//
+// Vector values: arithmetic that every C-family vector type supports (+ - * and float /, and
+// & | ^ on bool lanes) stays a vector expression; every other vector node (comparisons,
+// select, cast, call, min/max, integer div/mod, gathers) is computed lane by lane in a short
+// `for (int lane ...)` loop, printed by the scalar rules so that both agree exactly.
+#pragma once
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "nnvm/ir/function.hpp"
+#include "nnvm/ir/substitute.hpp"
+#include "nnvm/runtime/kernel_abi.h"
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+namespace detail {
+#define NNVM_KERNEL_ABI_STR_(...) #__VA_ARGS__
+#define NNVM_KERNEL_ABI_STR(...) NNVM_KERNEL_ABI_STR_(__VA_ARGS__)
+// Lays the one-line stringified declarations out one per line, with braces indented.
+inline std::string format_c_decls(const std::string& text) {
+  std::string out;
+  int indent = 0, paren = 0;
+  bool at_start = true;
+  auto newline = [&] {
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += '\n';
+    at_start = true;
+  };
+  auto put = [&](char c) {
+    if (at_start) {
+      if (c == ' ') return;
+      out.append(size_t(indent), ' ');
+      at_start = false;
+    }
+    out += c;
+  };
+  for (char c : text) {
+    if (c == '{') {
+      put('{');
+      indent += 2;
+      newline();
+    } else if (c == '}') {
+      if (!at_start) newline();
+      indent -= 2;
+      put('}');
+    } else if ((c == ';' || (c == ',' && indent > 0)) && paren == 0) {
+      put(c);
+      newline();
+    } else {
+      paren += c == '(' ? 1 : c == ')' ? -1 : 0;
+      put(c);
+    }
+  }
+  return out;
+}
+}  // namespace detail
+
+// kernel_abi.h's declarations under its own include guard, for pasting into generated C so
+// that the source stands alone. The text comes from the NNVM_KERNEL_ABI_DECLS macro, the only
+// definition of the ABI.
+inline const std::string& kernel_abi_source() {
+  static const std::string text =
+      "#ifndef NNVM_KERNEL_ABI_H\n#define NNVM_KERNEL_ABI_H\n#include <stdint.h>\n" +
+      detail::format_c_decls(NNVM_KERNEL_ABI_STR(NNVM_KERNEL_ABI_DECLS)) + "#endif\n";
+  return text;
+}
+#undef NNVM_KERNEL_ABI_STR
+#undef NNVM_KERNEL_ABI_STR_
+
+// A printed expression and the C precedence of its outermost operator. `atom` marks text that
+// may be repeated freely (a name, a non-negative literal, a lane access).
+struct CExpr {
+  std::string text;
+  int prec = 16;
+  bool atom = false;
+};
+
+namespace cprec {
+inline constexpr int primary = 16, unary = 15, mul = 13, add = 12, rel = 10, eq = 9, bit_and = 8,
+                     bit_xor = 7, bit_or = 6, log_and = 5, log_or = 4, cond = 3;
+}
+
+// Unique, valid C identifiers: `i.outer` becomes `i_outer`, a second `i` becomes `i_1`.
+class NameTable {
+ public:
+  void reserve(const std::string& name) { used_.insert(name); }
+  bool taken(const std::string& name) const { return used_.count(name) != 0; }
+  std::string fresh(const std::string& hint) {
+    std::string base = sanitize(hint), name = base;
+    for (int k = 1; used_.count(name); ++k) name = base + "_" + std::to_string(k);
+    used_.insert(name);
+    return name;
+  }
+  static std::string sanitize(const std::string& hint) {
+    std::string s;
+    for (char c : hint) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+    // Leading digits are invalid, leading underscores are reserved, nnvm_ is the emitter's.
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '_' ||
+        s.rfind("nnvm_", 0) == 0 || s.rfind("NNVM_", 0) == 0)
+      s = "v" + s;
+    return s;
+  }
+
+ private:
+  std::set<std::string> used_;
+};
+
+class CLikeEmitter : public ir::IRVisitor {
+ public:
+  // Largest stack array (bytes) an Allocate may become.
+  static constexpr int64_t kMaxStackBytes = 64 * 1024;
+
+ protected:
+  // ---- dialect hooks -------------------------------------------------------------------------
+
+  // Spelling of a scalar type as stored in memory (bool is one byte, float16 its bits).
+  virtual std::string scalar_type(DataType t) const {
+    switch (t.code) {
+      case DataType::Code::Bool: return "uint8_t";
+      case DataType::Code::Int: return "int" + std::to_string(t.bits) + "_t";
+      case DataType::Code::UInt: return "uint" + std::to_string(t.bits) + "_t";
+      case DataType::Code::Float:
+        return t.bits == 32 ? "float" : t.bits == 64 ? "double" : "uint16_t";
+      case DataType::Code::BFloat: return "uint16_t";
+      case DataType::Code::Handle: return "void*";
+    }
+    return "void";
+  }
+  // Spelling of a vector type; the default names a typedef that the dialect declares from
+  // used_vector_types().
+  virtual std::string vector_type(DataType t) {
+    std::string name = "nnvm_" + vector_elem_name(t) + "x" + std::to_string(t.lanes);
+    used_vector_types_.emplace(name, t);
+    return name;
+  }
+  // The C function computing `op` in type t's precision (expf for float32).
+  virtual std::string math_function(ir::CallOp op, DataType t) const {
+    std::string name = op == ir::CallOp::abs ? "fabs" : op == ir::CallOp::round ? "nearbyint" : ir::call_op_name(op);
+    return t.bits == 32 ? name + "f" : name;
+  }
+  // A contiguous load of t.lanes elements starting at &buf[base]; may emit statements.
+  virtual CExpr contiguous_load(const std::string& buf, const CExpr& base, DataType t) = 0;
+  virtual void contiguous_store(const std::string& buf, const CExpr& base, const std::string& value, DataType t) = 0;
+  virtual void emit_parallel_for(const ir::For* op) { emit_serial_for(op); }
+  virtual void emit_thread_bound_for(const ir::For* op) {
+    throw BackendError("nnvm.codegen.thread_binding",
+                       str_cat("loop ", op->loop_var.name(), " is bound to GPU axis '", op->thread_tag,
+                               "', which this CPU back end cannot run; build the kernel for a GPU target"),
+                       context());
+  }
+  virtual void emit_barrier(const ir::Barrier*) { line("// barrier: a no-op for one CPU thread"); }
+  // Declares `name` as a private array of `count` elements (the default: a stack array).
+  virtual void emit_stack_array(const std::string& name, DataType t, int64_t count) {
+    line(str_cat(scalar_type(t), " ", name, "[", std::max<int64_t>(count, 1), "];"));
+  }
+  // Memory for an Allocate; the default handles constant sizes on the stack.
+  virtual void emit_allocate(const ir::Allocate* op) {
+    emit_stack_allocate(op, "private");
+  }
+
+  // ---- state the dialect drives --------------------------------------------------------------
+
+  std::string out_;  // the function body being printed
+  int indent_ = 0;
+  NameTable names_;
+  std::string kernel_name_;  // for error context
+  std::map<std::string, DataType> used_vector_types_;
+  // Which storage conversion helpers the code calls (clang warns about unused static inlines):
+  // f16->f32, f32->f16, bf16->f32, f32->bf16.
+  bool needs_storage_[4] = {false, false, false, false};
+
+  std::vector<std::string> context() const { return {"kernel " + kernel_name_}; }
+  void line(const std::string& s) { out_ += std::string(size_t(indent_), ' ') + s + "\n"; }
+
+  // Names every emitted identifier must avoid: C keywords, library names the code calls, and
+  // the parameters of the kernel ABI.
+  void reserve_common_names() {
+    static const char* const words[] = {
+        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+        "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+        "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+        "union", "unsigned", "void", "volatile", "while", "main", "NULL", "INFINITY", "NAN",
+        "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+        "size_t", "uintptr_t", "isnan", "isinf", "fabs", "fabsf", "nearbyint", "nearbyintf",
+        "args", "sizes", "workspace", "workspace_bytes", "env", "lane", "bool", "true", "false",
+        "half", "signbit"};
+    for (auto* w : words) names_.reserve(w);
+    for (int op = 0; op <= int(ir::CallOp::copysign); ++op) {
+      std::string n = ir::call_op_name(ir::CallOp(op));
+      names_.reserve(n);
+      names_.reserve(n + "f");
+    }
+  }
+
+  // ---- scopes ------------------------------------------------------------------------------
+
+  std::string bind_var(const ir::Var& v) {
+    std::string name = names_.fresh(v.name());
+    vars_[v.get()].push_back(name);
+    return name;
+  }
+  void bind_var_as(const ir::Var& v, const std::string& name) { vars_[v.get()].push_back(name); }
+  void unbind_var(const ir::Var& v) { vars_[v.get()].pop_back(); }
+  bool is_bound(const ir::VarNode* v) const {
+    auto it = vars_.find(v);
+    return it != vars_.end() && !it->second.empty();
+  }
+  std::string bind_buffer(const ir::Buffer& b) {
+    std::string name = names_.fresh(b->name);
+    buffers_[b.get()].push_back(name);
+    return name;
+  }
+  void bind_buffer_as(const ir::Buffer& b, const std::string& name) { buffers_[b.get()].push_back(name); }
+  void unbind_buffer(const ir::Buffer& b) { buffers_[b.get()].pop_back(); }
+  bool is_bound(const ir::BufferNode* b) const {
+    auto it = buffers_.find(b);
+    return it != buffers_.end() && !it->second.empty();
+  }
+  const std::string& buffer_name(const ir::Buffer& b) const {
+    auto it = buffers_.find(b.get());
+    if (it == buffers_.end() || it->second.empty())
+      throw InternalError("nnvm.codegen.unbound_buffer",
+                          str_cat("buffer ", b->name, " is neither a parameter nor allocated around its use"),
+                          context());
+    return it->second.back();
+  }
+  void reset_scopes() {
+    vars_.clear();
+    buffers_.clear();
+    lane_values_.clear();
+    vector_memo_.clear();
+  }
+
+  // ---- printing ----------------------------------------------------------------------------
+
+  CExpr print(const ir::Expr& e) {
+    if (!e.defined()) throw InternalError("nnvm.codegen.undefined_expr", "undefined expression", context());
+    bool memo = e.dtype().is_vector();
+    if (memo)
+      if (auto it = vector_memo_.find(e.get()); it != vector_memo_.end()) return it->second;
+    visit_expr(e);
+    if (memo && result_.atom) vector_memo_[e.get()] = result_;
+    return std::move(result_);
+  }
+  // A vector node shared within one statement (the same Load feeding several operands) is
+  // computed once; the temporaries are not reused across statements, which may store between.
+  void visit_stmt(const ir::Stmt& s) override {
+    vector_memo_.clear();
+    ir::IRVisitor::visit_stmt(s);
+  }
+  // `e` as an operand of an operator of precedence p (right: the right-hand side).
+  static std::string operand(const CExpr& e, int p, bool right = false) {
+    return e.prec < p || (right && e.prec == p) ? "(" + e.text + ")" : e.text;
+  }
+  // Text that may be repeated: `e` itself when it is an atom, else a new const temporary.
+  std::string atom(const CExpr& e, DataType t, const char* hint = "t") {
+    if (e.atom) return e.text;
+    std::string name = names_.fresh(hint);
+    line(str_cat("const ", type_name(t), " ", name, " = ", e.text, ";"));
+    return name;
+  }
+  std::string type_name(DataType t) { return t.is_vector() ? vector_type(t) : scalar_type(t); }
+
+  void emit_body(const ir::Stmt& s) { visit_stmt(s); }
+
+  void emit_serial_for(const ir::For* op) {
+    CExpr mn = print(op->min), ext = print(op->extent);
+    std::string end;
+    if (ir::is_const_int(op->min, 0)) {
+      end = ext.text;
+    } else {
+      std::string m = atom(mn, op->min.dtype(), "begin");
+      mn = {m, cprec::primary, true};
+      end = m + " + " + operand(ext, cprec::add, true);
+    }
+    std::string v = bind_var(op->loop_var);
+    line(str_cat("for (", scalar_type(op->loop_var.dtype()), " ", v, " = ", mn.text, "; ", v, " < ", end, "; ++", v, ") {"));
+    block(op->body);
+    line("}");
+    unbind_var(op->loop_var);
+  }
+  void block(const ir::Stmt& s) {
+    indent_ += 2;
+    visit_stmt(s);
+    indent_ -= 2;
+  }
+
+  // An Allocate that becomes a private stack array; a symbolic or huge size is an error.
+  void emit_stack_allocate(const ir::Allocate* op, const char* why) {
+    int64_t count = 1;
+    for (auto& d : op->buffer->shape) {
+      const int64_t* c = ir::as_const_int(d);
+      if (!c || *c < 0 || (count = count * *c) * op->buffer->dtype.bytes() > kMaxStackBytes)
+        throw BackendError("nnvm.codegen.allocate_size",
+                           str_cat("allocation ", op->buffer->name, " is ", why,
+                                   " storage, which needs a constant size of at most ", kMaxStackBytes,
+                                   " bytes; move it out of the parallel loop or give it a constant shape"),
+                           context());
+    }
+    std::string name = bind_buffer(op->buffer);
+    emit_stack_array(name, op->buffer->dtype, count);
+    visit_stmt(op->body);
+    unbind_buffer(op->buffer);
+  }
+
+  // The text of the f16/bf16 helpers (C99, also valid in the GPU dialects) that were used.
+  std::string storage_helpers_source() const {
+    std::string s;
+    if (needs_storage_[0])
+      s += R"(static inline float nnvm_f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu, out;
+  float f;
+  if (exp == 0x1fu) {
+    out = sign | 0x7f800000u | (man << 13);
+  } else if (exp != 0) {
+    out = sign | ((exp + 112u) << 23) | (man << 13);
+  } else if (man == 0) {
+    out = sign;
+  } else {
+    int e = -1;
+    do { ++e; man <<= 1; } while (!(man & 0x400u));
+    out = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3ffu) << 13);
+  }
+  __builtin_memcpy(&f, &out, 4);
+  return f;
+}
+)";
+    if (needs_storage_[1])
+      s += R"(static inline uint16_t nnvm_f32_to_f16(float f) {
+  uint32_t x, sign, absx, half, rem;
+  __builtin_memcpy(&x, &f, 4);
+  sign = (x >> 16) & 0x8000u;
+  absx = x & 0x7fffffffu;
+  if (absx >= 0x7f800000u) return (uint16_t)(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0u));
+  if (absx >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);
+  if (absx < 0x38800000u) {
+    uint32_t man, mid;
+    int shift;
+    if (absx < 0x33000000u) return (uint16_t)sign;
+    man = (absx & 0x7fffffu) | 0x800000u;
+    shift = 113 - (int)(absx >> 23) + 13;
+    half = man >> shift;
+    rem = man & ((1u << shift) - 1u);
+    mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1u))) ++half;
+    return (uint16_t)(sign | half);
+  }
+  half = (absx >> 13) - (112u << 10);
+  rem = absx & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;
+  return (uint16_t)(sign | half);
+}
+)";
+    if (needs_storage_[2])
+      s += R"(static inline float nnvm_bf16_to_f32(uint16_t b) {
+  uint32_t x = (uint32_t)b << 16;
+  float f;
+  __builtin_memcpy(&f, &x, 4);
+  return f;
+}
+)";
+    if (needs_storage_[3])
+      s += R"(static inline uint16_t nnvm_f32_to_bf16(float f) {
+  uint32_t x;
+  __builtin_memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return (uint16_t)(x >> 16);
+}
+)";
+    return s;
+  }
+
+  static std::string vector_elem_name(DataType t) {
+    if (t.is_bool()) return "uint8";
+    if (t.is_storage_only()) return "uint16";
+    return t.element_of().str();
+  }
+  // Lanes rounded up to a power of two: GCC/Clang vector sizes must be one.
+  static int padded_lanes(int lanes) {
+    int p = 1;
+    while (p < lanes) p *= 2;
+    return p;
+  }
+
+  // ---- literals ------------------------------------------------------------------------------
+
+  virtual CExpr float_literal(double v, DataType t) {
+    if (t.is_storage_only()) {
+      uint16_t bits = t.code == DataType::Code::BFloat ? bfloat16::from_float(float(v)) : float16::from_float(float(v));
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "(uint16_t)0x%04x", unsigned(bits));
+      return {buf, cprec::unary};
+    }
+    bool f32 = t.bits == 32;
+    if (std::isnan(v)) return {f32 ? "NAN" : "(double)NAN", f32 ? cprec::primary : cprec::unary, true};
+    if (std::isinf(v)) {
+      std::string s = f32 ? "INFINITY" : "(double)INFINITY";
+      return v > 0 ? CExpr{s, f32 ? cprec::primary : cprec::unary, true} : CExpr{"-" + s, cprec::unary, true};
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f32 ? "%.9g" : "%.17g", v);
+    std::string s = buf;
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    if (f32) s += "f";
+    return {s, v < 0 || std::signbit(v) ? cprec::unary : cprec::primary, true};
+  }
+  static CExpr int_literal(DataType t, int64_t v) {
+    std::string s;
+    if (t.bits == 64 && (v < INT32_MIN || v > INT32_MAX))
+      s = v == INT64_MIN ? "(-INT64_C(9223372036854775807) - 1)" : "INT64_C(" + std::to_string(v) + ")";
+    else if (t.bits == 32 && v == INT32_MIN)
+      s = "(-2147483647 - 1)";
+    else
+      s = std::to_string(v);
+    return {s, s[0] == '-' ? cprec::unary : cprec::primary, s[0] != '('};
+  }
+  static CExpr uint_literal(DataType t, uint64_t v) {
+    if (t.is_bool() || t.bits < 32) return {std::to_string(v), cprec::primary, true};
+    if (v > 0xffffffffu) return {"UINT64_C(" + std::to_string(v) + ")", cprec::primary, true};
+    return {std::to_string(v) + "u", cprec::primary, true};
+  }
+
+  // ---- expressions ---------------------------------------------------------------------------
+
+  using ir::IRVisitor::visit;
+
+  void visit(const ir::IntImm* op) override { result_ = int_literal(op->dtype, op->value); }
+  void visit(const ir::UIntImm* op) override { result_ = uint_literal(op->dtype, op->value); }
+  void visit(const ir::FloatImm* op) override { result_ = float_literal(op->value, op->dtype); }
+  void visit(const ir::VarNode* op) override {
+    if (auto it = lane_values_.find(op); it != lane_values_.end()) {
+      result_ = it->second;
+      return;
+    }
+    auto it = vars_.find(op);
+    if (it == vars_.end() || it->second.empty())
+      throw InternalError("nnvm.codegen.unbound_var",
+                          str_cat("variable ", op->name, " is used but is not a size, loop or let variable in scope"),
+                          context());
+    result_ = {it->second.back(), cprec::primary, true};
+  }
+
+#define NNVM_C_ARITH(Node, sym, p) \
+  void visit(const ir::Node* op) override { result_ = arith(op, sym, p); }
+  NNVM_C_ARITH(Add, "+", cprec::add)
+  NNVM_C_ARITH(Sub, "-", cprec::add)
+  NNVM_C_ARITH(Mul, "*", cprec::mul)
+  NNVM_C_ARITH(Div, "/", cprec::mul)
+  NNVM_C_ARITH(Mod, "%", cprec::mul)
+#undef NNVM_C_ARITH
+#define NNVM_C_CMP(Node, sym, p) \
+  void visit(const ir::Node* op) override { result_ = compare(op, sym, p); }
+  NNVM_C_CMP(EQ, "==", cprec::eq)
+  NNVM_C_CMP(NE, "!=", cprec::eq)
+  NNVM_C_CMP(LT, "<", cprec::rel)
+  NNVM_C_CMP(LE, "<=", cprec::rel)
+  NNVM_C_CMP(GT, ">", cprec::rel)
+  NNVM_C_CMP(GE, ">=", cprec::rel)
+#undef NNVM_C_CMP
+
+  void visit(const ir::Min* op) override { result_ = min_max(op, "<"); }
+  void visit(const ir::Max* op) override { result_ = min_max(op, ">"); }
+
+  void visit(const ir::And* op) override { result_ = logical(op, "&&", "&", cprec::log_and, cprec::bit_and); }
+  void visit(const ir::Or* op) override { result_ = logical(op, "||", "|", cprec::log_or, cprec::bit_or); }
+  void visit(const ir::Not* op) override {
+    CExpr a = print(op->a);
+    if (op->dtype.is_vector()) {
+      result_ = {bit_operand(a) + " ^ 1", cprec::bit_xor};
+    } else {
+      result_ = {"!" + operand(a, cprec::unary), cprec::unary};
+    }
+  }
+
+  void visit(const ir::Select* op) override {
+    if (op->dtype.is_vector()) {
+      result_ = lanewise({op->condition, op->true_value, op->false_value},
+                         [](const std::vector<ir::Expr>& x) { return ir::Select::make(x[0], x[1], x[2]); });
+      return;
+    }
+    // Only the chosen branch runs (a guarded load may be out of bounds in the other one), so a
+    // branch that needs statements of its own turns the select into an if/else.
+    CExpr c = print(op->condition);
+    auto [pre_t, t] = isolated(op->true_value);
+    auto [pre_f, f] = isolated(op->false_value);
+    if (pre_t.empty() && pre_f.empty()) {
+      result_ = {str_cat(operand(c, cprec::log_or), " ? ", operand(t, cprec::log_or), " : ", operand(f, cprec::cond)),
+                 cprec::cond};
+      return;
+    }
+    std::string tmp = names_.fresh("t");
+    line(str_cat(type_name(op->dtype), " ", tmp, ";"));
+    line(str_cat("if (", c.text, ") {"));
+    out_ += pre_t;
+    line(str_cat("  ", tmp, " = ", t.text, ";"));
+    line("} else {");
+    out_ += pre_f;
+    line(str_cat("  ", tmp, " = ", f.text, ";"));
+    line("}");
+    result_ = {tmp, cprec::primary, true};
+  }
+
+  void visit(const ir::Cast* op) override {
+    if (op->dtype.is_vector()) {
+      DataType to = op->dtype.element_of();
+      result_ = lanewise({op->value}, [to](const std::vector<ir::Expr>& x) { return ir::Cast::make(to, x[0]); });
+      return;
+    }
+    DataType from = op->value.dtype(), to = op->dtype;
+    CExpr v = print(op->value);
+    if (from.is_storage_only()) {
+      v = {storage_to_float(from, v.text), cprec::primary};
+      from = dtype::float32;
+      if (to == from) { result_ = v; return; }
+    }
+    if (to.is_bool()) {
+      result_ = {operand(v, cprec::rel) + " != 0", cprec::eq};
+    } else if (to.is_storage_only()) {
+      std::string f = from == dtype::float32 ? v.text : "(float)" + operand(v, cprec::unary);
+      result_ = {float_to_storage(to, f), cprec::primary};
+    } else {
+      result_ = {"(" + scalar_type(to) + ")" + operand(v, cprec::unary), cprec::unary};
+    }
+  }
+
+  void visit(const ir::Call* op) override {
+    if (op->dtype.is_vector() || op->args[0].dtype().is_vector()) {
+      ir::CallOp c = op->op;
+      result_ = lanewise(op->args, [c](const std::vector<ir::Expr>& x) { return ir::Call::make(c, x); });
+      return;
+    }
+    DataType t = op->args[0].dtype();
+    std::vector<CExpr> a;
+    for (auto& x : op->args) a.push_back(print(x));
+    CExpr one = float_literal(1.0, t);
+    switch (op->op) {
+      case ir::CallOp::sigmoid:
+        result_ = {str_cat(one.text, " / (", one.text, " + ", math_function(ir::CallOp::exp, t), "(-",
+                           operand(a[0], cprec::unary), "))"),
+                   cprec::mul};
+        return;
+      case ir::CallOp::rsqrt:
+        result_ = {str_cat(one.text, " / ", math_function(ir::CallOp::sqrt, t), "(", a[0].text, ")"), cprec::mul};
+        return;
+      case ir::CallOp::isnan:
+      case ir::CallOp::isinf:
+        result_ = {str_cat(ir::call_op_name(op->op), "(", a[0].text, ")"), cprec::primary};
+        return;
+      case ir::CallOp::abs:
+        if (!t.is_float()) {
+          std::string x = atom(a[0], t);
+          CExpr r{str_cat(x, " < 0 ? -", x, " : ", x), cprec::cond};
+          result_ = t.bits < 32 ? CExpr{"(" + scalar_type(t) + ")(" + r.text + ")", cprec::unary} : r;
+          return;
+        }
+        break;
+      default: break;
+    }
+    std::string s = math_function(op->op, t) + "(";
+    for (size_t i = 0; i < a.size(); ++i) s += (i ? ", " : "") + a[i].text;
+    result_ = {s + ")", cprec::primary};
+  }
+
+  void visit(const ir::Load* op) override {
+    if (op->dtype.is_vector()) {
+      if (auto* r = op->index.as<ir::Ramp>(); r && ir::is_const_int(r->stride, 1)) {
+        result_ = contiguous_load(buffer_name(op->buffer), print(r->base), op->dtype);
+        return;
+      }
+      ir::Buffer b = op->buffer;
+      result_ = lanewise({op->index}, [b](const std::vector<ir::Expr>& x) { return ir::Load::make(b, x[0]); });
+      return;
+    }
+    CExpr i = print(op->index);
+    result_ = {buffer_name(op->buffer) + "[" + i.text + "]", cprec::primary};
+  }
+
+  void visit(const ir::Ramp* op) override { result_ = materialize_lanes(op->dtype, ramp_lane(op)); }
+  void visit(const ir::Broadcast* op) override {
+    std::string s = atom(print(op->value), op->value.dtype());
+    std::string text = "((" + vector_type(op->dtype) + "){";
+    for (int l = 0; l < op->lanes; ++l) text += (l ? ", " : "") + s;
+    result_ = {text + "})", cprec::primary};
+  }
+  void visit(const ir::Let* op) override {
+    CExpr v = print(op->value);
+    std::string name = names_.fresh(op->var.name());
+    line(str_cat("const ", type_name(op->value.dtype()), " ", name, " = ", v.text, ";"));
+    bind_var_as(op->var, name);
+    CExpr b = print(op->body);
+    unbind_var(op->var);
+    result_ = b;
+  }
+  void visit(const ir::Reduce*) override { not_lowered("Reduce"); }
+  void visit(const ir::ProducerLoad*) override { not_lowered("ProducerLoad"); }
+
+  // ---- statements ----------------------------------------------------------------------------
+
+  void visit(const ir::For* op) override {
+    switch (op->for_kind) {
+      case ir::ForKind::parallel: return emit_parallel_for(op);
+      case ir::ForKind::thread_binding: return emit_thread_bound_for(op);
+      default: return emit_serial_for(op);
+    }
+  }
+  void visit(const ir::Store* op) override {
+    const std::string& buf = buffer_name(op->buffer);
+    DataType t = op->value.dtype();
+    if (t.is_vector()) {
+      if (auto* r = op->index.as<ir::Ramp>(); r && ir::is_const_int(r->stride, 1)) {
+        CExpr base = print(r->base);
+        std::string v = atom(print(op->value), t, "v");
+        contiguous_store(buf, base, v, t);
+        return;
+      }
+      CExpr i = lane_value(op->index), v = lane_value(op->value);
+      line(str_cat("for (int lane = 0; lane < ", t.lanes, "; ++lane) ", buf, "[", i.text, "] = ", v.text, ";"));
+      return;
+    }
+    CExpr i = print(op->index), v = print(op->value);
+    line(str_cat(buf, "[", i.text, "] = ", v.text, ";"));
+  }
+  void visit(const ir::Allocate* op) override { emit_allocate(op); }
+  void visit(const ir::IfThenElse* op) override {
+    CExpr c = print(op->condition);
+    line("if (" + c.text + ") {");
+    block(op->then_case);
+    if (op->else_case.defined()) {
+      line("} else {");
+      block(op->else_case);
+    }
+    line("}");
+  }
+  void visit(const ir::LetStmt* op) override {
+    CExpr v = print(op->value);
+    std::string name = bind_var(op->var);
+    line(str_cat("const ", type_name(op->value.dtype()), " ", name, " = ", v.text, ";"));
+    const ir::VarNode* var = op->var.get();
+    if (!ir::uses_var_if(op->body, [var](const ir::VarNode* n) { return n == var; })) line("(void)" + name + ";");
+    visit_stmt(op->body);
+    unbind_var(op->var);
+  }
+  void visit(const ir::Evaluate* op) override {
+    if (ir::is_const(op->value)) return;
+    CExpr v = print(op->value);
+    line("(void)(" + v.text + ");");
+  }
+  void visit(const ir::Barrier* op) override { emit_barrier(op); }
+  void visit(const ir::ProducerStore*) override { not_lowered("ProducerStore"); }
+  void visit(const ir::ProducerRealize*) override { not_lowered("ProducerRealize"); }
+
+ private:
+  std::unordered_map<const ir::VarNode*, std::vector<std::string>> vars_;
+  std::unordered_map<const ir::BufferNode*, std::vector<std::string>> buffers_;
+  // Placeholder variables standing for one lane of a vector operand inside a lane loop.
+  std::unordered_map<const ir::VarNode*, CExpr> lane_values_;
+  std::unordered_map<const ir::ExprNode*, CExpr> vector_memo_;
+  CExpr result_;
+
+  [[noreturn]] void not_lowered(const char* node) const {
+    throw InternalError("nnvm.codegen.not_lowered",
+                        str_cat(node, " reached the emitter; lower() removes it (see docs/lowered_ir.md)"), context());
+  }
+
+  // Prints `e` into a separate buffer, one level deeper, returning (statements, value).
+  std::pair<std::string, CExpr> isolated(const ir::Expr& e) {
+    std::string saved = std::move(out_);
+    out_.clear();
+    indent_ += 2;
+    CExpr v = print(e);
+    indent_ -= 2;
+    std::string pre = std::move(out_);
+    out_ = std::move(saved);
+    return {std::move(pre), std::move(v)};
+  }
+
+  std::string storage_to_float(DataType t, const std::string& v) {
+    bool bf = t.code == DataType::Code::BFloat;
+    needs_storage_[bf ? 2 : 0] = true;
+    return (bf ? "nnvm_bf16_to_f32(" : "nnvm_f16_to_f32(") + v + ")";
+  }
+  std::string float_to_storage(DataType t, const std::string& v) {
+    bool bf = t.code == DataType::Code::BFloat;
+    needs_storage_[bf ? 3 : 1] = true;
+    return (bf ? "nnvm_f32_to_bf16(" : "nnvm_f32_to_f16(") + v + ")";
+  }
+
+  // Operands of & | ^ are parenthesized unless primary, which also keeps -Wparentheses quiet.
+  static std::string bit_operand(const CExpr& e) { return e.prec >= cprec::unary ? e.text : "(" + e.text + ")"; }
+
+  template <class N>
+  CExpr arith(const N* op, const char* sym, int p) {
+    DataType t = op->dtype;
+    bool native = t.is_vector() && !t.is_bool() &&
+                  (N::kKind == ir::ExprKind::Add || N::kKind == ir::ExprKind::Sub || N::kKind == ir::ExprKind::Mul ||
+                   (N::kKind == ir::ExprKind::Div && t.is_float()));
+    if (t.is_vector() && !native)
+      return lanewise({op->a, op->b}, [](const std::vector<ir::Expr>& x) { return N::make(x[0], x[1]); });
+    if (t.is_vector()) {
+      // A broadcast operand becomes the scalar: vector-op-scalar is supported and cheaper.
+      auto side = [&](const ir::Expr& e, const ir::Expr& other) {
+        if (auto* b = e.as<ir::Broadcast>(); b && !other.as<ir::Broadcast>())
+          return CExpr{atom(print(b->value), b->value.dtype()), cprec::primary, true};
+        return print(e);
+      };
+      CExpr a = side(op->a, op->b), b = side(op->b, op->a);
+      return {operand(a, p) + " " + sym + " " + operand(b, p, true), p};
+    }
+    CExpr a = print(op->a), b = print(op->b);
+    if (N::kKind == ir::ExprKind::Mod && t.is_float())
+      return {str_cat(math_function(ir::CallOp::fmod, t), "(", a.text, ", ", b.text, ")"), cprec::primary};
+    std::string at = operand(a, p), bt = operand(b, p, true);
+    // Two int64 literals would be computed in int and could overflow: widen one.
+    if (t.bits == 64 && t.is_integer() && ir::is_const(op->a) && ir::is_const(op->b))
+      at = "(" + scalar_type(t) + ")" + operand(a, cprec::unary);
+    if (t.is_integer() && t.bits < 32) {
+      // C computes narrow types in int; wrap back to the type's width. uint16 products would
+      // overflow int, so they are computed in uint32.
+      if (t.is_uint() && N::kKind == ir::ExprKind::Mul) at = "(uint32_t)" + operand(a, cprec::unary);
+      return {str_cat("(", scalar_type(t), ")(", at, " ", sym, " ", bt, ")"), cprec::unary};
+    }
+    return {at + " " + sym + " " + bt, p};
+  }
+
+  template <class N>
+  CExpr compare(const N* op, const char* sym, int p) {
+    if (op->dtype.is_vector())
+      return lanewise({op->a, op->b}, [](const std::vector<ir::Expr>& x) { return N::make(x[0], x[1]); });
+    CExpr a = print(op->a), b = print(op->b);
+    // Comparisons of comparisons get parentheses, as -Wparentheses asks.
+    return {operand(a, cprec::rel + 1) + " " + sym + " " + operand(b, cprec::rel + 1), p};
+  }
+
+  template <class N>
+  CExpr min_max(const N* op, const char* sym) {
+    if (op->dtype.is_vector())
+      return lanewise({op->a, op->b}, [](const std::vector<ir::Expr>& x) { return N::make(x[0], x[1]); });
+    std::string a = atom(print(op->a), op->dtype), b = atom(print(op->b), op->dtype);
+    return {str_cat(a, " ", sym, " ", b, " ? ", a, " : ", b), cprec::cond};
+  }
+
+  template <class N>
+  CExpr logical(const N* op, const char* sym, const char* bit_sym, int p, int bit_p) {
+    CExpr a = print(op->a), b = print(op->b);
+    if (op->dtype.is_vector()) return {bit_operand(a) + " " + bit_sym + " " + bit_operand(b), bit_p};
+    auto side = [&](const CExpr& e) {
+      bool paren = e.prec < p || (p == cprec::log_or && e.prec == cprec::log_and);
+      return paren ? "(" + e.text + ")" : e.text;
+    };
+    return {side(a) + " " + sym + " " + side(b), p};
+  }
+
+  // One lane of `e` as text valid inside a `for (int lane ...)` loop: a scalar or broadcast is
+  // its (hoisted) value, a ramp its formula, anything else an element of a vector temporary.
+  CExpr lane_value(const ir::Expr& e) {
+    if (e.dtype().is_scalar()) {
+      CExpr s = print(e);
+      return s.atom ? s : CExpr{atom(s, e.dtype()), cprec::primary, true};
+    }
+    if (auto* b = e.as<ir::Broadcast>()) return lane_value(b->value);
+    if (auto* r = e.as<ir::Ramp>()) return ramp_lane(r);
+    std::string v = atom(print(e), e.dtype(), "v");
+    return {v + "[lane]", cprec::primary, true};
+  }
+
+  CExpr ramp_lane(const ir::Ramp* r) {
+    std::string step = ir::is_const_int(r->stride, 1) ? "lane" : atom(print(r->stride), r->stride.dtype()) + " * lane";
+    if (ir::is_const_int(r->base, 0)) return {step, step == "lane" ? cprec::primary : cprec::mul, true};
+    return {"(" + atom(print(r->base), r->base.dtype()) + " + " + step + ")", cprec::primary, true};
+  }
+
+  // A vector temporary filled lane by lane from `lane`, returned as an atom.
+  CExpr materialize_lanes(DataType t, const CExpr& lane) {
+    std::string v = names_.fresh("v");
+    line(str_cat(vector_type(t), " ", v, " = {0};"));
+    line(str_cat("for (int lane = 0; lane < ", t.lanes, "; ++lane) ", v, "[lane] = ", lane.text, ";"));
+    return {v, cprec::primary, true};
+  }
+
+  // Computes a vector node lane by lane: `build` makes the scalar node from one lane of each
+  // operand, and the scalar printing rules give its text.
+  template <class Build>
+  CExpr lanewise(const std::vector<ir::Expr>& operands, Build build) {
+    std::vector<ir::Expr> lanes;
+    std::vector<ir::Var> placeholders;
+    int n = 1;
+    for (auto& x : operands) {
+      n = std::max<int>(n, x.dtype().lanes);
+      ir::Var p("lane", x.dtype().element_of());
+      lane_values_[p.get()] = lane_value(x);
+      placeholders.push_back(p);
+      lanes.push_back(p);
+    }
+    ir::Expr scalar = build(lanes);
+    // Printing a node over atoms adds no statements, so the text is valid inside the loop.
+    CExpr text = print(scalar);
+    for (auto& p : placeholders) lane_values_.erase(p.get());
+    return materialize_lanes(scalar.dtype().with_lanes(n), text);
+  }
+};
+
+}  // namespace target
+NNVM_END_NAMESPACE

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Installs what building and testing nnvm needs on Debian 12. Safe to run repeatedly.
+set -euo pipefail
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+  build-essential cmake ninja-build doctest-dev libeigen3-dev >/dev/null

@@ -1,0 +1,111 @@
+// Invalid schedules fail with the documented error id and name the stage and axis.
+#include "support/pch.hpp"
+
+using namespace nnvm;
+using nnvm::schedule::Schedule;
+
+namespace {
+
+struct Matmul {
+  te::Tensor A = te::placeholder({16, 8}, dtype::float32, "A");
+  te::Tensor B = te::placeholder({8, 12}, dtype::float32, "B");
+  ir::IterVar k = te::reduce_axis(8, "k");
+  te::Tensor C = te::compute({16, 12}, [&](auto& v) { return te::sum(A(v[0], k.var()) * B(k.var(), v[1]), {k}); }, "C");
+};
+
+// Runs `f`, which must throw UserError with `id`; returns the message for further checks.
+template <class F>
+std::string expect_error(const std::string& id, F&& f) {
+  try {
+    f();
+  } catch (const UserError& e) {
+    CHECK_MESSAGE(e.id() == id, e.what());
+    return e.what();
+  }
+  FAIL("expected UserError ", id);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("split validates its factor") {
+  Matmul m;
+  Schedule s = schedule::create_schedule(m.C);
+  std::string msg = expect_error("nnvm.schedule.split_factor", [&] { s[m.C].split(s[m.C].axis(0), 0); });
+  CHECK(msg.find("stage C") != std::string::npos);
+  CHECK(msg.find("axis i") != std::string::npos);
+  expect_error("nnvm.schedule.split_nparts", [&] { s[m.C].split_nparts(s[m.C].axis(0), -2); });
+  expect_error("nnvm.schedule.split_factor", [&] { s[m.C].split(s[m.C].axis(0), ir::Expr(1.5f)); });
+}
+
+TEST_CASE("primitives reject axes that are not current loops of the stage") {
+  Matmul m;
+  Schedule s = schedule::create_schedule(m.C);
+  auto i = s[m.C].axis(0);
+  s[m.C].split(i, 4);
+  expect_error("nnvm.schedule.not_leaf", [&] { s[m.C].split(i, 2); });
+  expect_error("nnvm.schedule.not_leaf", [&] { s[m.C].vectorize(i); });
+  Matmul other;
+  Schedule s2 = schedule::create_schedule(other.C);
+  expect_error("nnvm.schedule.not_leaf", [&] { s[m.C].parallel(s2[other.C].axis(1)); });
+  expect_error("nnvm.schedule.axis_index", [&] { s[m.C].axis(2); });
+  expect_error("nnvm.schedule.axis_name", [&] { s[m.C].axis("nope"); });
+  expect_error("nnvm.schedule.unknown_tensor", [&] { s[m.A]; });
+}
+
+TEST_CASE("reorder and fuse validate their axes") {
+  Matmul m;
+  Schedule s = schedule::create_schedule(m.C);
+  auto st = s[m.C];
+  expect_error("nnvm.schedule.reorder_duplicate", [&] { st.reorder({st.axis(0), st.axis(0)}); });
+  expect_error("nnvm.schedule.fuse_not_adjacent", [&] { st.fuse(st.axis(1), st.axis(0)); });
+  expect_error("nnvm.schedule.fuse_mixed_kind", [&] { st.fuse(st.axis(1), st.reduce_axis(0)); });
+  expect_error("nnvm.schedule.tile_same_axis", [&] { st.tile(st.axis(0), st.axis(0), 2, 2); });
+}
+
+TEST_CASE("loop kinds are validated") {
+  Matmul m;
+  Schedule s = schedule::create_schedule(m.C);
+  auto st = s[m.C];
+  expect_error("nnvm.schedule.vectorize_reduction", [&] { st.vectorize(st.reduce_axis(0)); });
+  expect_error("nnvm.schedule.parallel_reduction", [&] { st.parallel(st.reduce_axis(0)); });
+  st.parallel(st.axis(0));
+  expect_error("nnvm.schedule.conflicting_kind", [&] { st.vectorize(st.axis(0)); });
+}
+
+TEST_CASE("lowering rejects loops whose extent a vector or unroll needs but lacks") {
+  ir::Var n("n");
+  te::Tensor A = te::placeholder({n}, dtype::float32, "A");
+  te::Tensor B = te::compute({n}, [&](auto& v) { return A(v[0]) * 2.0f; }, "B");
+  {
+    Schedule s = schedule::create_schedule(B);
+    s[B].vectorize(s[B].axis(0));
+    expect_error("nnvm.schedule.vectorize_extent", [&] { lower::lower(s, {A, B}, "f"); });
+  }
+  {
+    Schedule s = schedule::create_schedule(B);
+    s[B].unroll(s[B].axis(0));
+    expect_error("nnvm.schedule.unroll_extent", [&] { lower::lower(s, {A, B}, "f"); });
+  }
+  {
+    te::Tensor C = te::placeholder({1000}, dtype::float32, "C");
+    te::Tensor D = te::compute({1000}, [&](auto& v) { return C(v[0]) + 1.0f; }, "D");
+    Schedule s = schedule::create_schedule(D);
+    s[D].unroll(s[D].axis(0));
+    expect_error("nnvm.schedule.unroll_extent", [&] { lower::lower(s, {C, D}, "f"); });
+  }
+}
+
+TEST_CASE("lowering validates the argument list") {
+  Matmul m;
+  Schedule s = schedule::create_schedule(m.C);
+  expect_error("nnvm.lower.missing_arg", [&] { lower::lower(s, {m.A, m.C}, "f"); });
+  expect_error("nnvm.lower.output_not_arg", [&] { lower::lower(s, {m.A, m.B}, "f"); });
+  expect_error("nnvm.lower.duplicate_arg", [&] { lower::lower(s, {m.A, m.A, m.B, m.C}, "f"); });
+  ir::Var n("n"), q("q");
+  te::Tensor X = te::placeholder({n}, dtype::float32, "X");
+  auto r = te::reduce_axis(q, "r");
+  te::Tensor Y = te::compute({n}, [&](auto& v) { return te::sum(X(v[0]) * 1.0f, {r}); }, "Y");
+  Schedule s2 = schedule::create_schedule(Y);
+  expect_error("nnvm.lower.unbound_size", [&] { lower::lower(s2, {X, Y}, "f"); });
+}

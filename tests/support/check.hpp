@@ -1,0 +1,40 @@
+// Helpers shared by the schedule/lowering tests: deterministic random inputs and an
+// element-wise comparison against an independent reference with rtol/atol.
+#pragma once
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "nnvm/tensor.hpp"
+
+namespace nnvm_test {
+
+inline nnvm::NDArray random_array(nnvm::DataType t, std::vector<int64_t> shape, uint32_t seed,
+                                  double lo = -1.0, double hi = 1.0) {
+  nnvm::NDArray a(t, std::move(shape));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> dist(lo, hi);
+  if (t == nnvm::dtype::float32) for (auto& v : a.values<float>()) v = float(dist(rng));
+  else if (t == nnvm::dtype::float64) for (auto& v : a.values<double>()) v = dist(rng);
+  else if (t == nnvm::dtype::int32) for (auto& v : a.values<int32_t>()) v = int32_t(std::floor(dist(rng)));
+  else if (t == nnvm::dtype::int64) for (auto& v : a.values<int64_t>()) v = int64_t(std::floor(dist(rng)));
+  else throw std::runtime_error("random_array: unsupported dtype " + t.str());
+  return a;
+}
+
+// Returns an empty string when every element matches within |a-b| <= atol + rtol*|b|, else a
+// description of the first mismatch.
+template <class T>
+std::string compare(std::span<const T> got, std::span<const T> want, double rtol = 1e-3, double atol = 1e-5) {
+  if (got.size() != want.size()) return "size " + std::to_string(got.size()) + " != " + std::to_string(want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    double g = double(got[i]), w = double(want[i]);
+    if (std::isnan(w) ? !std::isnan(g) : !(std::abs(g - w) <= atol + rtol * std::abs(w)))
+      return "element " + std::to_string(i) + ": got " + std::to_string(g) + ", want " + std::to_string(w);
+  }
+  return {};
+}
+
+}  // namespace nnvm_test

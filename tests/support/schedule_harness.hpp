@@ -1,0 +1,61 @@
+// Runs one operator under many schedules: every variant is lowered, run through the reference
+// interpreter and (all variants in one compiler call) the C JIT, and compared with an
+// independent reference computed by a plain loop in the test.
+#pragma once
+
+#include <functional>
+
+#include "support/check.hpp"
+
+namespace nnvm_test {
+
+struct ScheduleVariant {
+  std::string name;
+  std::function<void(nnvm::schedule::Schedule&)> apply;
+};
+
+struct OpCase {
+  std::string name;
+  std::vector<nnvm::te::Tensor> inputs;
+  nnvm::te::Tensor output;  // float32
+  // Plain-loop reference: the output's values from the inputs' values.
+  std::function<std::vector<float>(const std::vector<nnvm::NDArray>&)> reference;
+};
+
+inline void check_schedules(const OpCase& op, const std::vector<ScheduleVariant>& variants, uint32_t seed = 1) {
+  std::vector<nnvm::NDArray> inputs;
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    std::vector<int64_t> shape;
+    for (auto& e : op.inputs[i].shape()) shape.push_back(*nnvm::ir::as_const_int(e));
+    inputs.push_back(random_array(op.inputs[i].dtype(), shape, seed + uint32_t(i)));
+  }
+  std::vector<int64_t> out_shape;
+  for (auto& e : op.output.shape()) out_shape.push_back(*nnvm::ir::as_const_int(e));
+  std::vector<float> want = op.reference(inputs);
+
+  std::vector<nnvm::te::Tensor> args = op.inputs;
+  args.push_back(op.output);
+  std::vector<nnvm::ir::LoweredFunc> fns;
+  for (auto& v : variants) {
+    auto sch = nnvm::schedule::create_schedule(op.output);
+    v.apply(sch);
+    fns.push_back(nnvm::lower::lower(sch, args, op.name + "_" + v.name));
+  }
+  auto run = [&](const std::string& label, auto&& call) {
+    nnvm::NDArray out(nnvm::dtype::float32, out_shape);
+    std::vector<nnvm::BufferView> views;
+    for (auto& in : inputs) views.push_back(in.view());
+    views.push_back(out.view());
+    call(std::span<const nnvm::BufferView>(views));
+    std::string diff = compare<float>(out.values<float>(), want);
+    INFO(op.name, " / ", label);
+    CHECK_MESSAGE(diff.empty(), diff);
+  };
+  for (size_t v = 0; v < fns.size(); ++v)
+    run(variants[v].name + " (interpreter)", [&](auto views) { nnvm::target::interpret(fns[v], views); });
+  auto kernels = nnvm::target::jit_c(fns);
+  for (size_t v = 0; v < fns.size(); ++v)
+    run(variants[v].name + " (C JIT)", [&](auto views) { kernels[v](views); });
+}
+
+}  // namespace nnvm_test
