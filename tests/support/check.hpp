@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -35,6 +36,19 @@ std::string compare(std::span<const T> got, std::span<const T> want, double rtol
       return "element " + std::to_string(i) + ": got " + std::to_string(g) + ", want " + std::to_string(w);
   }
   return {};
+}
+
+// Compiles C source with the strictest flags generated kernels promise to pass; returns the
+// compiler's output on failure, an empty string on success.
+inline std::string strict_compile(const std::string& src, const std::string& name) {
+  std::string dir = nnvm::target::detail::cache_dir({});
+  nnvm::target::detail::make_dirs(dir);
+  std::string path = dir + "/" + name + ".c";
+  std::ofstream(path) << src;
+  const char* cc = std::getenv("CC");
+  auto [status, output] = nnvm::target::detail::run_command(nnvm::str_cat(
+      cc && *cc ? cc : "cc", " -std=c99 -Wall -Wextra -Werror -pedantic -c ", path, " -o ", path, ".o"));
+  return status == 0 ? "" : output.empty() ? "failed" : output;
 }
 
 }  // namespace nnvm_test

@@ -1,5 +1,6 @@
 // Precompiled for every test file: doctest and the whole nnvm core.
 #pragma once
 #include <doctest/doctest.h>
+#include <map>
 
 #include "nnvm/tensor.hpp"

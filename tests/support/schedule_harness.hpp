@@ -1,6 +1,7 @@
 // Runs one operator under many schedules: every variant is lowered, run through the reference
 // interpreter and (all variants in one compiler call) the C JIT, and compared with an
-// independent reference computed by a plain loop in the test.
+// independent reference computed by a plain loop in the test. The emitted C of every variant
+// must also pass the strict C99 warning flags.
 #pragma once
 
 #include <functional>
@@ -53,6 +54,8 @@ inline void check_schedules(const OpCase& op, const std::vector<ScheduleVariant>
   };
   for (size_t v = 0; v < fns.size(); ++v)
     run(variants[v].name + " (interpreter)", [&](auto views) { nnvm::target::interpret(fns[v], views); });
+  std::string strict = strict_compile(nnvm::target::emit_c(fns), op.name + "_strict");
+  CHECK_MESSAGE(strict.empty(), op.name, ": emitted C fails -std=c99 -Wall -Wextra -Werror -pedantic:\n", strict);
   auto kernels = nnvm::target::jit_c(fns);
   for (size_t v = 0; v < fns.size(); ++v)
     run(variants[v].name + " (C JIT)", [&](auto views) { kernels[v](views); });

@@ -1,4 +1,5 @@
 #include "support/pch.hpp"
+#include "support/check.hpp"
 
 #include <cmath>
 #include <cstdlib>
@@ -51,16 +52,6 @@ LoweredFunc corners_kernel() {
   return {"corners", {F, G, U, S, L, D, Bf, Bo}, {n}, Seq::make({vec, scalar, again}), "corner cases\\ of C"};
 }
 
-std::string strict_compile(const std::string& src, const std::string& name) {
-  std::string dir = target::detail::cache_dir({});
-  target::detail::make_dirs(dir);
-  std::string path = dir + "/" + name + ".c";
-  std::ofstream(path) << src;
-  const char* cc = std::getenv("CC");
-  auto [status, output] = target::detail::run_command(
-      str_cat(cc && *cc ? cc : "cc", " -std=c99 -Wall -Wextra -Werror -pedantic -c ", path, " -o ", path, ".o"));
-  return status == 0 ? "" : output.empty() ? "failed" : output;
-}
 
 }  // namespace
 
@@ -85,7 +76,7 @@ TEST_CASE("c_emitter: readable, deterministic output") {
   CHECK(contains(src, "float* Y_out = (float*)args[1];"));
   CHECK(contains(src, "Y_out[i_outer] = X[i_outer + i_outer_1 + float_1] * 2.0f + 1.0f;"));
   CHECK(contains(src, "#ifndef NNVM_KERNEL_ABI_H"));
-  CHECK(strict_compile(src, "strict_readable") == "");
+  CHECK(nnvm_test::strict_compile(src, "strict_readable") == "");
 }
 
 TEST_CASE("c_emitter: the ABI text is kernel_abi.h's, and both compile together") {
@@ -95,7 +86,7 @@ TEST_CASE("c_emitter: the ABI text is kernel_abi.h's, and both compile together"
   std::string here = __FILE__;
   std::string runtime_dir = here.substr(0, here.rfind("/tests/")) + "/runtime";
   std::string src = "#include \"" + runtime_dir + "/nnvm/runtime/kernel_abi.h\"\n" + target::emit_c(corners_kernel());
-  CHECK(strict_compile(src, "strict_with_header") == "");
+  CHECK(nnvm_test::strict_compile(src, "strict_with_header") == "");
 }
 
 TEST_CASE("c_emitter: vectors use typedefs, memcpy for contiguous access, lanes otherwise") {
@@ -108,7 +99,7 @@ TEST_CASE("c_emitter: vectors use typedefs, memcpy for contiguous access, lanes 
   CHECK(!contains(src, "nnvm_f32_to_f16"));  // helpers only when used
   CHECK(contains(src, "(-INT64_C(9223372036854775807) - 1)"));
   CHECK(contains(src, "// Kernel corners (corner cases/ of C)"));
-  CHECK(strict_compile(src, "strict_corners") == "");
+  CHECK(nnvm_test::strict_compile(src, "strict_corners") == "");
 }
 
 TEST_CASE("c_emitter: corner-case kernel computes what plain C++ computes") {

@@ -182,7 +182,11 @@ class ConstBounder {
       return Interval::range(0, 1);
     }
     if (!t.is_integer()) return {};
-    return fit(raw(e), t.element_of());
+    // Shared subtrees are bounded once (the expression outlives this bounder).
+    if (auto it = memo_.find(e.get()); it != memo_.end()) return it->second;
+    Interval r = fit(raw(e), t.element_of());
+    memo_.emplace(e.get(), r);
+    return r;
   }
 
  private:
@@ -264,6 +268,7 @@ class ConstBounder {
   }
 
   const IntervalMap* map_;
+  std::unordered_map<const ExprNode*, Interval> memo_;
 };
 
 }  // namespace detail

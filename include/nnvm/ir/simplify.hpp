@@ -183,6 +183,17 @@ class Simplifier : public IRMutator {
   explicit Simplifier(IntervalMap ranges) : ranges_(std::move(ranges)) {}
   using IRMutator::mutate;
 
+  // Shared subtrees (a DAG, as inlining makes) are simplified once per set of known ranges,
+  // which keeps the cost linear in the number of distinct nodes rather than in the tree size.
+  // The memo holds the input node too, so its address cannot be reused while it is a key.
+  Expr mutate(const Expr& e) override {
+    if (!e.defined()) return e;
+    if (auto it = memo_.find(e.get()); it != memo_.end()) return it->second.second;
+    Expr r = IRMutator::mutate(e);
+    memo_.emplace(e.get(), std::make_pair(e, r));
+    return r;
+  }
+
   // Applies every rule to `a op b`, whose operands are already simplified. `orig` (optional) is
   // returned when nothing changes, so unchanged trees stay shared.
   Expr binary(ExprKind k, const Expr& a, const Expr& b, const Expr& orig = Expr()) {
@@ -360,11 +371,15 @@ class Simplifier : public IRMutator {
 
  private:
   // Saves the ranges on entry and restores them on exit, so facts stay within their scope.
+  // Results memoized under other ranges do not carry over in either direction.
   struct Scope {
     Simplifier& self;
     IntervalMap saved;
-    explicit Scope(Simplifier& s) : self(s), saved(s.ranges_) {}
-    ~Scope() { self.ranges_ = std::move(saved); }
+    explicit Scope(Simplifier& s) : self(s), saved(s.ranges_) { self.memo_.clear(); }
+    ~Scope() {
+      self.ranges_ = std::move(saved);
+      self.memo_.clear();
+    }
   };
 
   Stmt mutate_or_no_op(const Stmt& s) { return s.defined() ? mutate(s) : no_op(); }
@@ -620,6 +635,7 @@ class Simplifier : public IRMutator {
 
   IntervalMap ranges_;
   ExprOrder order_;
+  std::unordered_map<const ExprNode*, std::pair<Expr, Expr>> memo_;
 };
 
 }  // namespace detail

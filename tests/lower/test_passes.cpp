@@ -1,0 +1,176 @@
+// Golden tests of the lowering passes: the IR after each named pass, exactly.
+#include "support/pch.hpp"
+
+using namespace nnvm;
+
+namespace {
+
+// Lowers and records the printed IR after every pass, plus the whole kernel under "kernel".
+std::map<std::string, std::string> lower_and_trace(const schedule::Schedule& s, const std::vector<te::Tensor>& args) {
+  std::map<std::string, std::string> out;
+  lower::LowerOptions options;
+  options.on_pass = [&](const std::string& pass, const ir::Stmt& st) { out[pass] = ir::to_string(st); };
+  out["kernel"] = ir::to_string(lower::lower(s, args, "f", options));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a non-divisible vectorized split is partitioned into full vector tiles and a serial tail") {
+  te::Tensor A = te::placeholder({10}, dtype::float32, "A");
+  te::Tensor B = te::compute({10}, [&](auto& v) { return A(v[0]) * 2.0f; }, "B");
+  auto s = schedule::create_schedule(B);
+  auto [o, i] = s[B].split(s[B].axis(0), 4);
+  s[B].vectorize(i);
+  auto trace = lower_and_trace(s, {A, B});
+  CHECK(trace["schedule_ops"] ==
+        "for (i.outer, 0, 2) {\n"
+        "  vectorized (i.inner, 0, 4) {\n"
+        "    B(0 + (i.outer*4) + i.inner) = A(0 + (i.outer*4) + i.inner)*2.0f\n"
+        "  }\n"
+        "}\n"
+        "for (i.inner, 0, 2) {\n"
+        "  B(0 + (2*4) + i.inner) = A(0 + (2*4) + i.inner)*2.0f\n"
+        "}\n");
+  CHECK(trace["storage_flatten"] ==
+        "for (i.outer, 0, 2) {\n"
+        "  vectorized (i.inner, 0, 4) {\n"
+        "    B[0 + (i.outer*4) + i.inner] = A[0 + (i.outer*4) + i.inner]*2.0f\n"
+        "  }\n"
+        "}\n"
+        "for (i.inner, 0, 2) {\n"
+        "  B[0 + (2*4) + i.inner] = A[0 + (2*4) + i.inner]*2.0f\n"
+        "}\n");
+  CHECK(trace["vectorize"] ==
+        "for (i.outer, 0, 2) {\n"
+        "  B[x4(i.outer*4) + ramp(0, 1, 4)] = A[x4(i.outer*4) + ramp(0, 1, 4)]*x4(2.0f)\n"
+        "}\n"
+        "for (i.inner, 0, 2) {\n"
+        "  B[i.inner + 8] = A[i.inner + 8]*2.0f\n"
+        "}\n");
+  CHECK(trace["kernel"] ==
+        "// B: i.outer, vectorized i.inner\n"
+        "kernel f(A: float32[10], B: float32[10]) {\n"
+        "  for (i.outer, 0, 2) {\n"
+        "    B[ramp(i.outer*4, 1, 4)] = A[ramp(i.outer*4, 1, 4)]*x4(2.0f)\n"
+        "  }\n"
+        "  for (i.inner, 0, 2) {\n"
+        "    B[i.inner + 8] = A[i.inner + 8]*2.0f\n"
+        "  }\n"
+        "}\n");
+}
+
+TEST_CASE("a reduction whose reduce loop is outermost initializes before it, and guards its tail") {
+  te::Tensor X = te::placeholder({6, 5}, dtype::float32, "X");
+  auto k = te::reduce_axis(5, "k");
+  te::Tensor S = te::compute({6}, [&](auto& v) { return te::sum(X(v[0], k.var()), {k}); }, "S");
+  auto s = schedule::create_schedule(S);
+  auto [ko, ki] = s[S].split(k, 2);
+  s[S].reorder({ko, s[S].axis(0)});
+  auto trace = lower_and_trace(s, {X, S});
+  CHECK(trace["schedule_ops"] ==
+        "for (i, 0, 6) {\n"
+        "  S(i) = 0.0f\n"
+        "}\n"
+        "for (k.outer, 0, 3) {\n"
+        "  for (i, 0, 6) {\n"
+        "    for (k.inner, 0, 2) {\n"
+        "      if (0 + (k.outer*2) + k.inner < 0 + 5) {\n"
+        "        S(i) = S(i) + X(i, 0 + (k.outer*2) + k.inner)\n"
+        "      }\n"
+        "    }\n"
+        "  }\n"
+        "}\n");
+  CHECK(trace["simplify"] ==
+        "for (i, 0, 6) {\n"
+        "  S[i] = 0.0f\n"
+        "}\n"
+        "for (k.outer, 0, 3) {\n"
+        "  for (i, 0, 6) {\n"
+        "    for (k.inner, 0, 2) {\n"
+        "      if ((k.outer*2) + k.inner < 5) {\n"
+        "        S[i] = S[i] + X[(i*5) + (k.outer*2) + k.inner]\n"
+        "      }\n"
+        "    }\n"
+        "  }\n"
+        "}\n");
+}
+
+TEST_CASE("guards sit directly inside the last loop they depend on") {
+  te::Tensor X = te::placeholder({7, 8}, dtype::float32, "X");
+  te::Tensor Y = te::compute({7, 8}, [&](auto& v) { return X(v[0], v[1]) + 1.0f; }, "Y");
+  auto s = schedule::create_schedule(Y);
+  auto [io, ii] = s[Y].split(s[Y].axis(0), 2);
+  s[Y].reorder({io, ii, s[Y].axis(1)});
+  auto trace = lower_and_trace(s, {X, Y});
+  CHECK(trace["simplify"] ==
+        "for (i.outer, 0, 4) {\n"
+        "  for (i.inner, 0, 2) {\n"
+        "    if ((i.outer*2) + i.inner < 7) {\n"
+        "      for (j, 0, 8) {\n"
+        "        Y[(i.outer*16) + (i.inner*8) + j] = X[(i.outer*16) + (i.inner*8) + j] + 1.0f\n"
+        "      }\n"
+        "    }\n"
+        "  }\n"
+        "}\n");
+}
+
+TEST_CASE("unroll replaces a loop by copies; parallel stays a loop kind for the emitters") {
+  te::Tensor X = te::placeholder({4, 3}, dtype::float32, "X");
+  te::Tensor Y = te::compute({4, 3}, [&](auto& v) { return X(v[0], v[1]) + 1.0f; }, "Y");
+  auto s = schedule::create_schedule(Y);
+  s[Y].unroll(s[Y].axis(1));
+  s[Y].parallel(s[Y].axis(0));
+  auto trace = lower_and_trace(s, {X, Y});
+  CHECK(trace["schedule_ops"] ==
+        "parallel (i, 0, 4) {\n"
+        "  unrolled (j, 0, 3) {\n"
+        "    Y(i, j) = X(i, j) + 1.0f\n"
+        "  }\n"
+        "}\n");
+  CHECK(trace["kernel"] ==
+        "// Y: parallel i, unrolled j\n"
+        "kernel f(X: float32[4, 3], Y: float32[4, 3]) {\n"
+        "  parallel (i, 0, 4) {\n"
+        "    Y[i*3] = X[i*3] + 1.0f\n"
+        "    Y[(i*3) + 1] = X[(i*3) + 1] + 1.0f\n"
+        "    Y[(i*3) + 2] = X[(i*3) + 2] + 1.0f\n"
+        "  }\n"
+        "}\n");
+}
+
+TEST_CASE("intermediate stages are allocated around the whole kernel") {
+  te::Tensor X = te::placeholder({3}, dtype::float32, "X");
+  te::Tensor T = te::compute({3}, [&](auto& v) { return X(v[0]) * 2.0f; }, "T");
+  te::Tensor Y = te::compute({3}, [&](auto& v) { return T(v[0]) + 1.0f; }, "Y");
+  auto s = schedule::create_schedule(Y);
+  auto trace = lower_and_trace(s, {X, Y});
+  CHECK(trace["kernel"] ==
+        "// T: i; Y: i\n"
+        "kernel f(X: float32[3], Y: float32[3]) {\n"
+        "  allocate T[float32 * 3] in global {\n"
+        "    for (i, 0, 3) {\n"
+        "      T[i] = X[i]*2.0f\n"
+        "    }\n"
+        "    for (i_1, 0, 3) {\n"
+        "      Y[i_1] = T[i_1] + 1.0f\n"
+        "    }\n"
+        "  }\n"
+        "}\n");
+}
+
+TEST_CASE("NNVM_DUMP_IR prints the IR after the named passes only") {
+  te::Tensor X = te::placeholder({3}, dtype::float32, "X");
+  te::Tensor Y = te::compute({3}, [&](auto& v) { return X(v[0]) + 1.0f; }, "Y");
+  auto s = schedule::create_schedule(Y);
+  std::ostringstream captured;
+  auto* old = std::cerr.rdbuf(captured.rdbuf());
+  setenv("NNVM_DUMP_IR", "vectorize,unroll", 1);
+  lower::lower(s, {X, Y}, "dumped");
+  unsetenv("NNVM_DUMP_IR");
+  std::cerr.rdbuf(old);
+  std::string out = captured.str();
+  CHECK(out.find("// ---- after vectorize (dumped)\nfor (i, 0, 3) {") != std::string::npos);
+  CHECK(out.find("// ---- after unroll (dumped)") != std::string::npos);
+  CHECK(out.find("after schedule_ops") == std::string::npos);
+}
