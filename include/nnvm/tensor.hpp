@@ -24,3 +24,4 @@
 #include "nnvm/target/c_like.hpp"
 #include "nnvm/target/c_emitter.hpp"
 #include "nnvm/target/c_jit.hpp"
+#include "nnvm/ops/ops.hpp"

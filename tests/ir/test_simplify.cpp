@@ -93,7 +93,7 @@ TEST_CASE("simplify folds casts of constants") {
 }
 
 TEST_CASE("simplify puts integer index arithmetic in a canonical affine form") {
-  Var i("i"), j("j"), x("x"), n("n");
+  Var i("i"), j("j"), x("x"), n("n"), io("i.outer"), ii("i.inner");
   CHECK(simp((i * 4 + j) - (j + i * 4)) == "0");
   CHECK(simp(x * 2 + x * 3) == "x*5");
   CHECK(simp((i + 1) * 4 - 4) == "i*4");
@@ -106,11 +106,16 @@ TEST_CASE("simplify puts integer index arithmetic in a canonical affine form") {
   CHECK(simp(x + 5 - 7) == "x - 2");
   CHECK(simp(5 - x) == "5 - x");
   CHECK(simp(0 - x - 3) == "0 - x - 3");
-  Var io("i.outer"), ii("i.inner");
   CHECK(simp((io * 16 + ii) * 64 + j) == "(i.outer*1024) + (i.inner*64) + j");
   // Products of non-constants are terms; their operands are ordered.
   CHECK(simp(n * i + j - i * n) == "j");
   CHECK(simp(i * n + j) == "(i*n) + j");
+  // A sum times a single term distributes, so symbolic strides cancel too; a sum times a sum
+  // stays one term.
+  CHECK(simp((i + 1) * n - n) == "i*n");
+  CHECK(simp((io * 16 + ii) * (n * 2) + j) == "(i.outer*n*32) + (i.inner*n*2) + j");
+  CHECK(simp((io * 16 + ii) * n - (io * n * 16 + ii * n)) == "0");
+  CHECK(simp((i + 1) * (j + 1)) == "(i + 1)*(j + 1)");
   // Narrow types wrap, which affine arithmetic respects.
   Var b("b", dtype::int8);
   CHECK(simp(b * IntImm::make(dtype::int8, 100) + b * IntImm::make(dtype::int8, 100)) == "0i8 - (b*56i8)");

@@ -109,3 +109,74 @@ TEST_CASE("lowering validates the argument list") {
   Schedule s2 = schedule::create_schedule(Y);
   expect_error("nnvm.lower.unbound_size", [&] { lower::lower(s2, {X, Y}, "f"); });
 }
+
+TEST_CASE("stage primitives validate their arguments") {
+  Matmul m;
+  Schedule s = schedule::create_schedule(m.C);
+  expect_error("nnvm.schedule.compute_at_output", [&] { s[m.C].compute_at(s[m.C], s[m.C].axis(0)); });
+  expect_error("nnvm.schedule.inline_output", [&] { s[m.C].compute_inline(); });
+  expect_error("nnvm.schedule.output_scope", [&] { s[m.C].set_scope(ir::MemoryScope::local); });
+  expect_error("nnvm.schedule.bind_tag", [&] { s[m.C].bind(s[m.C].axis(0), "threadIdx.w"); });
+  expect_error("nnvm.schedule.bind_reduction", [&] { s[m.C].bind(s[m.C].reduce_axis(0), "threadIdx.x"); });
+  expect_error("nnvm.schedule.pragma_value", [&] { s[m.C].pragma_auto_unroll(s[m.C].axis(0), 0); });
+  expect_error("nnvm.schedule.rfactor_axis", [&] { s.rfactor(m.C, s[m.C].axis(0)); });
+  expect_error("nnvm.schedule.cache_read_not_reader", [&] { s.cache_read(m.C, ir::MemoryScope::local, {m.C}); });
+  s[m.C].split(s[m.C].axis(0), 4);
+  expect_error("nnvm.schedule.cache_write_scheduled", [&] { s.cache_write(m.C, ir::MemoryScope::local); });
+
+  te::Tensor X = te::placeholder({8}, dtype::float32, "X");
+  ir::IterVar r = te::reduce_axis(8, "r");
+  te::Tensor S = te::compute({1}, [&](auto&) { return te::sum(X(r.var()), {r}); }, "S");
+  te::Tensor Y = te::compute({8}, [&](auto& v) { return X(v[0]) / S(0); }, "Y");
+  Schedule s2 = schedule::create_schedule(Y);
+  expect_error("nnvm.schedule.inline_reduction", [&] { s2[S].compute_inline(); });
+}
+
+TEST_CASE("attachments are checked when lowering") {
+  te::Tensor X = te::placeholder({8}, dtype::float32, "X");
+  te::Tensor T = te::compute({8}, [&](auto& v) { return X(v[0]) * 2.0f; }, "T");
+  te::Tensor U = te::compute({8}, [&](auto& v) { return T(v[0]) + 1.0f; }, "U");
+  te::Tensor V = te::compute({8}, [&](auto& v) { return T(v[0]) + U(v[0]); }, "V");
+  {
+    Schedule s = schedule::create_schedule(V);
+    s[T].compute_at(s[U], s[U].axis(0));  // V reads T as well
+    expect_error("nnvm.schedule.compute_at_consumers", [&] { lower::lower(s, {X, V}, "f"); });
+  }
+  {
+    Schedule s = schedule::create_schedule(V);
+    auto i = s[V].axis(0);
+    s[U].compute_at(s[V], i);
+    s[V].split(i, 2);  // the loop U was attached to is gone
+    expect_error("nnvm.schedule.compute_at_unused_loop", [&] { lower::lower(s, {X, V}, "f"); });
+  }
+  {
+    Schedule s = schedule::create_schedule(V);
+    s[U].compute_inline();
+    s[T].compute_at(s[U], s[U].axis(0));
+    expect_error("nnvm.schedule.compute_at_inlined", [&] { lower::lower(s, {X, V}, "f"); });
+  }
+  {
+    Schedule s = schedule::create_schedule(V);
+    s[U].compute_inline();
+    expect_error("nnvm.lower.arg_not_root", [&] { lower::lower(s, {X, U, V}, "f"); });
+  }
+}
+
+TEST_CASE("loops bound to GPU threads lower, interpret, and are rejected by the C emitter") {
+  te::Tensor X = te::placeholder({64}, dtype::float32, "X");
+  te::Tensor Y = te::compute({64}, [&](auto& v) { return X(v[0]) * 3.0f; }, "Y");
+  Schedule s = schedule::create_schedule(Y);
+  auto [bx, tx] = s[Y].split(s[Y].axis(0), 16);
+  s[Y].bind(bx, "blockIdx.x");
+  s[Y].bind(tx, "threadIdx.x");
+  expect_error("nnvm.schedule.bind_twice", [&] { s[Y].bind(tx, "blockIdx.x"); });
+  auto fn = lower::lower(s, {X, Y}, "scale");
+  std::string ir_text = ir::to_string(fn);
+  CHECK(ir_text.find("bound (blockIdx.x) (i.outer, 0, 4)") != std::string::npos);
+  CHECK(ir_text.find("bound (threadIdx.x) (i.inner, 0, 16)") != std::string::npos);
+  NDArray x(dtype::float32, {64}), y(dtype::float32, {64});
+  for (int i = 0; i < 64; ++i) x.values<float>()[size_t(i)] = float(i);
+  target::interpret(fn, x, y);
+  for (int i = 0; i < 64; ++i) CHECK(y.values<float>()[size_t(i)] == 3.0f * float(i));
+  CHECK_THROWS_AS(target::emit_c(fn), BackendError);
+}

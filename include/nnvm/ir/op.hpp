@@ -199,6 +199,16 @@ inline Expr FloatImm::make(DataType t, double v) {
                                                                     : float16::to_float(float16::from_float(float(v)));
   return make_expr<FloatImm>(t, v);
 }
+// The value x for which combine(x, y) == y: where a reduction starts.
+inline Expr combiner_identity(Combiner c, DataType t) {
+  switch (c) {
+    case Combiner::sum: return make_zero(t);
+    case Combiner::prod: return make_int_const(t, 1);
+    case Combiner::min: return max_value(t);
+    case Combiner::max: return min_value(t);
+  }
+  return Expr();
+}
 inline Expr Reduce::make(Combiner c, Expr source, std::vector<IterVar> axes, Expr init, Expr condition) {
   if (axes.empty()) throw UserError("nnvm.te.reduce_no_axis", "a reduction needs at least one axis");
   for (auto& ax : axes)
@@ -209,12 +219,7 @@ inline Expr Reduce::make(Combiner c, Expr source, std::vector<IterVar> axes, Exp
   if (t.is_storage_only())
     throw UserError("nnvm.ir.storage_only_arith", str_cat(t, " is a storage type: cast before reducing"));
   if (!init.defined()) {
-    switch (c) {
-      case Combiner::sum: init = make_zero(t); break;
-      case Combiner::prod: init = make_int_const(t, 1); break;
-      case Combiner::min: init = max_value(t); break;
-      case Combiner::max: init = min_value(t); break;
-    }
+    init = combiner_identity(c, t);
   } else if (init.dtype() != t) {
     throw UserError("nnvm.ir.dtype_mismatch", str_cat("reduction init is ", init.dtype(), " but the source is ", t));
   }

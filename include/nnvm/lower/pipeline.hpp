@@ -116,7 +116,8 @@ inline ir::LoweredFunc lower(const schedule::Schedule& sch, const std::vector<te
     if (detail::dump_requested(pass)) std::cerr << "// ---- after " << pass << " (" << name << ")\n" << ir::to_string(s) << "\n";
     return s;
   };
-  ir::Stmt s = step("schedule_ops", schedule_ops(sch, infer_bounds(sch), args));
+  BodyMap bodies = inline_stages(sch);
+  ir::Stmt s = step("schedule_ops", schedule_ops(sch, bodies, infer_bounds(sch, bodies), args));
   s = step("storage_flatten", storage_flatten(s, arg_buffers));
   s = step("simplify", ir::simplify(s));
   s = step("vectorize", vectorize_loops(s));

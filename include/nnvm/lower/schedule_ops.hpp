@@ -1,12 +1,14 @@
 // Loop nest construction: turns each stage into loops over its leaf iter vars around a
-// ProducerStore of its body, and wraps intermediate tensors in ProducerRealize.
-// Requires: bounds from infer_bounds. Ensures: a statement with ProducerStore/ProducerLoad on
-// tensors (not yet on flat buffers). Non-divisible splits get guards on the original axes, so
+// ProducerStore of its body, puts the nests of stages computed at a consumer's loop at the top
+// of that loop, and wraps intermediate tensors in ProducerRealize where they are computed.
+// Requires: inlined bodies and bounds from infer_bounds. Ensures: a statement with
+// ProducerStore/ProducerLoad on tensors (not yet on flat buffers). Non-divisible splits get guards on the original axes, so
 // no point outside a tensor is ever computed; a non-divisible split whose inner loop is
 // vectorized or unrolled is instead partitioned into full tiles and a serial tail, so the full
 // tiles need no guard and still vectorize.
 #pragma once
 
+#include <functional>
 #include <unordered_set>
 
 #include "nnvm/lower/infer_bounds.hpp"
@@ -56,10 +58,29 @@ struct Partition {
 inline Stmt guarded(const Expr& cond, Stmt s) { return cond.defined() ? ir::IfThenElse::make(cond, std::move(s)) : s; }
 inline Expr conj(const Expr& a, const Expr& b) { return !a.defined() ? b : !b.defined() ? a : (a && b); }
 
+// Builds the nest of one stage. `attach(iv, inner, ctx)` wraps the body of the loop of leaf `iv`
+// with the nests of the stages computed at that loop.
 class StageNestBuilder {
  public:
-  StageNestBuilder(const schedule::Stage& st, const RangeMap& ranges) : st_(st), ranges_(ranges) {
+  // Where a nest is being built: which root axes still need guards, what a partition's tail
+  // fixed (the outer loop's value, the inner loop's extent and kind), which loops are open,
+  // and whether stages attached to loops go in here (not in a reduction's init nest).
+  struct Ctx {
+    IterVarSet guard_roots;
+    std::unordered_map<const ir::IterVarNode*, Expr> fixed, extent;
+    IterVarSet serial;
+    IterVarSet bound;
+    bool attachments = true;
+    int64_t auto_unroll = 0;  // innermost enclosing auto_unroll_max_step pragma
+  };
+  using AttachFn = std::function<Stmt(const IterVar&, Stmt, const Ctx&)>;
+
+  StageNestBuilder(const schedule::Stage& st, const Bounds& bounds, AttachFn attach)
+      : st_(st), ranges_(bounds.ranges), edges_(bounds.edge_guards), attach_(std::move(attach)) {
+    const RangeMap& ranges = bounds.ranges;
     auto roots = root_sets(st);
+    for (auto& root : st.node().root_iter_vars)
+      if (edges_.count(root.get())) guarded_.insert(root.get());
     for (auto& leaf : st.leaf_iter_vars())
       for (auto* r : roots.at(leaf.get())) leaves_of_root_[r].push_back(leaf.get());
     // A root axis needs a guard when some split under it may overshoot its extent.
@@ -87,7 +108,7 @@ class StageNestBuilder {
       if (!s || !s->factor.defined() || !ir::as_const_int(s->factor)) continue;
       const ir::IterVarNode* root = s->parent.get();
       bool is_root = roots.at(root).size() == 1 && roots.at(root).count(root);
-      if (!is_root || !guarded_.count(root) || overshooting_splits[root] != 1) continue;
+      if (!is_root || !guarded_.count(root) || overshooting_splits[root] != 1 || edges_.count(root)) continue;
       auto* a = st.attr(s->inner);
       if (!a || (a->kind != ir::ForKind::vectorized && a->kind != ir::ForKind::unrolled)) continue;
       long po = leaf_pos(s->outer), pi = leaf_pos(s->inner);
@@ -96,17 +117,7 @@ class StageNestBuilder {
     }
   }
 
-  // Where a nest is being built: which root axes still need guards, and what a partition's
-  // tail fixed (the outer loop's value, the inner loop's extent and kind).
-  struct Ctx {
-    IterVarSet guard_roots;
-    std::unordered_map<const ir::IterVarNode*, Expr> fixed, extent;
-    IterVarSet serial;
-    IterVarSet bound;  // leaves whose loops enclose the current point
-  };
-  using Values = std::unordered_map<const ir::IterVarNode*, Expr>;
-
-  Ctx root_ctx() const { return Ctx{guarded_, {}, {}, {}, {}}; }
+  Ctx root_ctx() const { return Ctx{guarded_, {}, {}, {}, {}, true, 0}; }
 
   // Loops over `leaves` (a subsequence of the stage's leaves) around `make_body(ctx)`.
   template <class MakeBody>
@@ -121,32 +132,25 @@ class StageNestBuilder {
       auto f = ctx.fixed.find(iv.get());
       value[iv.get()] = f != ctx.fixed.end() ? f->second : Expr(iv.var());
     }
-    auto& rels = st_.node().relations;
-    for (auto it = rels.rbegin(); it != rels.rend(); ++it) {
-      if (auto* s = std::get_if<schedule::SplitRelation>(&*it)) {
-        Expr factor = s->factor.defined() ? s->factor : ranges_.at(s->inner.get()).extent;
-        value[s->parent.get()] =
-            ranges_.at(s->parent.get()).min + value.at(s->outer.get()) * factor + value.at(s->inner.get());
-      } else {
-        auto& f = std::get<schedule::FuseRelation>(*it);
-        const ir::Range &ro = ranges_.at(f.outer.get()), &ri = ranges_.at(f.inner.get());
-        value[f.outer.get()] = ro.min + value.at(f.fused.get()) / ri.extent;
-        value[f.inner.get()] = ri.min + value.at(f.fused.get()) % ri.extent;
-      }
-    }
-    return value;
+    return pass_up(st_, ranges_, std::move(value));
   }
 
-  // The conjunction of `root < min + extent` over the guarded roots in `only` (undefined if none).
+  // The conjunction of the guards of the still-guarded roots of kind `only`.
   Expr guard(const Ctx& ctx, const Values& value, ir::IterKind only) const {
     Expr g;
-    for (auto& root : st_.node().root_iter_vars) {
-      if (!ctx.guard_roots.count(root.get()) || root->kind != only) continue;
-      const ir::Range& r = ranges_.at(root.get());
-      Expr c = value.at(root.get()) < r.min + r.extent;
-      g = g.defined() ? (g && c) : c;
-    }
+    for (auto& root : st_.node().root_iter_vars)
+      if (ctx.guard_roots.count(root.get()) && root->kind == only) g = conj(g, root_condition(root.get(), value));
     return g;
+  }
+
+  // A root axis stays inside its range (split overshoot) and inside the tensor (edge guard).
+  Expr root_condition(const ir::IterVarNode* root, const Values& value) const {
+    const ir::Range& r = ranges_.at(root);
+    const Expr& v = value.at(root);
+    auto e = edges_.find(root);
+    if (e == edges_.end()) return v < r.min + r.extent;
+    Expr c = conj(e->second.lower ? (v >= 0) : Expr(), e->second.upper.defined() ? (v < e->second.upper) : Expr());
+    return conj(c, v < r.min + r.extent);
   }
 
  private:
@@ -161,34 +165,51 @@ class StageNestBuilder {
   template <class MakeBody>
   Stmt build_at(const std::vector<IterVar>& leaves, size_t pos, const Ctx& outer, MakeBody& make_body) {
     Ctx ctx = outer;
-    Expr ready;
     std::vector<const ir::IterVarNode*> taken;
     for (auto& root : st_.node().root_iter_vars) {
       if (!ctx.guard_roots.count(root.get())) continue;
       auto& deps = leaves_of_root_[root.get()];
-      bool all_open = std::all_of(deps.begin(), deps.end(), [&](auto* l) { return ctx.bound.count(l) || ctx.fixed.count(l); });
-      if (!all_open) continue;
-      taken.push_back(root.get());
+      if (std::all_of(deps.begin(), deps.end(), [&](auto* l) { return ctx.bound.count(l) || ctx.fixed.count(l); }))
+        taken.push_back(root.get());
     }
+    Expr ready;
     if (!taken.empty()) {
       Values value = values(ctx);
       for (auto* r : taken) {
-        const ir::Range& range = ranges_.at(r);
-        ready = conj(ready, value.at(r) < range.min + range.extent);
+        ready = conj(ready, root_condition(r, value));
         ctx.guard_roots.erase(r);
       }
     }
     return guarded(ready, build_loop(leaves, pos, ctx, make_body));
   }
 
+  // The product of the constant extents of leaves[pos..], or -1 if one is not constant.
+  int64_t nest_steps(const std::vector<IterVar>& leaves, size_t pos, const Ctx& ctx) const {
+    int64_t steps = 1;
+    for (size_t p = pos; p < leaves.size(); ++p) {
+      if (ctx.fixed.count(leaves[p].get())) continue;
+      auto e = ctx.extent.find(leaves[p].get());
+      const int64_t* c = ir::as_const_int(e != ctx.extent.end() ? e->second : ranges_.at(leaves[p].get()).extent);
+      if (!c) return -1;
+      steps *= *c;
+    }
+    return steps;
+  }
+
   template <class MakeBody>
   Stmt build_loop(const std::vector<IterVar>& leaves, size_t pos, Ctx& ctx, MakeBody& make_body) {
     if (pos == leaves.size()) return make_body(ctx);
     const IterVar& iv = leaves[pos];
-    if (ctx.fixed.count(iv.get())) return build_at(leaves, pos + 1, ctx, make_body);
+    auto with_attachments = [&](Stmt inner, const Ctx& c) { return c.attachments ? attach_(iv, std::move(inner), c) : inner; };
+    if (ctx.fixed.count(iv.get())) return with_attachments(build_at(leaves, pos + 1, ctx, make_body), ctx);
     const ir::Range& r = ranges_.at(iv.get());
     auto* a = st_.attr(iv);
     ir::ForKind kind = a && !ctx.serial.count(iv.get()) ? a->kind : ir::ForKind::serial;
+    if (kind == ir::ForKind::serial && ctx.auto_unroll > 0) {
+      int64_t steps = nest_steps(leaves, pos, ctx);
+      if (steps >= 0 && steps <= ctx.auto_unroll) kind = ir::ForKind::unrolled;
+    }
+    if (a && a->auto_unroll_max_step > 0) ctx.auto_unroll = a->auto_unroll_max_step;
     std::string tag = a ? a->thread_tag : std::string();
     const Partition* part = partition_of(iv);
     if (part && ctx.guard_roots.count(part->root)) {
@@ -203,17 +224,22 @@ class StageNestBuilder {
       tail.serial.insert(part->inner);
       main.bound.insert(iv.get());
       Stmt main_loop = ir::For::make(iv.var(), Expr(int64_t(0)), full_tiles, kind,
-                                     build_at(leaves, pos + 1, main, make_body), tag);
-      return ir::Seq::make({main_loop, build_at(leaves, pos + 1, tail, make_body)});
+                                     with_attachments(build_at(leaves, pos + 1, main, make_body), main), tag);
+      // The tail runs once with the outer loop's variable fixed: the attached stages see it too.
+      ir::VarMap fixed{{iv.var(), full_tiles}};
+      Stmt tail_body = ir::substitute(with_attachments(build_at(leaves, pos + 1, tail, make_body), tail), fixed);
+      return ir::Seq::make({main_loop, tail_body});
     }
     auto ext_it = ctx.extent.find(iv.get());
     Expr extent = ext_it != ctx.extent.end() ? ext_it->second : r.extent;
     ctx.bound.insert(iv.get());
-    return ir::For::make(iv.var(), r.min, extent, kind, build_at(leaves, pos + 1, ctx, make_body), tag);
+    return ir::For::make(iv.var(), r.min, extent, kind, with_attachments(build_at(leaves, pos + 1, ctx, make_body), ctx), tag);
   }
 
   const schedule::Stage& st_;
   const RangeMap& ranges_;
+  const std::unordered_map<const ir::IterVarNode*, EdgeGuard>& edges_;
+  AttachFn attach_;
   IterVarSet guarded_;
   std::unordered_map<const ir::IterVarNode*, std::vector<const ir::IterVarNode*>> leaves_of_root_;
   std::vector<Partition> partitions_;
@@ -229,77 +255,136 @@ inline Expr combine(ir::Combiner c, Expr acc, Expr x) {
   return acc;
 }
 
+// Lowers every stage into nests, placing attached stages inside their consumers' loops.
+class NestLowering {
+ public:
+  NestLowering(const schedule::Schedule& sch, const BodyMap& bodies, const Bounds& bounds,
+               const std::vector<te::Tensor>& args)
+      : sch_(sch), bodies_(bodies), bounds_(bounds), args_(args) {
+    for (auto& st : sch.stages()) {
+      const auto& n = st.node();
+      bool is_arg = std::any_of(args.begin(), args.end(), [&](const te::Tensor& a) { return a.same_as(st.tensor()); });
+      if (is_arg && n.attach != schedule::AttachKind::root)
+        throw UserError("nnvm.lower.arg_not_root",
+                        str_cat("tensor ", st.name(), " is a kernel argument, so it must be computed whole at the root, "
+                                                     "not inlined or computed at another stage's loop"),
+                        st.ctx());
+      if (n.attach == schedule::AttachKind::at) attached_[n.attach_iv.get()].push_back(st);
+    }
+  }
 
-// The loop nest of one stage. A reduction becomes, inside the loops that enclose its first
-// reduction loop, an init nest over the remaining data-parallel loops followed by the update.
-inline Stmt make_stage_nest(const schedule::Stage& st, const RangeMap& ranges) {
-  using Ctx = StageNestBuilder::Ctx;
-  const te::OperationNode& op = st.tensor().op();
-  StageNestBuilder builder(st, ranges);
-  auto substitute_axes = [&](const Expr& e, const StageNestBuilder::Values& value) {
-    ir::VarMap m;
-    for (auto& iv : st.node().root_iter_vars) m[iv.var()] = value.at(iv.get());
-    return ir::substitute(e, m);
-  };
-  auto out_indices = [&](const StageNestBuilder::Values& value) {
-    std::vector<Expr> idx;
-    for (auto& iv : op.axis) idx.push_back(value.at(iv.get()));
-    return idx;
-  };
-  const auto& tensor = st.tensor().node_ptr();
-  const auto& leaves = st.leaf_iter_vars();
-  const ir::Reduce* red = op.body.as<ir::Reduce>();
-  if (!red) {
-    return builder.build(leaves, builder.root_ctx(), [&](const Ctx& ctx) {
-      auto value = builder.values(ctx);
-      Stmt store = ir::make_stmt<ir::ProducerStore>(tensor, substitute_axes(op.body, value), out_indices(value));
-      return guarded(builder.guard(ctx, value, ir::IterKind::data_par), store);
+  Stmt lower_all() {
+    std::vector<Stmt> nests;
+    std::vector<schedule::Stage> realized;
+    for (auto& st : sch_.stages()) {
+      if (st.node().attach != schedule::AttachKind::root) continue;
+      nests.push_back(stage_nest(st));
+      if (!is_arg(st)) realized.push_back(st);
+    }
+    Stmt body = ir::Seq::make(nests);
+    for (auto it = realized.rbegin(); it != realized.rend(); ++it) body = realize(*it, body);
+    for (auto& [iv, stages] : attached_)
+      for (auto& st : stages)
+        if (!placed_.count(&st.node()))
+          throw UserError("nnvm.schedule.compute_at_unused_loop",
+                          str_cat("stage ", st.name(), " is computed at loop ", st.node().attach_iv.name(),
+                                  ", which is no longer a loop of its consumer (split or fused afterwards)"),
+                          st.ctx());
+    return body;
+  }
+
+ private:
+  bool is_arg(const schedule::Stage& st) const {
+    return std::any_of(args_.begin(), args_.end(), [&](const te::Tensor& a) { return a.same_as(st.tensor()); });
+  }
+  Stmt realize(const schedule::Stage& st, Stmt body) const {
+    return ir::make_stmt<ir::ProducerRealize>(st.tensor().node_ptr(), bounds_.realize.at(&st.node()), st.node().scope,
+                                              std::move(body));
+  }
+
+  // Attached stages of loop `iv`, computed first in its body and stored around it.
+  Stmt attach(const IterVar& iv, Stmt inner) {
+    auto it = attached_.find(iv.get());
+    if (it == attached_.end()) return inner;
+    std::vector<Stmt> seq;
+    for (auto& st : it->second) {
+      placed_.insert(&st.node());
+      seq.push_back(stage_nest(st));
+    }
+    seq.push_back(inner);
+    Stmt body = ir::Seq::make(seq);
+    for (auto s = it->second.rbegin(); s != it->second.rend(); ++s) body = realize(*s, body);
+    return body;
+  }
+
+  // The loop nest of one stage. A reduction becomes, inside the loops that enclose its first
+  // reduction loop, an init nest over the remaining data-parallel loops followed by the update.
+  Stmt stage_nest(const schedule::Stage& st) {
+    using Ctx = StageNestBuilder::Ctx;
+    const schedule::StageNode& n = st.node();
+    const Expr& body = bodies_.at(&n);
+    StageNestBuilder builder(st, bounds_, [this](const IterVar& iv, Stmt inner, const Ctx&) { return attach(iv, std::move(inner)); });
+    auto substitute_axes = [&](const Expr& e, const Values& value) {
+      ir::VarMap m;
+      for (auto& iv : n.root_iter_vars) m[iv.var()] = value.at(iv.get());
+      return ir::substitute(e, m);
+    };
+    auto out_indices = [&](const Values& value) {
+      std::vector<Expr> idx;
+      for (auto& iv : n.axis) idx.push_back(value.at(iv.get()));
+      return idx;
+    };
+    const auto& tensor = st.tensor().node_ptr();
+    const auto& leaves = st.leaf_iter_vars();
+    const ir::Reduce* red = body.as<ir::Reduce>();
+    if (!red) {
+      return builder.build(leaves, builder.root_ctx(), [&](const Ctx& ctx) {
+        auto value = builder.values(ctx);
+        Stmt store = ir::make_stmt<ir::ProducerStore>(tensor, substitute_axes(body, value), out_indices(value));
+        return guarded(builder.guard(ctx, value, ir::IterKind::data_par), store);
+      });
+    }
+    auto is_reduce = [](const IterVar& iv) { return iv->kind == ir::IterKind::reduce; };
+    auto first = std::find_if(leaves.begin(), leaves.end(), is_reduce);
+    std::vector<IterVar> prefix(leaves.begin(), first), rest(first, leaves.end()), init_leaves;
+    std::copy_if(rest.begin(), rest.end(), std::back_inserter(init_leaves), [&](auto& iv) { return !is_reduce(iv); });
+    return builder.build(prefix, builder.root_ctx(), [&](const Ctx& outer) {
+      Ctx init_ctx = outer;
+      init_ctx.attachments = false;  // attached producers feed the update, not the init
+      Stmt init = builder.build(init_leaves, init_ctx, [&](const Ctx& ctx) {
+        auto value = builder.values(ctx);
+        Stmt s = ir::make_stmt<ir::ProducerStore>(tensor, substitute_axes(red->init, value), out_indices(value));
+        return guarded(builder.guard(ctx, value, ir::IterKind::data_par), s);
+      });
+      Stmt update = builder.build(rest, outer, [&](const Ctx& ctx) {
+        auto value = builder.values(ctx);
+        auto idx = out_indices(value);
+        Expr acc = ir::make_expr<ir::ProducerLoad>(red->dtype, tensor, idx);
+        Stmt s = ir::make_stmt<ir::ProducerStore>(tensor, combine(red->combiner, acc, substitute_axes(red->source, value)), idx);
+        Expr cond = conj(builder.guard(ctx, value, ir::IterKind::data_par), builder.guard(ctx, value, ir::IterKind::reduce));
+        if (red->condition.defined()) cond = conj(cond, substitute_axes(red->condition, value));
+        return guarded(cond, s);
+      });
+      return ir::Seq::make({init, update});
     });
   }
-  auto is_reduce = [](const IterVar& iv) { return iv->kind == ir::IterKind::reduce; };
-  auto first = std::find_if(leaves.begin(), leaves.end(), is_reduce);
-  std::vector<IterVar> prefix(leaves.begin(), first), rest(first, leaves.end()), init_leaves;
-  std::copy_if(rest.begin(), rest.end(), std::back_inserter(init_leaves), [&](auto& iv) { return !is_reduce(iv); });
-  return builder.build(prefix, builder.root_ctx(), [&](const Ctx& outer) {
-    Stmt init = builder.build(init_leaves, outer, [&](const Ctx& ctx) {
-      auto value = builder.values(ctx);
-      Stmt s = ir::make_stmt<ir::ProducerStore>(tensor, substitute_axes(red->init, value), out_indices(value));
-      return guarded(builder.guard(ctx, value, ir::IterKind::data_par), s);
-    });
-    Stmt update = builder.build(rest, outer, [&](const Ctx& ctx) {
-      auto value = builder.values(ctx);
-      auto idx = out_indices(value);
-      Expr acc = ir::make_expr<ir::ProducerLoad>(red->dtype, tensor, idx);
-      Stmt s = ir::make_stmt<ir::ProducerStore>(tensor, combine(red->combiner, acc, substitute_axes(red->source, value)), idx);
-      Expr cond = conj(builder.guard(ctx, value, ir::IterKind::data_par), builder.guard(ctx, value, ir::IterKind::reduce));
-      if (red->condition.defined()) cond = conj(cond, substitute_axes(red->condition, value));
-      return guarded(cond, s);
-    });
-    return ir::Seq::make({init, update});
-  });
-}
+
+  const schedule::Schedule& sch_;
+  const BodyMap& bodies_;
+  const Bounds& bounds_;
+  const std::vector<te::Tensor>& args_;
+  std::unordered_map<const ir::IterVarNode*, std::vector<schedule::Stage>> attached_;
+  std::unordered_set<const schedule::StageNode*> placed_;
+};
 
 }  // namespace detail
 
-// Requires: every tensor in `args` is a placeholder or a stage of `sch`.
-// Ensures: one nest per stage in producer order; intermediates (stages not in args) realized
-// around the whole sequence.
-inline Stmt schedule_ops(const schedule::Schedule& sch, const RangeMap& ranges,
+// Requires: every tensor in `args` is a placeholder or a root stage of `sch`.
+// Ensures: one nest per root stage in producer order, attached stages inside their consumers'
+// loops; intermediates (stages not in args) realized where they are computed.
+inline Stmt schedule_ops(const schedule::Schedule& sch, const BodyMap& bodies, const Bounds& bounds,
                          const std::vector<te::Tensor>& args) {
-  std::vector<Stmt> nests;
-  for (auto& st : sch.stages()) nests.push_back(detail::make_stage_nest(st, ranges));
-  Stmt body = ir::Seq::make(nests);
-  auto is_arg = [&](const te::Tensor& t) {
-    return std::any_of(args.begin(), args.end(), [&](const te::Tensor& a) { return a.same_as(t); });
-  };
-  const auto& stages = sch.stages();
-  for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
-    if (is_arg(it->tensor())) continue;
-    std::vector<ir::Range> bounds;
-    for (auto& e : it->tensor().shape()) bounds.push_back({Expr(int64_t(0)), e});
-    body = ir::make_stmt<ir::ProducerRealize>(it->tensor().node_ptr(), std::move(bounds), ir::MemoryScope::global, body);
-  }
-  return body;
+  return detail::NestLowering(sch, bodies, bounds, args).lower_all();
 }
 
 }  // namespace lower

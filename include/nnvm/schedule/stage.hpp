@@ -16,40 +16,79 @@ namespace schedule {
 
 using ir::ForKind;
 
-// Per-loop annotations set by vectorize/unroll/parallel (and bind, later).
+// Per-loop annotations set by vectorize/unroll/parallel/bind/pragma.
 struct IterVarAttr {
   ForKind kind = ForKind::serial;
   std::string thread_tag;
+  // pragma auto_unroll_max_step: loops nested in this one whose whole nest runs at most this
+  // many iterations are unrolled (0: no pragma).
+  int64_t auto_unroll_max_step = 0;
 };
 
+// Where a stage's loop nest goes: at the kernel's top level, inside a loop of a consumer
+// stage, or nowhere (its body is substituted into its consumers).
+enum class AttachKind : uint8_t { root, at, inlined };
+
+
 struct StageNode {
-  te::Tensor tensor;                   // the stage computes this tensor
-  std::vector<IterVar> root_iter_vars;  // op axes then reduce axes
+  te::Tensor tensor;                    // the stage computes this tensor
+  // What the stage computes, per element: starts as the op's body; cache_read, cache_write
+  // and rfactor rewrite it (the op itself is immutable and may be shared).
+  Expr body;
+  std::vector<IterVar> axis;            // data-parallel axes, one per output dimension
+  std::vector<IterVar> reduce_axes;     // the reduction axes of `body`
+  std::vector<IterVar> root_iter_vars;  // axis then reduce_axes
   std::vector<IterVar> all_iter_vars;   // every iter var ever made for this stage
   std::vector<IterVar> leaf_iter_vars;  // current loops, outermost first
   std::vector<Relation> relations;      // in the order the primitives were applied
   std::unordered_map<const ir::IterVarNode*, IterVarAttr> attrs;
+  AttachKind attach = AttachKind::root;
+  std::weak_ptr<StageNode> attach_stage;  // for AttachKind::at
+  IterVar attach_iv;                      // the consumer loop the nest goes into
+  ir::MemoryScope scope = ir::MemoryScope::global;
+  bool is_output = false;                 // an output of the schedule: never inlined or attached
 };
 
 class Stage {
  public:
   Stage() = default;
-  explicit Stage(const te::Tensor& t) : node_(std::make_shared<StageNode>()) {
-    node_->tensor = t;
+  explicit Stage(const te::Tensor& t) {
     if (t.op().kind != te::OpKind::compute)
       throw UserError("nnvm.schedule.not_compute", str_cat("tensor ", t.name(), " is a placeholder and has no stage"));
-    for (auto& iv : t.op().axis) node_->root_iter_vars.push_back(iv);
-    for (auto& iv : t.op().reduce_axes) node_->root_iter_vars.push_back(iv);
-    node_->all_iter_vars = node_->leaf_iter_vars = node_->root_iter_vars;
+    *this = Stage(t, t.op().body, t.op().axis, t.op().reduce_axes);
   }
+  // A stage computing `t` as `body` over the given axes (cache and rfactor stages).
+  Stage(const te::Tensor& t, Expr body, std::vector<IterVar> axis, std::vector<IterVar> reduce_axes)
+      : node_(std::make_shared<StageNode>()) {
+    node_->tensor = t;
+    reset(std::move(body), std::move(axis), std::move(reduce_axes));
+  }
+  explicit Stage(std::shared_ptr<StageNode> n) : node_(std::move(n)) {}
 
   const StageNode& node() const { return *node_; }
+  const std::shared_ptr<StageNode>& node_ptr() const { return node_; }
+  bool same_as(const Stage& o) const { return node_ == o.node_; }
+
+  // Replaces what the stage computes and forgets its loop schedule (cache_write, rfactor).
+  void reset(Expr body, std::vector<IterVar> axis, std::vector<IterVar> reduce_axes) {
+    node_->body = std::move(body);
+    node_->axis = std::move(axis);
+    node_->reduce_axes = std::move(reduce_axes);
+    node_->root_iter_vars = node_->axis;
+    node_->root_iter_vars.insert(node_->root_iter_vars.end(), node_->reduce_axes.begin(), node_->reduce_axes.end());
+    node_->all_iter_vars = node_->leaf_iter_vars = node_->root_iter_vars;
+    node_->relations.clear();
+    node_->attrs.clear();
+  }
+  // Overwrites the per-element body only (cache_read redirecting reads).
+  void set_body(Expr body) { node_->body = std::move(body); }
+  void mark_output() { node_->is_output = true; }
   const te::Tensor& tensor() const { return node_->tensor; }
   const std::string& name() const { return node_->tensor.name(); }
 
   // The d-th data-parallel axis of the tensor, or the one with the given name.
   IterVar axis(size_t d) const {
-    const auto& ax = tensor().op().axis;
+    const auto& ax = node_->axis;
     if (d >= ax.size())
       throw UserError("nnvm.schedule.axis_index",
                       str_cat("stage has ", ax.size(), " axes, asked for axis ", d), ctx());
@@ -61,7 +100,7 @@ class Stage {
     throw UserError("nnvm.schedule.axis_name", str_cat("no axis named '", name, "'"), ctx());
   }
   IterVar reduce_axis(size_t d) const {
-    const auto& ax = tensor().op().reduce_axes;
+    const auto& ax = node_->reduce_axes;
     if (d >= ax.size())
       throw UserError("nnvm.schedule.axis_index",
                       str_cat("stage has ", ax.size(), " reduction axes, asked for ", d), ctx());
@@ -148,6 +187,63 @@ class Stage {
                       "parallelize a data-parallel axis instead",
                       ctx(iv));
     set_kind(iv, ForKind::parallel, "parallel");
+  }
+
+  // Computes this stage inside loop `iv` of `parent`, only over the region that one iteration
+  // of that loop reads. Producer and consumer must be different stages.
+  void compute_at(const Stage& parent, const IterVar& iv) {
+    if (node_->is_output)
+      throw UserError("nnvm.schedule.compute_at_output", "an output of the schedule cannot be computed inside another stage", ctx());
+    if (parent.node_ == node_)
+      throw UserError("nnvm.schedule.compute_at_self", "a stage cannot be computed inside its own loops", ctx());
+    parent.leaf_position(iv, "compute_at");
+    node_->attach = AttachKind::at;
+    node_->attach_stage = parent.node_;
+    node_->attach_iv = iv;
+  }
+  // Substitutes this stage's body into its consumers: no loops, no storage.
+  void compute_inline() {
+    if (node_->is_output)
+      throw UserError("nnvm.schedule.inline_output", "an output of the schedule cannot be inlined", ctx());
+    if (!node_->reduce_axes.empty())
+      throw UserError("nnvm.schedule.inline_reduction",
+                      "a reduction cannot be inlined (its value needs a loop); compute it at a consumer's loop instead", ctx());
+    node_->attach = AttachKind::inlined;
+  }
+  // Computes the whole tensor at the kernel's top level (the default).
+  void compute_root() {
+    node_->attach = AttachKind::root;
+    node_->attach_stage.reset();
+    node_->attach_iv = IterVar();
+  }
+  // Where the stage's storage lives: global (workspace), shared (GPU block) or local (registers/stack).
+  void set_scope(ir::MemoryScope scope) {
+    if (node_->is_output && scope != ir::MemoryScope::global)
+      throw UserError("nnvm.schedule.output_scope", "an output of the schedule lives in global memory", ctx());
+    node_->scope = scope;
+  }
+  // Binds the loop to a GPU grid axis: blockIdx.{x,y,z}, threadIdx.{x,y,z} or vthread.
+  void bind(const IterVar& iv, const std::string& thread_tag) {
+    static const char* const tags[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z", "threadIdx.x",
+                                       "threadIdx.y", "threadIdx.z", "vthread"};
+    if (std::find(std::begin(tags), std::end(tags), thread_tag) == std::end(tags))
+      throw UserError("nnvm.schedule.bind_tag",
+                      str_cat("unknown thread axis '", thread_tag, "'; use blockIdx.x/y/z, threadIdx.x/y/z or vthread"), ctx(iv));
+    if (iv->kind == ir::IterKind::reduce)
+      throw UserError("nnvm.schedule.bind_reduction", "cannot bind a reduction axis to GPU threads", ctx(iv));
+    for (auto& [other, a] : node_->attrs)
+      if (a.kind == ForKind::thread_binding && a.thread_tag == thread_tag && other != iv.get())
+        throw UserError("nnvm.schedule.bind_twice", str_cat("another loop of this stage is already bound to ", thread_tag), ctx(iv));
+    set_kind(iv, ForKind::thread_binding, "bind");
+    node_->attrs[iv.get()].thread_tag = thread_tag;
+  }
+  // Pragma "auto_unroll_max_step": unroll every loop nested in `iv` whose nest (the loop and
+  // everything inside it) runs at most `max_step` iterations in all.
+  void pragma_auto_unroll(const IterVar& iv, int64_t max_step) {
+    leaf_position(iv, "pragma_auto_unroll");
+    if (max_step <= 0 || max_step > 4096)
+      throw UserError("nnvm.schedule.pragma_value", str_cat("auto_unroll_max_step must be in [1, 4096], got ", max_step), ctx(iv));
+    node_->attrs[iv.get()].auto_unroll_max_step = max_step;
   }
 
   const IterVarAttr* attr(const IterVar& iv) const {

@@ -16,6 +16,7 @@
 // them run serially.
 #pragma once
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "nnvm/target/c_like.hpp"

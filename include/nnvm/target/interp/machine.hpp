@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "nnvm/ir/function.hpp"
+#include "nnvm/ir/functor.hpp"
 #include "nnvm/ndarray.hpp"
 #include "nnvm/target/interp/value.hpp"
 

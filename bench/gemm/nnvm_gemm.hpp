@@ -1,0 +1,89 @@
+// The DSL matmul that bench_gemm measures: C[M, N] = A[M, K] * B[K, N], float32, row-major.
+//
+// Algorithm, as layout stages (computed at the root, inside the same kernel) plus one reduction:
+//   Bp(jb, k, jj) = B(k, jb*W + jj)         B in column panels W wide, zero padded to N', K'
+//   Ap(ib, k, ii) = A(ib*R + ii, k)         A in row panels R high, zero padded to M', K'
+//   Cp(i, j)      = sum over kb of  sum_{u<U} Ap(i/R, kb*U + u, i%R) * Bp(j/W, kb*U + u, j%W)
+//   C(i, j)       = Cp(i, j)                only when N is not a multiple of W (Cp is N' wide)
+// Packing makes every micro-tile read contiguous memory (rows of A at a 4 KiB stride would
+// share L1 sets at n = 1024) and padding makes the k and column splits exact.
+// Schedule of Cp: k blocks of k_block steps outermost (a K-block of Bp stays in L2), then the
+// parallel loop over row tiles, column tiles, the steps of the block, and the R x W micro-tile
+// (rows unrolled, columns vectorized). M need not be a multiple of R: that split is partitioned
+// into full tiles and a serial tail.
+//
+// Why U products are written out in the body instead of unrolling a reduction loop: the C
+// emitter stores the accumulator to C after every reduction step (there is no cache_write yet to
+// keep it in registers), so each update of C should carry several multiply-adds.
+#pragma once
+
+#include <nnvm/tensor.hpp>
+
+#include <string>
+
+namespace bench {
+
+struct GemmTiling {
+  int64_t rows = 6;       // R: rows of C per micro-tile (unrolled loop)
+  int64_t width = 32;     // W: columns per micro-tile and packed panel width (vector lanes)
+  int64_t unroll_k = 16;  // U: multiply-adds per update of C, written out in the body
+  int64_t k_block = 128;  // reduction steps per cache block (a multiple of U)
+};
+
+inline std::string describe(const GemmTiling& t) {
+  return nnvm::str_cat("rows=", t.rows, " width=", t.width, " unroll_k=", t.unroll_k, " k_block=", t.k_block);
+}
+
+// The kernel matmul(A, B, C) for these sizes and tiling.
+inline nnvm::ir::LoweredFunc gemm_kernel(int64_t m, int64_t n, int64_t k, const GemmTiling& t,
+                                         const std::string& name) {
+  using namespace nnvm;
+  const int64_t W = t.width, U = t.unroll_k;
+  const int64_t n_pad = (n + W - 1) / W * W, k_pad = (k + U - 1) / U * U;
+  auto A = placeholder<float>({ir::Expr(m), ir::Expr(k)}, "A");
+  auto B = placeholder<float>({ir::Expr(k), ir::Expr(n)}, "B");
+  auto Bp = compute(
+      {ir::Expr(n_pad / W), ir::Expr(k_pad), ir::Expr(W)},
+      [&](auto jb, auto kk, auto jj) { return select(jb * W + jj < n && kk < k, B(kk, jb * W + jj), 0.0f); }, "Bp",
+      {"jb", "k", "jj"});
+  const int64_t R = t.rows, m_tiles = (m + R - 1) / R;
+  auto Ap = compute(
+      {ir::Expr(m_tiles), ir::Expr(k_pad), ir::Expr(R)},
+      [&](auto ib, auto kk, auto ii) { return select(ib * R + ii < m && kk < k, A(ib * R + ii, kk), 0.0f); }, "Ap",
+      {"ib", "k", "ii"});
+  auto kb = reduce_axis(ir::Expr(k_pad / U), "kb");
+  auto Cp = compute(
+      {ir::Expr(m), ir::Expr(n_pad)},
+      [&](auto i, auto j) {
+        auto term = [&](int64_t u) { return Ap(i / R, kb * U + u, i % R) * Bp(j / W, kb * U + u, j % W); };
+        dsl::Expr<float> acc = term(0);
+        for (int64_t u = 1; u < U; ++u) acc = acc + term(u);
+        return sum(acc, kb);
+      },
+      n_pad == n ? "C" : "Cp", {"i", "j"});
+  auto C = n_pad == n ? Cp : compute({ir::Expr(m), ir::Expr(n)}, [&](auto i, auto j) { return Cp(i, j); }, "C", {"i", "j"});
+
+  auto sch = schedule::create_schedule(C);
+  auto s = sch[Cp];
+  auto [io, ii] = s.split(s.axis(0), t.rows);
+  auto [jo, ji] = s.split(s.axis(1), W);
+  auto [ko, ki] = s.split(s.reduce_axis(0), t.k_block / U);
+  s.reorder({ko, io, jo, ki, ii, ji});
+  s.unroll(ii);
+  s.vectorize(ji);
+  s.parallel(io);
+
+  auto p = sch[Bp];
+  p.parallel(p.axis(0));
+  p.vectorize(p.axis(2));
+  sch[Ap].parallel(sch[Ap].axis(0));
+  if (n_pad != n) {
+    auto c = sch[C];
+    auto [cjo, cji] = c.split(c.axis(1), 16);
+    c.vectorize(cji);
+    c.parallel(c.axis(0));
+  }
+  return lower::lower(sch, {A, B, C}, name);
+}
+
+}  // namespace bench

@@ -1,0 +1,84 @@
+// From an op definition to a runnable kernel: placeholders for the inputs, the op's compute, its
+// default schedule for the target, lowering; then, for CPU targets, the C JIT. This is the path
+// the graph executor takes for each (fused) op, and the quickest way to try a new op.
+#pragma once
+
+#include "nnvm/lower/pipeline.hpp"
+#include "nnvm/ops/op_def.hpp"
+#include "nnvm/target/c_jit.hpp"
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct BuildOptions {
+  std::string name;          // kernel name; empty: the op name with '.' as '_'
+  bool schedule = true;      // false: the plain loop nest, e.g. to measure what the schedule buys
+  lower::LowerOptions lower;  // on_pass shows the IR after each lowering pass
+};
+
+// One op lowered for concrete input types. The kernel's parameters are the inputs, in the op's
+// order, then the outputs.
+struct BuiltOp {
+  std::string op;                   // the op's name
+  std::vector<te::Tensor> inputs;   // placeholders named after the op's input_names
+  std::vector<te::Tensor> outputs;
+  schedule::Schedule schedule;
+  ir::LoweredFunc func;
+};
+
+// Throws the op's UserErrors ("nnvm.ops.input_count", "nnvm.ops.input_shape", "nnvm.ops.attr",
+// ...) and those of its schedule, each with "op <name>" as the outermost context.
+inline BuiltOp build(const OpDef& def, const std::vector<TensorType>& inputs, const Attrs& attrs = {},
+                     const Target& target = {}, const BuildOptions& options = {}) {
+  BuiltOp out;
+  out.op = def.name;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    out.inputs.push_back(te::placeholder(inputs[i].shape, inputs[i].dtype,
+                                         i < def.input_names.size() ? def.input_names[i] : str_cat("in", i)));
+  out.outputs = apply(def, out.inputs, attrs);
+  std::string name = options.name;
+  if (name.empty()) {
+    name = def.name;
+    std::replace(name.begin(), name.end(), '.', '_');
+  }
+  std::string how = "unscheduled";
+  try {
+    out.schedule = schedule::create_schedule(out.outputs);
+    if (options.schedule && def.default_schedule) {
+      def.default_schedule(out.schedule, out.outputs, target);
+      how = "default schedule for " + target.kind;
+    } else if (options.schedule) {
+      how = "no default schedule";
+    }
+    std::vector<te::Tensor> args = out.inputs;
+    args.insert(args.end(), out.outputs.begin(), out.outputs.end());
+    out.func = lower::lower(out.schedule, args, name, options.lower);
+  } catch (const UserError& e) {
+    detail::rethrow_with_context(e, "op " + def.name);
+  }
+  out.func.origin = str_cat("op ", def.name, ", ", how, ": ", out.func.origin);
+  return out;
+}
+
+namespace detail {
+inline target::CJitOptions jit_options(const Target& target) {
+  if (target.kind != "c")
+    throw UserError("nnvm.ops.target", str_cat("ops::jit compiles for target 'c', not '", target.kind, "'"));
+  target::CJitOptions o;
+  o.num_threads = target.num_threads;
+  return o;
+}
+}  // namespace detail
+
+// Compiles built ops with the host C compiler, all in one compiler call.
+inline std::vector<target::CKernel> jit(const std::vector<BuiltOp>& built, const Target& target = {}) {
+  std::vector<ir::LoweredFunc> fns;
+  for (auto& b : built) fns.push_back(b.func);
+  return target::jit_c(fns, detail::jit_options(target));
+}
+inline target::CKernel jit(const BuiltOp& built, const Target& target = {}) {
+  return target::jit_c(built.func, detail::jit_options(target));
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE

@@ -1,0 +1,175 @@
+// The definition of one operator: everything nnvm knows about it, in one value. Built-in ops
+// and a user's own ops are the same kind of thing; the registry (registry.hpp) only stores them.
+//
+// Shape and dtype rules are not a separate function: `compute` checks its inputs and decides
+// the output shapes and dtypes as it builds the output tensors, and `infer_types` runs it on
+// placeholders. Building the compute is cheap (no lowering), and one function cannot drift
+// from another that restates its rules.
+//
+// Attribute names: an op that answers to an importer name uses that format's attribute names
+// (Gemm's transA, Softmax's axis), so an importer passes a node's attributes through unchanged.
+#pragma once
+
+#include <functional>
+
+#include "nnvm/ir/simplify.hpp"
+#include "nnvm/ops/attrs.hpp"
+#include "nnvm/schedule/schedule.hpp"
+#include "nnvm/target/target.hpp"
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+using target::Target;
+
+// How an op's outputs read its inputs; the graph layer decides what to fuse from it.
+enum class OpPattern : uint8_t {
+  elementwise,  // output[i] depends on input[i] only, same shape
+  broadcast,    // elementwise after broadcasting inputs to a common shape
+  injective,    // each output element reads a few input elements (transpose, reshape, slice)
+  reduction,    // output elements combine many input elements along axes (sum, softmax)
+  out_fusable,  // heavy compute whose output an elementwise op can follow in one loop (dense, conv)
+  opaque,       // do not fuse
+};
+inline const char* pattern_name(OpPattern p) {
+  static const char* const names[] = {"elementwise", "broadcast", "injective", "reduction", "out_fusable", "opaque"};
+  return names[static_cast<int>(p)];
+}
+
+// The type of one tensor value: element type and extents (constants, or symbolic sizes such as
+// a batch `Var`).
+struct TensorType {
+  DataType dtype;
+  std::vector<ir::Expr> shape;
+
+  TensorType() = default;
+  TensorType(DataType t, std::vector<ir::Expr> s) : dtype(t), shape(std::move(s)) {}
+  TensorType(DataType t, const std::vector<int64_t>& s) : dtype(t) {
+    for (int64_t e : s) shape.emplace_back(e);
+  }
+  TensorType(DataType t, std::initializer_list<int64_t> s) : TensorType(t, std::vector<int64_t>(s)) {}
+  static TensorType of(const te::Tensor& t) { return {t.dtype(), t.shape()}; }
+};
+
+using ComputeFn = std::function<std::vector<te::Tensor>(const std::vector<te::Tensor>& inputs, const Attrs& attrs)>;
+// Schedules the stages that produce `outputs` (as made by the op's compute) for `target`.
+using ScheduleFn = std::function<void(schedule::Schedule& sch, const std::vector<te::Tensor>& outputs,
+                                      const Target& target)>;
+
+// An aggregate, so a definition reads as designated initializers:
+//   OpDef{.name = "hard_swish", .importer_names = {"onnx:HardSwish"}, .input_names = {"X"},
+//         .pattern = OpPattern::elementwise, .compute = ..., .default_schedule = ...}
+struct OpDef {
+  // Lowercase identifier, dots allowed for families ("dense", "image.resize"). Unique in a registry.
+  std::string name;
+  // "format:OpType" names importers look the op up by ("onnx:Gemm"); each unique in a registry.
+  std::vector<std::string> importer_names;
+  // One name per input, in order; they name the kernel's parameters and appear in errors.
+  std::vector<std::string> input_names;
+  // How many trailing inputs may be left out (Gemm's C). The compute sees only the given ones.
+  size_t optional_inputs = 0;
+  OpPattern pattern = OpPattern::opaque;
+  // Required. Checks ranks, extents, dtypes and attributes (UserError ids nnvm.ops.input_shape,
+  // nnvm.ops.input_dtype, nnvm.ops.attr) and returns the output tensors (at least one).
+  ComputeFn compute;
+  // Optional: without it the op lowers to its plain loop nest.
+  ScheduleFn default_schedule;
+  // One line for listings and generated docs.
+  std::string doc;
+};
+
+namespace detail {
+inline bool valid_op_name(const std::string& s) {
+  if (s.empty() || s.front() == '.' || s.back() == '.' || !(s.front() >= 'a' && s.front() <= 'z')) return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.')) return false;
+  return true;
+}
+inline bool valid_importer_name(const std::string& s) {
+  size_t colon = s.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size() || s.find(':', colon + 1) != std::string::npos)
+    return false;
+  for (char c : s)
+    if (c == ' ' || c == '\t' || c == '\n') return false;
+  return true;
+}
+
+// Prepends `outer` to a UserError's context chain (outermost first: op › attribute).
+[[noreturn]] inline void rethrow_with_context(const UserError& e, const std::string& outer) {
+  std::vector<std::string> ctx{outer};
+  ctx.insert(ctx.end(), e.context().begin(), e.context().end());
+  throw UserError(e.id(), e.message(), std::move(ctx));
+}
+}  // namespace detail
+
+// Throws UserError "nnvm.ops.invalid" naming what is wrong with `def`.
+inline void validate(const OpDef& def) {
+  auto bad = [&](const std::string& why) {
+    throw UserError("nnvm.ops.invalid", why, {"op " + (def.name.empty() ? std::string("<unnamed>") : def.name)});
+  };
+  if (!detail::valid_op_name(def.name))
+    bad(str_cat("op name '", def.name, "' must be a lowercase identifier (a-z, 0-9, '_', inner '.')"));
+  if (!def.compute) bad("the op has no compute function");
+  if (def.optional_inputs > def.input_names.size())
+    bad(str_cat(def.optional_inputs, " optional inputs but only ", def.input_names.size(), " input names"));
+  for (size_t i = 0; i < def.input_names.size(); ++i) {
+    if (def.input_names[i].empty()) bad(str_cat("input ", i, " has an empty name"));
+    for (size_t j = 0; j < i; ++j)
+      if (def.input_names[i] == def.input_names[j]) bad(str_cat("input name '", def.input_names[i], "' appears twice"));
+  }
+  for (size_t i = 0; i < def.importer_names.size(); ++i) {
+    if (!detail::valid_importer_name(def.importer_names[i]))
+      bad(str_cat("importer name '", def.importer_names[i], "' must read format:OpType, e.g. onnx:Relu"));
+    for (size_t j = 0; j < i; ++j)
+      if (def.importer_names[i] == def.importer_names[j])
+        bad(str_cat("importer name '", def.importer_names[i], "' appears twice"));
+  }
+}
+
+// Runs the op's compute on `inputs` (placeholders, or tensors of an enclosing computation, as a
+// TOPI function would be called). Checks the input count (UserError "nnvm.ops.input_count") and
+// that the compute returned outputs; UserErrors from the compute get "op <name>" as the outermost
+// context.
+inline std::vector<te::Tensor> apply(const OpDef& def, const std::vector<te::Tensor>& inputs, const Attrs& attrs = {}) {
+  std::string where = "op " + def.name;
+  if (!def.compute) throw UserError("nnvm.ops.invalid", "the op has no compute function", {where});
+  size_t most = def.input_names.size(), least = most - std::min(def.optional_inputs, most);
+  if (inputs.size() < least || inputs.size() > most)
+    throw UserError("nnvm.ops.input_count",
+                    str_cat("takes ", least == most ? str_cat(most) : str_cat(least, " to ", most), " input",
+                            most == 1 ? "" : "s", ", got ", inputs.size()),
+                    {where});
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!inputs[i].defined())
+      throw UserError("nnvm.ops.input_count", str_cat("input ", i, " (", def.input_names[i], ") is undefined"), {where});
+  std::vector<te::Tensor> outs;
+  try {
+    outs = def.compute(inputs, attrs);
+  } catch (const UserError& e) {
+    detail::rethrow_with_context(e, where);
+  }
+  if (outs.empty()) throw UserError("nnvm.ops.invalid", "the compute function returned no outputs", {where});
+  for (auto& o : outs)
+    if (!o.defined()) throw UserError("nnvm.ops.invalid", "the compute function returned an undefined tensor", {where});
+  return outs;
+}
+
+// The output types for inputs of the given types: the op's shape and dtype rule. Output extents
+// are expressions of the input extents (simplified), so symbolic sizes flow through.
+inline std::vector<TensorType> infer_types(const OpDef& def, const std::vector<TensorType>& inputs,
+                                           const Attrs& attrs = {}) {
+  std::vector<te::Tensor> ph;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    ph.push_back(te::placeholder(inputs[i].shape, inputs[i].dtype,
+                                 i < def.input_names.size() ? def.input_names[i] : str_cat("in", i)));
+  std::vector<TensorType> out;
+  for (auto& t : apply(def, ph, attrs)) {
+    TensorType tt = TensorType::of(t);
+    for (auto& e : tt.shape) e = ir::simplify(e);
+    out.push_back(std::move(tt));
+  }
+  return out;
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE

@@ -1,0 +1,5 @@
+// The operator library: op definitions, the registry with the built-in ops, and build/jit.
+#pragma once
+
+#include "nnvm/ops/registry.hpp"
+#include "nnvm/ops/build.hpp"

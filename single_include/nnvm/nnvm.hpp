@@ -1,0 +1,10064 @@
+// nnvm 0.1.0, single header generated from include/nnvm/tensor.hpp and the
+// headers it includes. Do not edit. Regenerate with: cmake -P cmake/amalgamate.cmake
+// (or build the target `amalgamate`).
+#pragma once
+
+// begin nnvm/tensor.hpp
+// The umbrella header: everything a kernel author needs.
+
+// begin nnvm/config.hpp
+// Namespace and version macros shared by every nnvm header.
+
+#define NNVM_VERSION_MAJOR 0
+#define NNVM_VERSION_MINOR 1
+#define NNVM_VERSION_PATCH 0
+
+// Public code lives in an inline versioned namespace so that nnvm links beside MXNet's
+// historical `nnvm::` symbols and beside other nnvm versions without ODR clashes.
+#define NNVM_BEGIN_NAMESPACE \
+  namespace nnvm {           \
+  inline namespace v0_1 {
+#define NNVM_END_NAMESPACE \
+  }                        \
+  }
+// end nnvm/config.hpp
+// begin nnvm/error.hpp
+// Error types. Every message starts with a stable id such as `[nnvm.schedule.split_factor]`
+// and ends with the context chain (stage › axis, graph › node › attribute).
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+NNVM_BEGIN_NAMESPACE
+
+class Error : public std::runtime_error {
+ public:
+  Error(std::string id, std::string message, std::vector<std::string> context = {})
+      : std::runtime_error(format(id, message, context)),
+        id_(std::move(id)),
+        message_(std::move(message)),
+        context_(std::move(context)) {}
+
+  // The stable id without brackets, e.g. "nnvm.schedule.split_factor".
+  const std::string& id() const noexcept { return id_; }
+  const std::string& message() const noexcept { return message_; }
+  const std::vector<std::string>& context() const noexcept { return context_; }
+
+ private:
+  static std::string format(const std::string& id, const std::string& message,
+                            const std::vector<std::string>& context) {
+    std::string out = "[" + id + "] " + message;
+    if (!context.empty()) {
+      out += " (";
+      for (size_t i = 0; i < context.size(); ++i) out += (i ? " \u203a " : "") + context[i];
+      out += ")";
+    }
+    return out;
+  }
+
+  std::string id_, message_;
+  std::vector<std::string> context_;
+};
+
+// A mistake in what the user wrote: a bad schedule, a wrong buffer, an unbound size.
+class UserError : public Error {
+  using Error::Error;
+};
+// A model file or graph that cannot be imported.
+class ImportError : public Error {
+  using Error::Error;
+};
+// A back end (system C compiler, LLVM, driver) failed.
+class BackendError : public Error {
+  using Error::Error;
+};
+// A bug in nnvm itself: an invariant that should have held did not.
+class InternalError : public Error {
+  using Error::Error;
+};
+
+namespace detail {
+inline void append_all(std::ostringstream&) {}
+template <class T, class... Rest>
+void append_all(std::ostringstream& os, const T& first, const Rest&... rest) {
+  os << first;
+  append_all(os, rest...);
+}
+}  // namespace detail
+
+// Concatenates streamable parts into one string; keeps error sites short.
+template <class... Parts>
+std::string str_cat(const Parts&... parts) {
+  std::ostringstream os;
+  detail::append_all(os, parts...);
+  return os.str();
+}
+
+#define NNVM_INTERNAL_CHECK(cond, ...)                                                 \
+  do {                                                                                 \
+    if (!(cond))                                                                       \
+      throw ::nnvm::InternalError("nnvm.internal",                                     \
+                                  ::nnvm::str_cat(__FILE__, ":", __LINE__, ": check '" \
+                                                  #cond "' failed: ", __VA_ARGS__));   \
+  } while (0)
+
+NNVM_END_NAMESPACE
+// end nnvm/error.hpp
+// begin nnvm/ir/dtype.hpp
+// Scalar and vector data types of IR values, and the C++ storage types that map onto them.
+
+#include <cstdint>
+#include <cstring>
+#include <ostream>
+#include <string>
+#include <type_traits>
+
+
+NNVM_BEGIN_NAMESPACE
+
+// IEEE half precision, used only as a storage type: cast to float32 before arithmetic.
+struct float16 {
+  uint16_t bits = 0;
+  float16() = default;
+  explicit float16(float f) : bits(from_float(f)) {}
+  explicit operator float() const { return to_float(bits); }
+
+  static float to_float(uint16_t h) {
+    uint32_t sign = uint32_t(h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ffu, out;
+    if (exp == 0x1f) {
+      out = sign | 0x7f800000u | (man << 13);
+    } else if (exp != 0) {
+      out = sign | ((exp + 112) << 23) | (man << 13);
+    } else if (man == 0) {
+      out = sign;
+    } else {  // subnormal: renormalize
+      int e = -1;
+      do { ++e; man <<= 1; } while (!(man & 0x400u));
+      out = sign | uint32_t(112 - e) << 23 | ((man & 0x3ffu) << 13);
+    }
+    float f;
+    std::memcpy(&f, &out, 4);
+    return f;
+  }
+  // Round to nearest even, with overflow to infinity and NaN preserved.
+  static uint16_t from_float(float f) {
+    uint32_t x;
+    std::memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000u;
+    uint32_t absx = x & 0x7fffffffu;
+    if (absx >= 0x7f800000u) return uint16_t(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0u));
+    if (absx >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // rounds past 65504
+    if (absx < 0x38800000u) {  // result is subnormal or zero
+      if (absx < 0x33000000u) return uint16_t(sign);
+      uint32_t man = (absx & 0x7fffffu) | 0x800000u;
+      int shift = 113 - int(absx >> 23) + 13;
+      uint32_t half = man >> shift, rem = man & ((1u << shift) - 1), mid = 1u << (shift - 1);
+      if (rem > mid || (rem == mid && (half & 1u))) ++half;
+      return uint16_t(sign | half);
+    }
+    uint32_t half = ((absx >> 13) - (112u << 10));
+    uint32_t rem = absx & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;
+    return uint16_t(sign | half);
+  }
+};
+
+// bfloat16 (the upper half of a float32), also a storage type only.
+struct bfloat16 {
+  uint16_t bits = 0;
+  bfloat16() = default;
+  explicit bfloat16(float f) : bits(from_float(f)) {}
+  explicit operator float() const { return to_float(bits); }
+  static float to_float(uint16_t b) {
+    uint32_t x = uint32_t(b) << 16;
+    float f;
+    std::memcpy(&f, &x, 4);
+    return f;
+  }
+  static uint16_t from_float(float f) {
+    uint32_t x;
+    std::memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return uint16_t((x >> 16) | 0x40u);  // quiet NaN
+    x += 0x7fffu + ((x >> 16) & 1u);
+    return uint16_t(x >> 16);
+  }
+};
+
+// A data type: a code, a bit width and a lane count (lanes > 1 for vector values).
+struct DataType {
+  enum class Code : uint8_t { Int, UInt, Float, BFloat, Bool, Handle };
+  Code code = Code::Int;
+  uint8_t bits = 32;
+  uint16_t lanes = 1;
+
+  constexpr DataType() = default;
+  constexpr DataType(Code c, int b, int l = 1) : code(c), bits(uint8_t(b)), lanes(uint16_t(l)) {}
+
+  static constexpr DataType int_(int bits, int lanes = 1) { return {Code::Int, bits, lanes}; }
+  static constexpr DataType uint(int bits, int lanes = 1) { return {Code::UInt, bits, lanes}; }
+  static constexpr DataType float_(int bits, int lanes = 1) { return {Code::Float, bits, lanes}; }
+  static constexpr DataType bool_(int lanes = 1) { return {Code::Bool, 8, lanes}; }
+  static constexpr DataType handle() { return {Code::Handle, 64, 1}; }
+
+  constexpr bool is_int() const { return code == Code::Int; }
+  constexpr bool is_uint() const { return code == Code::UInt; }
+  constexpr bool is_integer() const { return code == Code::Int || code == Code::UInt; }
+  constexpr bool is_float() const { return code == Code::Float || code == Code::BFloat; }
+  constexpr bool is_bool() const { return code == Code::Bool; }
+  constexpr bool is_handle() const { return code == Code::Handle; }
+  constexpr bool is_scalar() const { return lanes == 1; }
+  constexpr bool is_vector() const { return lanes > 1; }
+  // float16 and bfloat16 are storage types: loads, stores and casts only, no arithmetic.
+  constexpr bool is_storage_only() const {
+    return (code == Code::Float && bits == 16) || code == Code::BFloat;
+  }
+  constexpr int bytes() const { return (bits + 7) / 8; }
+  constexpr DataType element_of() const { return {code, bits, 1}; }
+  constexpr DataType with_lanes(int l) const { return {code, bits, l}; }
+
+  friend constexpr bool operator==(DataType a, DataType b) {
+    return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
+  }
+  friend constexpr bool operator!=(DataType a, DataType b) { return !(a == b); }
+
+  std::string str() const {
+    std::string s;
+    switch (code) {
+      case Code::Int: s = "int" + std::to_string(bits); break;
+      case Code::UInt: s = "uint" + std::to_string(bits); break;
+      case Code::Float: s = "float" + std::to_string(bits); break;
+      case Code::BFloat: s = "bfloat" + std::to_string(bits); break;
+      case Code::Bool: s = "bool"; break;
+      case Code::Handle: s = "handle"; break;
+    }
+    if (lanes > 1) s += "x" + std::to_string(lanes);
+    return s;
+  }
+  friend std::ostream& operator<<(std::ostream& os, DataType t) { return os << t.str(); }
+};
+
+namespace dtype {
+inline constexpr DataType boolean = DataType::bool_();
+inline constexpr DataType int8 = DataType::int_(8), int16 = DataType::int_(16),
+                          int32 = DataType::int_(32), int64 = DataType::int_(64);
+inline constexpr DataType uint8 = DataType::uint(8), uint16 = DataType::uint(16),
+                          uint32 = DataType::uint(32), uint64 = DataType::uint(64);
+inline constexpr DataType float16 = DataType::float_(16), float32 = DataType::float_(32),
+                          float64 = DataType::float_(64);
+inline constexpr DataType bfloat16 = DataType(DataType::Code::BFloat, 16);
+// Index arithmetic (loop variables, shapes, flattened offsets) is int64 throughout.
+inline constexpr DataType index = int64;
+}  // namespace dtype
+
+// The C++ type <-> DataType mapping used by the typed DSL and by typed buffers.
+template <class T>
+struct dtype_of;
+#define NNVM_DTYPE_OF(T, V) \
+  template <>               \
+  struct dtype_of<T> {      \
+    static constexpr DataType value = V; \
+  };
+NNVM_DTYPE_OF(bool, dtype::boolean)
+NNVM_DTYPE_OF(int8_t, dtype::int8)
+NNVM_DTYPE_OF(int16_t, dtype::int16)
+NNVM_DTYPE_OF(int32_t, dtype::int32)
+NNVM_DTYPE_OF(int64_t, dtype::int64)
+NNVM_DTYPE_OF(uint8_t, dtype::uint8)
+NNVM_DTYPE_OF(uint16_t, dtype::uint16)
+NNVM_DTYPE_OF(uint32_t, dtype::uint32)
+NNVM_DTYPE_OF(uint64_t, dtype::uint64)
+NNVM_DTYPE_OF(float16, dtype::float16)
+NNVM_DTYPE_OF(bfloat16, dtype::bfloat16)
+NNVM_DTYPE_OF(float, dtype::float32)
+NNVM_DTYPE_OF(double, dtype::float64)
+#undef NNVM_DTYPE_OF
+
+template <class T>
+inline constexpr DataType dtype_v = dtype_of<T>::value;
+
+template <class T, class = void>
+struct has_dtype : std::false_type {};
+template <class T>
+struct has_dtype<T, std::void_t<decltype(dtype_of<T>::value)>> : std::true_type {};
+
+NNVM_END_NAMESPACE
+// end nnvm/ir/dtype.hpp
+// begin nnvm/ir/expr.hpp
+// Expression nodes of the loop-nest IR. Nodes are immutable plain structs behind a refcounted
+// handle (`Expr`); each node type has a static `make()` that checks its operands.
+// Variables are nodes identified by identity: two `Var`s named "i" are different variables.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace te {
+struct TensorNode;
+}
+namespace ir {
+
+enum class ExprKind : uint8_t {
+  IntImm, UIntImm, FloatImm, Var,
+  Add, Sub, Mul, Div, Mod, Min, Max,
+  EQ, NE, LT, LE, GT, GE, And, Or, Not,
+  Select, Cast, Call, Load, Ramp, Broadcast, Let,
+  Reduce, ProducerLoad,
+};
+
+struct ExprNode {
+  const ExprKind kind;
+  const DataType dtype;
+  ExprNode(ExprKind k, DataType t) : kind(k), dtype(t) {}
+  virtual ~ExprNode() = default;
+};
+
+// Refcounted handle to an immutable expression node. A default-constructed Expr is undefined.
+class Expr {
+ public:
+  Expr() = default;
+  explicit Expr(std::shared_ptr<const ExprNode> n) : node_(std::move(n)) {}
+  // Literal conversions (int64 index constants and float32 constants) keep call sites short.
+  Expr(int v);
+  Expr(int64_t v);
+  Expr(float v);
+  Expr(double v);
+
+  bool defined() const { return node_ != nullptr; }
+  DataType dtype() const { return node_->dtype; }
+  ExprKind kind() const { return node_->kind; }
+  const ExprNode* get() const { return node_.get(); }
+  const ExprNode* operator->() const { return node_.get(); }
+  template <class T>
+  const T* as() const {
+    return node_ && node_->kind == T::kKind ? static_cast<const T*>(node_.get()) : nullptr;
+  }
+  bool same_as(const Expr& o) const { return node_ == o.node_; }
+  const std::shared_ptr<const ExprNode>& node_ptr() const { return node_; }
+
+ private:
+  std::shared_ptr<const ExprNode> node_;
+};
+
+template <class Derived, ExprKind K>
+struct ExprNodeBase : ExprNode {
+  static constexpr ExprKind kKind = K;
+  explicit ExprNodeBase(DataType t) : ExprNode(K, t) {}
+};
+
+template <class N, class... Args>
+Expr make_expr(Args&&... args) {
+  return Expr(std::make_shared<const N>(std::forward<Args>(args)...));
+}
+
+// ---- constants ---------------------------------------------------------------------------
+
+struct IntImm : ExprNodeBase<IntImm, ExprKind::IntImm> {
+  int64_t value;
+  IntImm(DataType t, int64_t v) : ExprNodeBase(t), value(v) {}
+  static Expr make(DataType t, int64_t v);
+};
+struct UIntImm : ExprNodeBase<UIntImm, ExprKind::UIntImm> {
+  uint64_t value;
+  UIntImm(DataType t, uint64_t v) : ExprNodeBase(t), value(v) {}
+  static Expr make(DataType t, uint64_t v);
+};
+struct FloatImm : ExprNodeBase<FloatImm, ExprKind::FloatImm> {
+  double value;
+  FloatImm(DataType t, double v) : ExprNodeBase(t), value(v) {}
+  static Expr make(DataType t, double v);
+};
+
+// ---- variables ---------------------------------------------------------------------------
+
+struct VarNode : ExprNodeBase<VarNode, ExprKind::Var> {
+  std::string name;  // a printing hint only
+  VarNode(DataType t, std::string n) : ExprNodeBase(t), name(std::move(n)) {}
+};
+
+class Var : public Expr {
+ public:
+  Var() = default;
+  explicit Var(std::string name, DataType t = dtype::index)
+      : Expr(std::make_shared<const VarNode>(t, std::move(name))) {}
+  explicit Var(std::shared_ptr<const VarNode> n) : Expr(std::move(n)) {}
+  const VarNode* get() const { return static_cast<const VarNode*>(Expr::get()); }
+  const VarNode* operator->() const { return get(); }
+  const std::string& name() const { return get()->name; }
+  // Only valid when `e` holds a VarNode.
+  static Var from(const Expr& e) {
+    return Var(std::static_pointer_cast<const VarNode>(e.node_ptr()));
+  }
+};
+
+struct VarHash {
+  size_t operator()(const Var& v) const { return std::hash<const void*>()(v.get()); }
+};
+struct VarEq {
+  bool operator()(const Var& a, const Var& b) const { return a.get() == b.get(); }
+};
+
+// ---- arithmetic, comparison, logic -------------------------------------------------------
+
+// Div and Mod on integers truncate toward zero, as in C; index expressions that lowering
+// produces are non-negative, where truncation and flooring agree.
+#define NNVM_BINARY_NODE(Name)                                            \
+  struct Name : ExprNodeBase<Name, ExprKind::Name> {                      \
+    Expr a, b;                                                            \
+    Name(DataType t, Expr a_, Expr b_)                                    \
+        : ExprNodeBase(t), a(std::move(a_)), b(std::move(b_)) {}          \
+    static Expr make(Expr a, Expr b);                                     \
+  };
+NNVM_BINARY_NODE(Add)
+NNVM_BINARY_NODE(Sub)
+NNVM_BINARY_NODE(Mul)
+NNVM_BINARY_NODE(Div)
+NNVM_BINARY_NODE(Mod)
+NNVM_BINARY_NODE(Min)
+NNVM_BINARY_NODE(Max)
+NNVM_BINARY_NODE(EQ)
+NNVM_BINARY_NODE(NE)
+NNVM_BINARY_NODE(LT)
+NNVM_BINARY_NODE(LE)
+NNVM_BINARY_NODE(GT)
+NNVM_BINARY_NODE(GE)
+NNVM_BINARY_NODE(And)
+NNVM_BINARY_NODE(Or)
+#undef NNVM_BINARY_NODE
+
+struct Not : ExprNodeBase<Not, ExprKind::Not> {
+  Expr a;
+  Not(DataType t, Expr a_) : ExprNodeBase(t), a(std::move(a_)) {}
+  static Expr make(Expr a);
+};
+
+struct Select : ExprNodeBase<Select, ExprKind::Select> {
+  Expr condition, true_value, false_value;
+  Select(DataType t, Expr c, Expr tv, Expr fv)
+      : ExprNodeBase(t), condition(std::move(c)), true_value(std::move(tv)), false_value(std::move(fv)) {}
+  static Expr make(Expr c, Expr t, Expr f);
+};
+
+struct Cast : ExprNodeBase<Cast, ExprKind::Cast> {
+  Expr value;
+  Cast(DataType t, Expr v) : ExprNodeBase(t), value(std::move(v)) {}
+  static Expr make(DataType t, Expr v);
+};
+
+// Pure math functions. Every emitter and the interpreter know each of them.
+enum class CallOp : uint8_t {
+  exp, exp2, log, log2, log1p, expm1, sqrt, rsqrt, tanh, erf, sigmoid, pow, abs, floor, ceil,
+  round, trunc, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, asinh, acosh, atanh, fmod,
+  isnan, isinf, copysign,
+};
+inline const char* call_op_name(CallOp op) {
+  static const char* const names[] = {
+      "exp", "exp2", "log", "log2", "log1p", "expm1", "sqrt", "rsqrt", "tanh", "erf", "sigmoid",
+      "pow", "abs", "floor", "ceil", "round", "trunc", "sin", "cos", "tan", "asin", "acos",
+      "atan", "atan2", "sinh", "cosh", "asinh", "acosh", "atanh", "fmod", "isnan", "isinf",
+      "copysign"};
+  return names[static_cast<int>(op)];
+}
+inline int call_op_arity(CallOp op) {
+  switch (op) {
+    case CallOp::pow: case CallOp::atan2: case CallOp::fmod: case CallOp::copysign: return 2;
+    default: return 1;
+  }
+}
+
+struct Call : ExprNodeBase<Call, ExprKind::Call> {
+  CallOp op;
+  std::vector<Expr> args;
+  Call(DataType t, CallOp o, std::vector<Expr> a) : ExprNodeBase(t), op(o), args(std::move(a)) {}
+  static Expr make(CallOp op, std::vector<Expr> args);
+};
+
+// ---- memory ------------------------------------------------------------------------------
+
+enum class MemoryScope : uint8_t { global, shared, local };
+inline const char* scope_name(MemoryScope s) {
+  return s == MemoryScope::global ? "global" : s == MemoryScope::shared ? "shared" : "local";
+}
+
+// A flat, typed memory region: a kernel argument or an allocation. Identity matters, as for Var.
+struct BufferNode {
+  std::string name;
+  DataType dtype;           // element type (scalar)
+  std::vector<Expr> shape;  // logical shape, row-major and compact; may be symbolic
+  MemoryScope scope = MemoryScope::global;
+};
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(std::string name, DataType dtype, std::vector<Expr> shape,
+         MemoryScope scope = MemoryScope::global)
+      : node_(std::make_shared<const BufferNode>(
+            BufferNode{std::move(name), dtype, std::move(shape), scope})) {}
+  bool defined() const { return node_ != nullptr; }
+  const BufferNode* get() const { return node_.get(); }
+  const BufferNode* operator->() const { return node_.get(); }
+  bool same_as(const Buffer& o) const { return node_ == o.node_; }
+
+ private:
+  std::shared_ptr<const BufferNode> node_;
+};
+
+// Reads element(s) `index` of `buffer`. A vector index (a Ramp) yields a vector value.
+struct Load : ExprNodeBase<Load, ExprKind::Load> {
+  Buffer buffer;
+  Expr index;
+  Load(DataType t, Buffer b, Expr i) : ExprNodeBase(t), buffer(std::move(b)), index(std::move(i)) {}
+  static Expr make(Buffer b, Expr index);
+};
+
+// ---- vectors -----------------------------------------------------------------------------
+
+// The vector base, base + stride, ..., base + (lanes-1)*stride.
+struct Ramp : ExprNodeBase<Ramp, ExprKind::Ramp> {
+  Expr base, stride;
+  int lanes;
+  Ramp(DataType t, Expr b, Expr s, int l)
+      : ExprNodeBase(t), base(std::move(b)), stride(std::move(s)), lanes(l) {}
+  static Expr make(Expr base, Expr stride, int lanes);
+};
+struct Broadcast : ExprNodeBase<Broadcast, ExprKind::Broadcast> {
+  Expr value;
+  int lanes;
+  Broadcast(DataType t, Expr v, int l) : ExprNodeBase(t), value(std::move(v)), lanes(l) {}
+  static Expr make(Expr value, int lanes);
+};
+
+struct Let : ExprNodeBase<Let, ExprKind::Let> {
+  Var var;
+  Expr value, body;
+  Let(DataType t, Var v, Expr val, Expr b)
+      : ExprNodeBase(t), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
+  static Expr make(Var var, Expr value, Expr body);
+};
+
+// ---- tensor-level nodes (present before storage flattening only) ---------------------------
+
+struct Range {
+  Expr min, extent;
+};
+
+enum class IterKind : uint8_t { data_par, reduce };
+
+// An iteration variable over a range: a compute axis, a reduction axis, or a loop that a
+// schedule made (split, fuse). Identity is the variable's.
+struct IterVarNode {
+  Var var;
+  Range dom;
+  IterKind kind = IterKind::data_par;
+};
+class IterVar {
+ public:
+  IterVar() = default;
+  IterVar(Var v, Range dom, IterKind kind)
+      : node_(std::make_shared<const IterVarNode>(IterVarNode{std::move(v), std::move(dom), kind})) {}
+  const IterVarNode* get() const { return node_.get(); }
+  const IterVarNode* operator->() const { return node_.get(); }
+  bool defined() const { return node_ != nullptr; }
+  bool same_as(const IterVar& o) const { return node_ == o.node_; }
+  const Var& var() const { return node_->var; }
+  const std::string& name() const { return node_->var.name(); }
+
+ private:
+  std::shared_ptr<const IterVarNode> node_;
+};
+
+enum class Combiner : uint8_t { sum, prod, min, max };
+inline const char* combiner_name(Combiner c) {
+  static const char* const names[] = {"sum", "prod", "min", "max"};
+  return names[static_cast<int>(c)];
+}
+
+// A commutative reduction of `source` over `axes`, starting from `init`. Only allowed as the
+// top of a compute body.
+struct Reduce : ExprNodeBase<Reduce, ExprKind::Reduce> {
+  Combiner combiner;
+  Expr source;
+  std::vector<IterVar> axes;
+  Expr init;       // the combiner's identity unless the user gave one
+  Expr condition;  // only points where this holds contribute (true when undefined)
+  Reduce(DataType t, Combiner c, Expr s, std::vector<IterVar> ax, Expr i, Expr cond)
+      : ExprNodeBase(t), combiner(c), source(std::move(s)), axes(std::move(ax)),
+        init(std::move(i)), condition(std::move(cond)) {}
+  static Expr make(Combiner c, Expr source, std::vector<IterVar> axes, Expr init = Expr(),
+                   Expr condition = Expr());
+};
+
+// Reads element `indices` of a tensor (a placeholder or a compute stage).
+struct ProducerLoad : ExprNodeBase<ProducerLoad, ExprKind::ProducerLoad> {
+  std::shared_ptr<const te::TensorNode> tensor;
+  std::vector<Expr> indices;
+  ProducerLoad(DataType t, std::shared_ptr<const te::TensorNode> ten, std::vector<Expr> idx)
+      : ExprNodeBase(t), tensor(std::move(ten)), indices(std::move(idx)) {}
+};
+
+}  // namespace ir
+NNVM_END_NAMESPACE
+// end nnvm/ir/expr.hpp
+// begin nnvm/ir/op.hpp
+// Node factories with operand checks, constant helpers, and the untyped operator overloads
+// that importers and passes use to build IR at run time. Operators fold nothing: the
+// simplifier does that.
+
+#include <cmath>
+#include <type_traits>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ir {
+
+// A scalar constant of type `t` (or a broadcast of one when t is a vector type).
+inline Expr make_const(DataType t, double v) {
+  if (t.lanes > 1) return Broadcast::make(make_const(t.element_of(), v), t.lanes);
+  if (t.is_float()) return FloatImm::make(t, v);
+  if (t.is_uint() || t.is_bool()) return UIntImm::make(t, static_cast<uint64_t>(v));
+  return IntImm::make(t, static_cast<int64_t>(v));
+}
+inline Expr make_int_const(DataType t, int64_t v) {
+  if (t.lanes > 1) return Broadcast::make(make_int_const(t.element_of(), v), t.lanes);
+  if (t.is_float()) return FloatImm::make(t, double(v));
+  if (t.is_uint() || t.is_bool()) return UIntImm::make(t, static_cast<uint64_t>(v));
+  return IntImm::make(t, v);
+}
+inline Expr make_zero(DataType t) { return make_int_const(t, 0); }
+inline Expr const_true(int lanes = 1) { return make_int_const(dtype::boolean.with_lanes(lanes), 1); }
+inline Expr const_false(int lanes = 1) { return make_int_const(dtype::boolean.with_lanes(lanes), 0); }
+
+// The value of an integer constant, looking through Broadcast; nullptr if not one.
+inline const int64_t* as_const_int(const Expr& e) {
+  if (!e.defined()) return nullptr;
+  if (auto* b = e.as<Broadcast>()) return as_const_int(b->value);
+  if (auto* i = e.as<IntImm>()) return &i->value;
+  return nullptr;
+}
+inline bool is_const_int(const Expr& e, int64_t v) {
+  if (auto* p = as_const_int(e)) return *p == v;
+  if (auto* u = e.as<UIntImm>()) return v >= 0 && u->value == uint64_t(v);
+  if (auto* b = e.as<Broadcast>()) return is_const_int(b->value, v);
+  return false;
+}
+inline bool is_const(const Expr& e) {
+  if (!e.defined()) return false;
+  if (auto* b = e.as<Broadcast>()) return is_const(b->value);
+  return e.as<IntImm>() || e.as<UIntImm>() || e.as<FloatImm>();
+}
+
+// The largest and smallest finite values of a scalar type, as the identity of min/max.
+inline Expr max_value(DataType t) {
+  if (t.is_float()) return make_const(t, t.bits == 64 ? 1.7976931348623157e308 : 3.4028234663852886e38);
+  if (t.is_uint() || t.is_bool()) return UIntImm::make(t, t.bits == 64 ? ~uint64_t(0) : (uint64_t(1) << t.bits) - 1);
+  return IntImm::make(t, t.bits == 64 ? INT64_MAX : (int64_t(1) << (t.bits - 1)) - 1);
+}
+inline Expr min_value(DataType t) {
+  if (t.is_float()) return make_const(t, t.bits == 64 ? -1.7976931348623157e308 : -3.4028234663852886e38);
+  if (t.is_uint() || t.is_bool()) return UIntImm::make(t, 0);
+  return IntImm::make(t, t.bits == 64 ? INT64_MIN : -(int64_t(1) << (t.bits - 1)));
+}
+
+namespace detail {
+inline void check_arith(const char* op, const Expr& a, const Expr& b) {
+  if (!a.defined() || !b.defined())
+    throw UserError("nnvm.ir.undefined_operand", str_cat("operand of ", op, " is undefined"));
+  if (a.dtype() != b.dtype())
+    throw UserError("nnvm.ir.dtype_mismatch",
+                    str_cat("operands of ", op, " have different types ", a.dtype(), " and ",
+                            b.dtype(), "; insert a cast"));
+  if (a.dtype().is_storage_only())
+    throw UserError("nnvm.ir.storage_only_arith",
+                    str_cat(a.dtype(), " is a storage type: cast to float32 before ", op));
+}
+inline void check_bool(const char* op, const Expr& a) {
+  if (!a.dtype().is_bool())
+    throw UserError("nnvm.ir.not_bool", str_cat("operand of ", op, " must be bool, got ", a.dtype()));
+}
+}  // namespace detail
+
+#define NNVM_ARITH_MAKE(Name, opname)                              \
+  inline Expr Name::make(Expr a, Expr b) {                         \
+    detail::check_arith(opname, a, b);                             \
+    DataType t = a.dtype();                                        \
+    return make_expr<Name>(t, std::move(a), std::move(b));         \
+  }
+NNVM_ARITH_MAKE(Add, "+")
+NNVM_ARITH_MAKE(Sub, "-")
+NNVM_ARITH_MAKE(Mul, "*")
+NNVM_ARITH_MAKE(Div, "/")
+NNVM_ARITH_MAKE(Mod, "%")
+NNVM_ARITH_MAKE(Min, "min")
+NNVM_ARITH_MAKE(Max, "max")
+#undef NNVM_ARITH_MAKE
+
+#define NNVM_CMP_MAKE(Name, opname)                                                  \
+  inline Expr Name::make(Expr a, Expr b) {                                           \
+    detail::check_arith(opname, a, b);                                               \
+    DataType t = dtype::boolean.with_lanes(a.dtype().lanes);                         \
+    return make_expr<Name>(t, std::move(a), std::move(b));                           \
+  }
+NNVM_CMP_MAKE(EQ, "==")
+NNVM_CMP_MAKE(NE, "!=")
+NNVM_CMP_MAKE(LT, "<")
+NNVM_CMP_MAKE(LE, "<=")
+NNVM_CMP_MAKE(GT, ">")
+NNVM_CMP_MAKE(GE, ">=")
+#undef NNVM_CMP_MAKE
+
+inline Expr And::make(Expr a, Expr b) {
+  detail::check_arith("&&", a, b);
+  detail::check_bool("&&", a);
+  DataType t = a.dtype();
+  return make_expr<And>(t, std::move(a), std::move(b));
+}
+inline Expr Or::make(Expr a, Expr b) {
+  detail::check_arith("||", a, b);
+  detail::check_bool("||", a);
+  DataType t = a.dtype();
+  return make_expr<Or>(t, std::move(a), std::move(b));
+}
+inline Expr Not::make(Expr a) {
+  detail::check_bool("!", a);
+  DataType t = a.dtype();
+  return make_expr<Not>(t, std::move(a));
+}
+inline Expr Select::make(Expr c, Expr t, Expr f) {
+  detail::check_bool("select condition", c);
+  if (t.dtype() != f.dtype())
+    throw UserError("nnvm.ir.dtype_mismatch",
+                    str_cat("select branches have different types ", t.dtype(), " and ", f.dtype()));
+  if (c.dtype().lanes != 1 && c.dtype().lanes != t.dtype().lanes)
+    throw UserError("nnvm.ir.lanes_mismatch", "select condition lanes differ from its values");
+  DataType ty = t.dtype();
+  return make_expr<Select>(ty, std::move(c), std::move(t), std::move(f));
+}
+inline Expr Cast::make(DataType t, Expr v) {
+  if (t.lanes != v.dtype().lanes) t = t.with_lanes(v.dtype().lanes);
+  if (v.dtype() == t) return v;
+  return make_expr<Cast>(t, std::move(v));
+}
+inline Expr Call::make(CallOp op, std::vector<Expr> args) {
+  if (int(args.size()) != call_op_arity(op))
+    throw UserError("nnvm.ir.call_arity", str_cat(call_op_name(op), " takes ", call_op_arity(op),
+                                                  " argument(s), got ", args.size()));
+  for (auto& a : args) {
+    if (a.dtype() != args[0].dtype())
+      throw UserError("nnvm.ir.dtype_mismatch", str_cat("arguments of ", call_op_name(op), " differ in type"));
+  }
+  DataType t = args[0].dtype();
+  if (t.is_storage_only())
+    throw UserError("nnvm.ir.storage_only_arith",
+                    str_cat(t, " is a storage type: cast to float32 before ", call_op_name(op)));
+  bool needs_float = op != CallOp::abs;
+  if (needs_float && !t.is_float())
+    throw UserError("nnvm.ir.call_dtype", str_cat(call_op_name(op), " needs a float argument, got ", t));
+  if (op == CallOp::isnan || op == CallOp::isinf) t = dtype::boolean.with_lanes(t.lanes);
+  return make_expr<Call>(t, op, std::move(args));
+}
+inline Expr Load::make(Buffer b, Expr index) {
+  if (!index.dtype().is_int())
+    throw UserError("nnvm.ir.index_dtype", str_cat("load index of buffer ", b->name, " must be an integer"));
+  DataType t = b->dtype.with_lanes(index.dtype().lanes);
+  return make_expr<Load>(t, std::move(b), std::move(index));
+}
+inline Expr Ramp::make(Expr base, Expr stride, int lanes) {
+  if (lanes < 2) throw UserError("nnvm.ir.ramp_lanes", "a ramp needs at least 2 lanes");
+  if (base.dtype() != stride.dtype() || !base.dtype().is_scalar())
+    throw UserError("nnvm.ir.dtype_mismatch", "ramp base and stride must be scalars of one type");
+  DataType t = base.dtype().with_lanes(lanes);
+  return make_expr<Ramp>(t, std::move(base), std::move(stride), lanes);
+}
+inline Expr Broadcast::make(Expr value, int lanes) {
+  if (!value.dtype().is_scalar()) throw UserError("nnvm.ir.broadcast_vector", "broadcast of a vector");
+  DataType t = value.dtype().with_lanes(lanes);
+  return make_expr<Broadcast>(t, std::move(value), lanes);
+}
+inline Expr Let::make(Var var, Expr value, Expr body) {
+  if (var.dtype() != value.dtype())
+    throw UserError("nnvm.ir.dtype_mismatch", str_cat("let ", var.name(), " binds a ", value.dtype()));
+  DataType t = body.dtype();
+  return make_expr<Let>(t, std::move(var), std::move(value), std::move(body));
+}
+inline Expr IntImm::make(DataType t, int64_t v) {
+  // Wrap to the type's width so constants always hold representable values.
+  if (t.bits < 64) {
+    uint64_t m = (uint64_t(1) << t.bits) - 1, u = uint64_t(v) & m;
+    v = (u >> (t.bits - 1)) ? int64_t(u | ~m) : int64_t(u);
+  }
+  return make_expr<IntImm>(t, v);
+}
+inline Expr UIntImm::make(DataType t, uint64_t v) {
+  if (t.is_bool()) v = v != 0;
+  else if (t.bits < 64) v &= (uint64_t(1) << t.bits) - 1;
+  return make_expr<UIntImm>(t, v);
+}
+inline Expr FloatImm::make(DataType t, double v) {
+  if (t.bits == 32) v = double(float(v));
+  else if (t.is_storage_only()) v = t.code == DataType::Code::BFloat ? bfloat16::to_float(bfloat16::from_float(float(v)))
+                                                                    : float16::to_float(float16::from_float(float(v)));
+  return make_expr<FloatImm>(t, v);
+}
+// The value x for which combine(x, y) == y: where a reduction starts.
+inline Expr combiner_identity(Combiner c, DataType t) {
+  switch (c) {
+    case Combiner::sum: return make_zero(t);
+    case Combiner::prod: return make_int_const(t, 1);
+    case Combiner::min: return max_value(t);
+    case Combiner::max: return min_value(t);
+  }
+  return Expr();
+}
+inline Expr Reduce::make(Combiner c, Expr source, std::vector<IterVar> axes, Expr init, Expr condition) {
+  if (axes.empty()) throw UserError("nnvm.te.reduce_no_axis", "a reduction needs at least one axis");
+  for (auto& ax : axes)
+    if (ax->kind != IterKind::reduce)
+      throw UserError("nnvm.te.reduce_axis_kind",
+                      str_cat("axis ", ax.name(), " is not a reduction axis; make it with reduce_axis()"));
+  DataType t = source.dtype();
+  if (t.is_storage_only())
+    throw UserError("nnvm.ir.storage_only_arith", str_cat(t, " is a storage type: cast before reducing"));
+  if (!init.defined()) {
+    init = combiner_identity(c, t);
+  } else if (init.dtype() != t) {
+    throw UserError("nnvm.ir.dtype_mismatch", str_cat("reduction init is ", init.dtype(), " but the source is ", t));
+  }
+  return make_expr<Reduce>(t, c, std::move(source), std::move(axes), std::move(init), std::move(condition));
+}
+
+inline Expr::Expr(int v) : Expr(IntImm::make(dtype::index, v)) {}
+inline Expr::Expr(int64_t v) : Expr(IntImm::make(dtype::index, v)) {}
+inline Expr::Expr(float v) : Expr(FloatImm::make(dtype::float32, v)) {}
+inline Expr::Expr(double v) : Expr(FloatImm::make(dtype::float64, v)) {}
+
+// Broadcasts a scalar operand to the other operand's lane count.
+inline void match_lanes(Expr& a, Expr& b) {
+  if (a.dtype().lanes == 1 && b.dtype().lanes > 1) a = Broadcast::make(a, b.dtype().lanes);
+  else if (b.dtype().lanes == 1 && a.dtype().lanes > 1) b = Broadcast::make(b, a.dtype().lanes);
+}
+
+// ---- untyped operators: Expr op Expr, and Expr op literal (the literal takes the Expr's type)
+
+template <class T>
+concept Arithmetic = std::is_arithmetic_v<T>;
+
+#define NNVM_UNTYPED_BINOP(op, Node)                                                  \
+  inline Expr operator op(Expr a, Expr b) {                                           \
+    match_lanes(a, b);                                                                \
+    return Node::make(std::move(a), std::move(b));                                    \
+  }                                                                                   \
+  template <Arithmetic T>                                                             \
+  Expr operator op(const Expr& a, T b) {                                              \
+    return a op make_const(a.dtype(), double(b));                                     \
+  }                                                                                   \
+  template <Arithmetic T>                                                             \
+  Expr operator op(T a, const Expr& b) {                                              \
+    return make_const(b.dtype(), double(a)) op b;                                     \
+  }
+NNVM_UNTYPED_BINOP(+, Add)
+NNVM_UNTYPED_BINOP(-, Sub)
+NNVM_UNTYPED_BINOP(*, Mul)
+NNVM_UNTYPED_BINOP(/, Div)
+NNVM_UNTYPED_BINOP(%, Mod)
+NNVM_UNTYPED_BINOP(==, EQ)
+NNVM_UNTYPED_BINOP(!=, NE)
+NNVM_UNTYPED_BINOP(<, LT)
+NNVM_UNTYPED_BINOP(<=, LE)
+NNVM_UNTYPED_BINOP(>, GT)
+NNVM_UNTYPED_BINOP(>=, GE)
+NNVM_UNTYPED_BINOP(&&, And)
+NNVM_UNTYPED_BINOP(||, Or)
+#undef NNVM_UNTYPED_BINOP
+
+inline Expr operator-(const Expr& a) { return make_zero(a.dtype()) - a; }
+inline Expr operator!(const Expr& a) { return Not::make(a); }
+inline Expr min(Expr a, Expr b) { match_lanes(a, b); return Min::make(std::move(a), std::move(b)); }
+inline Expr max(Expr a, Expr b) { match_lanes(a, b); return Max::make(std::move(a), std::move(b)); }
+inline Expr select(Expr c, Expr t, Expr f) {
+  match_lanes(t, f);
+  return Select::make(std::move(c), std::move(t), std::move(f));
+}
+inline Expr cast(DataType t, Expr v) { return Cast::make(t, std::move(v)); }
+inline Expr call(CallOp op, Expr a) { return Call::make(op, {std::move(a)}); }
+inline Expr call(CallOp op, Expr a, Expr b) {
+  match_lanes(a, b);
+  return Call::make(op, {std::move(a), std::move(b)});
+}
+
+}  // namespace ir
+NNVM_END_NAMESPACE
+// end nnvm/ir/op.hpp
+// begin nnvm/ir/stmt.hpp
+// Statement nodes of the loop-nest IR.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ir {
+
+enum class StmtKind : uint8_t {
+  For, Store, Allocate, IfThenElse, Seq, LetStmt, Evaluate, Barrier,
+  ProducerStore, ProducerRealize,
+};
+
+struct StmtNode {
+  const StmtKind kind;
+  explicit StmtNode(StmtKind k) : kind(k) {}
+  virtual ~StmtNode() = default;
+};
+
+class Stmt {
+ public:
+  Stmt() = default;
+  explicit Stmt(std::shared_ptr<const StmtNode> n) : node_(std::move(n)) {}
+  bool defined() const { return node_ != nullptr; }
+  StmtKind kind() const { return node_->kind; }
+  const StmtNode* get() const { return node_.get(); }
+  template <class T>
+  const T* as() const {
+    return node_ && node_->kind == T::kKind ? static_cast<const T*>(node_.get()) : nullptr;
+  }
+  bool same_as(const Stmt& o) const { return node_ == o.node_; }
+
+ private:
+  std::shared_ptr<const StmtNode> node_;
+};
+
+template <class Derived, StmtKind K>
+struct StmtNodeBase : StmtNode {
+  static constexpr StmtKind kKind = K;
+  StmtNodeBase() : StmtNode(K) {}
+};
+
+template <class N, class... Args>
+Stmt make_stmt(Args&&... args) {
+  return Stmt(std::make_shared<const N>(std::forward<Args>(args)...));
+}
+
+enum class ForKind : uint8_t { serial, parallel, vectorized, unrolled, thread_binding };
+inline const char* for_kind_name(ForKind k) {
+  static const char* const names[] = {"for", "parallel", "vectorized", "unrolled", "bound"};
+  return names[static_cast<int>(k)];
+}
+
+// for (loop_var = min; loop_var < min + extent; ++loop_var) body
+// A thread_binding loop names the GPU axis in thread_tag ("blockIdx.x", "threadIdx.y", ...).
+struct For : StmtNodeBase<For, StmtKind::For> {
+  Var loop_var;
+  Expr min, extent;
+  ForKind for_kind;
+  Stmt body;
+  std::string thread_tag;
+  For(Var v, Expr mn, Expr ext, ForKind k, Stmt b, std::string tag = {})
+      : loop_var(std::move(v)), min(std::move(mn)), extent(std::move(ext)), for_kind(k),
+        body(std::move(b)), thread_tag(std::move(tag)) {}
+  static Stmt make(Var v, Expr min, Expr extent, ForKind k, Stmt body, std::string tag = {}) {
+    if (!v.dtype().is_int() || !min.dtype().is_int() || !extent.dtype().is_int())
+      throw UserError("nnvm.ir.for_dtype", str_cat("loop ", v.name(), " needs integer bounds"));
+    return make_stmt<For>(std::move(v), std::move(min), std::move(extent), k, std::move(body), std::move(tag));
+  }
+};
+
+// buffer[index] = value; a vector index stores a vector value.
+struct Store : StmtNodeBase<Store, StmtKind::Store> {
+  Buffer buffer;
+  Expr value, index;
+  Store(Buffer b, Expr v, Expr i) : buffer(std::move(b)), value(std::move(v)), index(std::move(i)) {}
+  static Stmt make(Buffer b, Expr value, Expr index) {
+    if (value.dtype() != b->dtype.with_lanes(index.dtype().lanes))
+      throw UserError("nnvm.ir.dtype_mismatch", str_cat("store of ", value.dtype(), " into buffer ",
+                                                        b->name, " of ", b->dtype));
+    return make_stmt<Store>(std::move(b), std::move(value), std::move(index));
+  }
+};
+
+// Scratch memory for `buffer` (size = product of its shape) live during `body`. Global-scope
+// allocations come from the caller's workspace, never from malloc.
+struct Allocate : StmtNodeBase<Allocate, StmtKind::Allocate> {
+  Buffer buffer;
+  Stmt body;
+  Allocate(Buffer b, Stmt s) : buffer(std::move(b)), body(std::move(s)) {}
+  static Stmt make(Buffer b, Stmt body) { return make_stmt<Allocate>(std::move(b), std::move(body)); }
+};
+
+struct IfThenElse : StmtNodeBase<IfThenElse, StmtKind::IfThenElse> {
+  Expr condition;
+  Stmt then_case, else_case;  // else_case may be undefined
+  IfThenElse(Expr c, Stmt t, Stmt e) : condition(std::move(c)), then_case(std::move(t)), else_case(std::move(e)) {}
+  static Stmt make(Expr c, Stmt t, Stmt e = Stmt()) {
+    if (!c.dtype().is_bool() || !c.dtype().is_scalar())
+      throw UserError("nnvm.ir.not_bool", "if condition must be a scalar bool");
+    return make_stmt<IfThenElse>(std::move(c), std::move(t), std::move(e));
+  }
+};
+
+struct Seq : StmtNodeBase<Seq, StmtKind::Seq> {
+  std::vector<Stmt> seq;
+  explicit Seq(std::vector<Stmt> s) : seq(std::move(s)) {}
+  // Flattens nested sequences and drops undefined statements; one statement stays itself.
+  static Stmt make(const std::vector<Stmt>& stmts) {
+    std::vector<Stmt> flat;
+    for (auto& s : stmts) {
+      if (!s.defined()) continue;
+      if (auto* q = s.as<Seq>()) flat.insert(flat.end(), q->seq.begin(), q->seq.end());
+      else flat.push_back(s);
+    }
+    if (flat.size() == 1) return flat[0];
+    return make_stmt<Seq>(std::move(flat));
+  }
+};
+
+struct LetStmt : StmtNodeBase<LetStmt, StmtKind::LetStmt> {
+  Var var;
+  Expr value;
+  Stmt body;
+  LetStmt(Var v, Expr val, Stmt b) : var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
+  static Stmt make(Var v, Expr value, Stmt body) {
+    if (v.dtype() != value.dtype())
+      throw UserError("nnvm.ir.dtype_mismatch", str_cat("let ", v.name(), " binds a ", value.dtype()));
+    return make_stmt<LetStmt>(std::move(v), std::move(value), std::move(body));
+  }
+};
+
+struct Evaluate : StmtNodeBase<Evaluate, StmtKind::Evaluate> {
+  Expr value;
+  explicit Evaluate(Expr v) : value(std::move(v)) {}
+  static Stmt make(Expr v) { return make_stmt<Evaluate>(std::move(v)); }
+};
+
+// Synchronizes the threads that share memory of `scope` (a GPU __syncthreads for shared).
+struct Barrier : StmtNodeBase<Barrier, StmtKind::Barrier> {
+  MemoryScope scope;
+  explicit Barrier(MemoryScope s) : scope(s) {}
+  static Stmt make(MemoryScope s = MemoryScope::shared) { return make_stmt<Barrier>(s); }
+};
+
+// tensor(indices) = value, before storage flattening.
+struct ProducerStore : StmtNodeBase<ProducerStore, StmtKind::ProducerStore> {
+  std::shared_ptr<const te::TensorNode> tensor;
+  Expr value;
+  std::vector<Expr> indices;
+  ProducerStore(std::shared_ptr<const te::TensorNode> t, Expr v, std::vector<Expr> i)
+      : tensor(std::move(t)), value(std::move(v)), indices(std::move(i)) {}
+};
+
+// Storage for an intermediate tensor over `bounds` during `body`, before storage flattening.
+struct ProducerRealize : StmtNodeBase<ProducerRealize, StmtKind::ProducerRealize> {
+  std::shared_ptr<const te::TensorNode> tensor;
+  std::vector<Range> bounds;
+  MemoryScope scope;
+  Stmt body;
+  ProducerRealize(std::shared_ptr<const te::TensorNode> t, std::vector<Range> b, MemoryScope s, Stmt body_)
+      : tensor(std::move(t)), bounds(std::move(b)), scope(s), body(std::move(body_)) {}
+};
+
+}  // namespace ir
+NNVM_END_NAMESPACE
+// end nnvm/ir/stmt.hpp
+// begin nnvm/ir/functor.hpp
+// IRVisitor walks every node; IRMutator rebuilds a tree bottom-up, sharing every subtree
+// that did not change. Override the `visit` overloads of the nodes a pass cares about.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ir {
+
+#define NNVM_FOR_EACH_BINARY(X) \
+  X(Add) X(Sub) X(Mul) X(Div) X(Mod) X(Min) X(Max) X(EQ) X(NE) X(LT) X(LE) X(GT) X(GE) X(And) X(Or)
+
+class IRVisitor {
+ public:
+  virtual ~IRVisitor() = default;
+
+  virtual void visit_expr(const Expr& e) {
+    if (!e.defined()) return;
+    switch (e.kind()) {
+#define NNVM_CASE(N) case ExprKind::N: return visit(e.as<N>());
+      NNVM_FOR_EACH_BINARY(NNVM_CASE)
+#undef NNVM_CASE
+      case ExprKind::IntImm: return visit(e.as<IntImm>());
+      case ExprKind::UIntImm: return visit(e.as<UIntImm>());
+      case ExprKind::FloatImm: return visit(e.as<FloatImm>());
+      case ExprKind::Var: return visit(e.as<VarNode>());
+      case ExprKind::Not: return visit(e.as<Not>());
+      case ExprKind::Select: return visit(e.as<Select>());
+      case ExprKind::Cast: return visit(e.as<Cast>());
+      case ExprKind::Call: return visit(e.as<Call>());
+      case ExprKind::Load: return visit(e.as<Load>());
+      case ExprKind::Ramp: return visit(e.as<Ramp>());
+      case ExprKind::Broadcast: return visit(e.as<Broadcast>());
+      case ExprKind::Let: return visit(e.as<Let>());
+      case ExprKind::Reduce: return visit(e.as<Reduce>());
+      case ExprKind::ProducerLoad: return visit(e.as<ProducerLoad>());
+    }
+  }
+  virtual void visit_stmt(const Stmt& s) {
+    if (!s.defined()) return;
+    switch (s.kind()) {
+      case StmtKind::For: return visit(s.as<For>());
+      case StmtKind::Store: return visit(s.as<Store>());
+      case StmtKind::Allocate: return visit(s.as<Allocate>());
+      case StmtKind::IfThenElse: return visit(s.as<IfThenElse>());
+      case StmtKind::Seq: return visit(s.as<Seq>());
+      case StmtKind::LetStmt: return visit(s.as<LetStmt>());
+      case StmtKind::Evaluate: return visit(s.as<Evaluate>());
+      case StmtKind::Barrier: return visit(s.as<Barrier>());
+      case StmtKind::ProducerStore: return visit(s.as<ProducerStore>());
+      case StmtKind::ProducerRealize: return visit(s.as<ProducerRealize>());
+    }
+  }
+
+ protected:
+  virtual void visit(const IntImm*) {}
+  virtual void visit(const UIntImm*) {}
+  virtual void visit(const FloatImm*) {}
+  virtual void visit(const VarNode*) {}
+#define NNVM_VISIT(N) \
+  virtual void visit(const N* op) { visit_expr(op->a); visit_expr(op->b); }
+  NNVM_FOR_EACH_BINARY(NNVM_VISIT)
+#undef NNVM_VISIT
+  virtual void visit(const Not* op) { visit_expr(op->a); }
+  virtual void visit(const Select* op) {
+    visit_expr(op->condition); visit_expr(op->true_value); visit_expr(op->false_value);
+  }
+  virtual void visit(const Cast* op) { visit_expr(op->value); }
+  virtual void visit(const Call* op) { for (auto& a : op->args) visit_expr(a); }
+  virtual void visit(const Load* op) { visit_expr(op->index); }
+  virtual void visit(const Ramp* op) { visit_expr(op->base); visit_expr(op->stride); }
+  virtual void visit(const Broadcast* op) { visit_expr(op->value); }
+  virtual void visit(const Let* op) { visit_expr(op->value); visit_expr(op->body); }
+  virtual void visit(const Reduce* op) {
+    visit_expr(op->source); visit_expr(op->init); visit_expr(op->condition);
+  }
+  virtual void visit(const ProducerLoad* op) { for (auto& i : op->indices) visit_expr(i); }
+
+  virtual void visit(const For* op) {
+    visit_expr(op->min); visit_expr(op->extent); visit_stmt(op->body);
+  }
+  virtual void visit(const Store* op) { visit_expr(op->value); visit_expr(op->index); }
+  virtual void visit(const Allocate* op) {
+    for (auto& e : op->buffer->shape) visit_expr(e);
+    visit_stmt(op->body);
+  }
+  virtual void visit(const IfThenElse* op) {
+    visit_expr(op->condition); visit_stmt(op->then_case); visit_stmt(op->else_case);
+  }
+  virtual void visit(const Seq* op) { for (auto& s : op->seq) visit_stmt(s); }
+  virtual void visit(const LetStmt* op) { visit_expr(op->value); visit_stmt(op->body); }
+  virtual void visit(const Evaluate* op) { visit_expr(op->value); }
+  virtual void visit(const Barrier*) {}
+  virtual void visit(const ProducerStore* op) {
+    visit_expr(op->value);
+    for (auto& i : op->indices) visit_expr(i);
+  }
+  virtual void visit(const ProducerRealize* op) {
+    for (auto& r : op->bounds) { visit_expr(r.min); visit_expr(r.extent); }
+    visit_stmt(op->body);
+  }
+};
+
+class IRMutator {
+ public:
+  virtual ~IRMutator() = default;
+
+  virtual Expr mutate(const Expr& e) {
+    if (!e.defined()) return e;
+    switch (e.kind()) {
+#define NNVM_CASE(N) case ExprKind::N: return visit(e.as<N>(), e);
+      NNVM_FOR_EACH_BINARY(NNVM_CASE)
+#undef NNVM_CASE
+      case ExprKind::IntImm: case ExprKind::UIntImm: case ExprKind::FloatImm: return e;
+      case ExprKind::Var: return visit(e.as<VarNode>(), e);
+      case ExprKind::Not: return visit(e.as<Not>(), e);
+      case ExprKind::Select: return visit(e.as<Select>(), e);
+      case ExprKind::Cast: return visit(e.as<Cast>(), e);
+      case ExprKind::Call: return visit(e.as<Call>(), e);
+      case ExprKind::Load: return visit(e.as<Load>(), e);
+      case ExprKind::Ramp: return visit(e.as<Ramp>(), e);
+      case ExprKind::Broadcast: return visit(e.as<Broadcast>(), e);
+      case ExprKind::Let: return visit(e.as<Let>(), e);
+      case ExprKind::Reduce: return visit(e.as<Reduce>(), e);
+      case ExprKind::ProducerLoad: return visit(e.as<ProducerLoad>(), e);
+    }
+    return e;
+  }
+  virtual Stmt mutate(const Stmt& s) {
+    if (!s.defined()) return s;
+    switch (s.kind()) {
+      case StmtKind::For: return visit(s.as<For>(), s);
+      case StmtKind::Store: return visit(s.as<Store>(), s);
+      case StmtKind::Allocate: return visit(s.as<Allocate>(), s);
+      case StmtKind::IfThenElse: return visit(s.as<IfThenElse>(), s);
+      case StmtKind::Seq: return visit(s.as<Seq>(), s);
+      case StmtKind::LetStmt: return visit(s.as<LetStmt>(), s);
+      case StmtKind::Evaluate: return visit(s.as<Evaluate>(), s);
+      case StmtKind::Barrier: return s;
+      case StmtKind::ProducerStore: return visit(s.as<ProducerStore>(), s);
+      case StmtKind::ProducerRealize: return visit(s.as<ProducerRealize>(), s);
+    }
+    return s;
+  }
+
+ protected:
+  virtual Expr visit(const VarNode*, const Expr& e) { return e; }
+  // Binary nodes are rebuilt through their checked factory; vector lanes are matched so a
+  // mutator may turn one side into a vector (the vectorizer relies on this).
+#define NNVM_MUTATE(N)                                                    \
+  virtual Expr visit(const N* op, const Expr& e) {                        \
+    Expr a = mutate(op->a), b = mutate(op->b);                            \
+    if (a.same_as(op->a) && b.same_as(op->b)) return e;                   \
+    match_lanes(a, b);                                                    \
+    return N::make(std::move(a), std::move(b));                           \
+  }
+  NNVM_FOR_EACH_BINARY(NNVM_MUTATE)
+#undef NNVM_MUTATE
+  virtual Expr visit(const Not* op, const Expr& e) {
+    Expr a = mutate(op->a);
+    return a.same_as(op->a) ? e : Not::make(a);
+  }
+  virtual Expr visit(const Select* op, const Expr& e) {
+    Expr c = mutate(op->condition), t = mutate(op->true_value), f = mutate(op->false_value);
+    if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) return e;
+    match_lanes(t, f);
+    if (c.dtype().lanes == 1 && t.dtype().lanes > 1) c = Broadcast::make(c, t.dtype().lanes);
+    if (c.dtype().lanes > 1 && t.dtype().lanes == 1) {
+      t = Broadcast::make(t, c.dtype().lanes);
+      f = Broadcast::make(f, c.dtype().lanes);
+    }
+    return Select::make(c, t, f);
+  }
+  virtual Expr visit(const Cast* op, const Expr& e) {
+    Expr v = mutate(op->value);
+    return v.same_as(op->value) ? e : Cast::make(op->dtype.with_lanes(v.dtype().lanes), v);
+  }
+  virtual Expr visit(const Call* op, const Expr& e) {
+    std::vector<Expr> args;
+    bool changed = false;
+    for (auto& a : op->args) {
+      args.push_back(mutate(a));
+      changed |= !args.back().same_as(a);
+    }
+    if (!changed) return e;
+    if (args.size() == 2) match_lanes(args[0], args[1]);
+    return Call::make(op->op, std::move(args));
+  }
+  virtual Expr visit(const Load* op, const Expr& e) {
+    Expr i = mutate(op->index);
+    return i.same_as(op->index) ? e : Load::make(op->buffer, i);
+  }
+  virtual Expr visit(const Ramp* op, const Expr& e) {
+    Expr b = mutate(op->base), s = mutate(op->stride);
+    return b.same_as(op->base) && s.same_as(op->stride) ? e : Ramp::make(b, s, op->lanes);
+  }
+  virtual Expr visit(const Broadcast* op, const Expr& e) {
+    Expr v = mutate(op->value);
+    if (v.same_as(op->value)) return e;
+    return v.dtype().lanes > 1 ? v : Broadcast::make(v, op->lanes);
+  }
+  virtual Expr visit(const Let* op, const Expr& e) {
+    Expr v = mutate(op->value), b = mutate(op->body);
+    return v.same_as(op->value) && b.same_as(op->body) ? e : Let::make(op->var, v, b);
+  }
+  virtual Expr visit(const Reduce* op, const Expr& e) {
+    Expr s = mutate(op->source), i = mutate(op->init), c = mutate(op->condition);
+    if (s.same_as(op->source) && i.same_as(op->init) && c.same_as(op->condition)) return e;
+    return make_expr<Reduce>(s.dtype(), op->combiner, s, op->axes, i, c);
+  }
+  virtual Expr visit(const ProducerLoad* op, const Expr& e) {
+    std::vector<Expr> idx;
+    bool changed = false;
+    for (auto& i : op->indices) {
+      idx.push_back(mutate(i));
+      changed |= !idx.back().same_as(i);
+    }
+    return changed ? make_expr<ProducerLoad>(op->dtype, op->tensor, std::move(idx)) : e;
+  }
+
+  virtual Stmt visit(const For* op, const Stmt& s) {
+    Expr mn = mutate(op->min), ext = mutate(op->extent);
+    Stmt b = mutate(op->body);
+    if (mn.same_as(op->min) && ext.same_as(op->extent) && b.same_as(op->body)) return s;
+    return For::make(op->loop_var, mn, ext, op->for_kind, b, op->thread_tag);
+  }
+  virtual Stmt visit(const Store* op, const Stmt& s) {
+    Expr v = mutate(op->value), i = mutate(op->index);
+    if (v.same_as(op->value) && i.same_as(op->index)) return s;
+    if (i.dtype().lanes > 1 && v.dtype().lanes == 1) v = Broadcast::make(v, i.dtype().lanes);
+    return Store::make(op->buffer, v, i);
+  }
+  virtual Stmt visit(const Allocate* op, const Stmt& s) {
+    Stmt b = mutate(op->body);
+    return b.same_as(op->body) ? s : Allocate::make(op->buffer, b);
+  }
+  virtual Stmt visit(const IfThenElse* op, const Stmt& s) {
+    Expr c = mutate(op->condition);
+    Stmt t = mutate(op->then_case), f = mutate(op->else_case);
+    if (c.same_as(op->condition) && t.same_as(op->then_case) && f.same_as(op->else_case)) return s;
+    return IfThenElse::make(c, t, f);
+  }
+  virtual Stmt visit(const Seq* op, const Stmt& s) {
+    std::vector<Stmt> out;
+    bool changed = false;
+    for (auto& x : op->seq) {
+      out.push_back(mutate(x));
+      changed |= !out.back().same_as(x);
+    }
+    return changed ? Seq::make(out) : s;
+  }
+  virtual Stmt visit(const LetStmt* op, const Stmt& s) {
+    Expr v = mutate(op->value);
+    Stmt b = mutate(op->body);
+    return v.same_as(op->value) && b.same_as(op->body) ? s : LetStmt::make(op->var, v, b);
+  }
+  virtual Stmt visit(const Evaluate* op, const Stmt& s) {
+    Expr v = mutate(op->value);
+    return v.same_as(op->value) ? s : Evaluate::make(v);
+  }
+  virtual Stmt visit(const ProducerStore* op, const Stmt& s) {
+    Expr v = mutate(op->value);
+    std::vector<Expr> idx;
+    bool changed = !v.same_as(op->value);
+    for (auto& i : op->indices) {
+      idx.push_back(mutate(i));
+      changed |= !idx.back().same_as(i);
+    }
+    return changed ? make_stmt<ProducerStore>(op->tensor, v, std::move(idx)) : s;
+  }
+  virtual Stmt visit(const ProducerRealize* op, const Stmt& s) {
+    std::vector<Range> bounds;
+    bool changed = false;
+    for (auto& r : op->bounds) {
+      bounds.push_back({mutate(r.min), mutate(r.extent)});
+      changed |= !bounds.back().min.same_as(r.min) || !bounds.back().extent.same_as(r.extent);
+    }
+    Stmt b = mutate(op->body);
+    if (!changed && b.same_as(op->body)) return s;
+    return make_stmt<ProducerRealize>(op->tensor, std::move(bounds), op->scope, b);
+  }
+};
+
+}  // namespace ir
+NNVM_END_NAMESPACE
+// end nnvm/ir/functor.hpp
+// begin nnvm/ir/substitute.hpp
+// Replaces variables by expressions, and queries which variables an expression uses.
+
+#include <unordered_map>
+#include <unordered_set>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ir {
+
+using VarMap = std::unordered_map<Var, Expr, VarHash, VarEq>;
+using VarSet = std::unordered_set<Var, VarHash, VarEq>;
+
+class Substituter : public IRMutator {
+ public:
+  explicit Substituter(const VarMap& m) : map_(m) {}
+  using IRMutator::mutate;
+
+ protected:
+  using IRMutator::visit;
+  Expr visit(const VarNode* op, const Expr& e) override {
+    auto it = map_.find(Var::from(e));
+    return it == map_.end() ? e : it->second;
+    (void)op;
+  }
+
+ private:
+  const VarMap& map_;
+};
+
+inline Expr substitute(const Expr& e, const VarMap& m) { return m.empty() ? e : Substituter(m).mutate(e); }
+inline Stmt substitute(const Stmt& s, const VarMap& m) { return m.empty() ? s : Substituter(m).mutate(s); }
+inline Expr substitute(const Expr& e, const Var& v, const Expr& by) { return substitute(e, VarMap{{v, by}}); }
+inline Stmt substitute(const Stmt& s, const Var& v, const Expr& by) { return substitute(s, VarMap{{v, by}}); }
+
+// True when `e` (or `s`) reads any variable for which `pred` holds.
+template <class Node, class Pred>
+bool uses_var_if(const Node& n, Pred pred) {
+  struct Finder : IRVisitor {
+    Pred& pred;
+    bool found = false;
+    explicit Finder(Pred& p) : pred(p) {}
+    void visit(const VarNode* op) override { found |= pred(op); }
+  } f(pred);
+  if constexpr (std::is_same_v<Node, Expr>) f.visit_expr(n); else f.visit_stmt(n);
+  return f.found;
+}
+inline bool uses_var(const Expr& e, const Var& v) {
+  return uses_var_if(e, [&](const VarNode* n) { return n == v.get(); });
+}
+inline bool uses_var(const Stmt& s, const Var& v) {
+  return uses_var_if(s, [&](const VarNode* n) { return n == v.get(); });
+}
+
+// Free variables of an expression, in first-use order (deterministic).
+inline std::vector<Var> vars_of(const Expr& e) {
+  struct Collector : IRVisitor {
+    std::vector<Var> out;
+    std::unordered_set<const VarNode*> seen;
+    void visit_expr(const Expr& x) override {
+      if (x.defined() && x.kind() == ExprKind::Var) {
+        if (seen.insert(x.as<VarNode>()).second) out.push_back(Var::from(x));
+        return;
+      }
+      IRVisitor::visit_expr(x);
+    }
+  } c;
+  c.visit_expr(e);
+  return c.out;
+}
+
+}  // namespace ir
+NNVM_END_NAMESPACE
+// end nnvm/ir/substitute.hpp
+// begin nnvm/ir/function.hpp
+// A lowered kernel: flat loop-nest IR plus its signature. This is what the interpreter runs
+// and what every emitter translates.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ir {
+
+struct LoweredFunc {
+  std::string name;
+  // Tensor arguments in the caller's order: inputs and outputs alike, each a compact row-major
+  // buffer whose shape may contain symbolic sizes.
+  std::vector<Buffer> params;
+  // Symbolic sizes used by params' shapes, in first-use order. Callers never pass them: they
+  // are bound from the shapes of the buffers given at call time.
+  std::vector<Var> size_vars;
+  Stmt body;
+  // Which op and which schedule produced this kernel, for comments in emitted code.
+  std::string origin;
+};
+
+}  // namespace ir
+NNVM_END_NAMESPACE
+// end nnvm/ir/function.hpp
+// begin nnvm/ir/printer.hpp
+// A deterministic, readable C-like text form of expressions, statements, lowered functions and
+// tensor definitions, for tests, IR dumps and error messages.
+//
+// Variables, buffers and tensors are identified by identity; their names are hints. Within one
+// printed object, distinct objects that share a name get suffixes in order of first appearance
+// (`i`, `i_1`, ...), so the text is unambiguous and never depends on addresses.
+//
+// Operators print with C precedence and parentheses only where it requires them, plus one
+// readability rule: a product, quotient or remainder inside a sum or difference is parenthesized
+// (`(i*64) + j`). Integer constants show their type unless it is int64 (`3`, `3i32`, `7u8`);
+// float32 constants end in `f`, float64 ones do not.
+
+#include <charconv>
+#include <cmath>
+#include <optional>
+#include <ostream>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+// begin nnvm/te/operation.hpp
+// Tensors and the operations that produce them: placeholders (inputs) and computes (a body
+// expression over index variables). This is the untyped path; te/dsl.hpp wraps it with
+// compile-time rank, dtype and shape checks.
+
+#include <functional>
+#include <initializer_list>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace te {
+
+using nnvm::DataType;
+using ir::Expr;
+using ir::IterVar;
+using ir::Range;
+using ir::Var;
+
+struct OperationNode;
+
+struct TensorNode {
+  std::string name;
+  std::vector<Expr> shape;
+  DataType dtype;
+  std::shared_ptr<const OperationNode> op;  // the producer
+};
+
+enum class OpKind : uint8_t { placeholder, compute };
+
+struct OperationNode {
+  OpKind kind;
+  std::string name;
+  // compute only: one data-parallel axis per output dimension, and the body. A body whose top
+  // is a Reduce is a reduction; its reduce axes are listed in reduce_axes.
+  std::vector<IterVar> axis;
+  std::vector<IterVar> reduce_axes;
+  Expr body;
+  // The tensors the body reads, in first-use order.
+  std::vector<std::shared_ptr<const TensorNode>> inputs;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<const TensorNode> n) : node_(std::move(n)) {}
+
+  bool defined() const { return node_ != nullptr; }
+  const TensorNode* get() const { return node_.get(); }
+  const TensorNode* operator->() const { return node_.get(); }
+  const std::shared_ptr<const TensorNode>& node_ptr() const { return node_; }
+  const std::string& name() const { return node_->name; }
+  DataType dtype() const { return node_->dtype; }
+  size_t rank() const { return node_->shape.size(); }
+  const std::vector<Expr>& shape() const { return node_->shape; }
+  const OperationNode& op() const { return *node_->op; }
+  bool same_as(const Tensor& o) const { return node_ == o.node_; }
+
+  // Element access: builds a read of this tensor at `indices` (int64 expressions).
+  Expr operator()(std::vector<Expr> indices) const {
+    if (indices.size() != rank())
+      throw UserError("nnvm.te.rank_mismatch",
+                      str_cat("tensor ", name(), " has rank ", rank(), " but is indexed with ",
+                              indices.size(), indices.size() == 1 ? " index" : " indices"));
+    for (auto& i : indices) {
+      if (!i.dtype().is_int() || !i.dtype().is_scalar())
+        throw UserError("nnvm.te.index_dtype", str_cat("index of tensor ", name(), " is ", i.dtype(),
+                                                       "; indices must be scalar integers"));
+      if (i.dtype() != dtype::index) i = ir::cast(dtype::index, i);
+    }
+    return ir::make_expr<ir::ProducerLoad>(dtype(), node_, std::move(indices));
+  }
+  template <class... I>
+    requires(sizeof...(I) > 0 && (std::is_convertible_v<I, Expr> && ...))
+  Expr operator()(I&&... i) const {
+    return (*this)(std::vector<Expr>{Expr(std::forward<I>(i))...});
+  }
+
+ private:
+  std::shared_ptr<const TensorNode> node_;
+};
+
+inline std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.name(); }
+
+namespace detail {
+inline void check_shape(const std::string& name, const std::vector<Expr>& shape) {
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (!shape[d].defined() || !shape[d].dtype().is_int() || !shape[d].dtype().is_scalar())
+      throw UserError("nnvm.te.shape_dtype",
+                      str_cat("extent of dimension ", d, " of tensor ", name, " must be a scalar integer"));
+    if (auto* c = ir::as_const_int(shape[d]); c && *c <= 0)
+      throw UserError("nnvm.te.shape_nonpositive",
+                      str_cat("extent of dimension ", d, " of tensor ", name, " is ", *c, "; extents must be positive"));
+  }
+}
+inline std::vector<Expr> to_index_dtype(std::vector<Expr> shape) {
+  for (auto& e : shape)
+    if (e.defined() && e.dtype().is_int() && e.dtype() != dtype::index) e = ir::cast(dtype::index, e);
+  return shape;
+}
+// Tensors read by `body`, in first-use order.
+inline std::vector<std::shared_ptr<const TensorNode>> collect_inputs(const Expr& body) {
+  struct Collector : ir::IRVisitor {
+    std::vector<std::shared_ptr<const TensorNode>> out;
+    void visit(const ir::ProducerLoad* op) override {
+      bool seen = false;
+      for (auto& t : out) seen |= t == op->tensor;
+      if (!seen) out.push_back(op->tensor);
+      ir::IRVisitor::visit(op);
+    }
+  } c;
+  c.visit_expr(body);
+  return c.out;
+}
+inline std::string default_axis_name(size_t d, size_t rank) {
+  static const char* const names[] = {"i", "j", "k", "l", "m", "n"};
+  return rank <= 6 ? names[d] : "i" + std::to_string(d);
+}
+}  // namespace detail
+
+// An input tensor of the given shape and element type. Extents may be symbolic `Var`s.
+inline Tensor placeholder(std::vector<Expr> shape, DataType dtype, std::string name) {
+  shape = detail::to_index_dtype(std::move(shape));
+  detail::check_shape(name, shape);
+  auto op = std::make_shared<OperationNode>();
+  op->kind = OpKind::placeholder;
+  op->name = name;
+  return Tensor(std::make_shared<const TensorNode>(TensorNode{std::move(name), std::move(shape), dtype, std::move(op)}));
+}
+
+// A reduction axis over [min, min + extent).
+inline IterVar reduce_axis(Expr extent, std::string name = "r", Expr min = Expr(int64_t(0))) {
+  if (extent.dtype() != dtype::index) extent = ir::cast(dtype::index, extent);
+  if (auto* c = ir::as_const_int(extent); c && *c <= 0)
+    throw UserError("nnvm.te.reduce_extent", str_cat("reduction axis ", name, " has extent ", *c, "; it must be positive"));
+  return IterVar(Var(std::move(name)), Range{std::move(min), std::move(extent)}, ir::IterKind::reduce);
+}
+
+// The tensor whose element at index vector `axis` is `fbody(axis)`; `axis_names` name the
+// index variables (defaults i, j, k, ...).
+inline Tensor compute(std::vector<Expr> shape, const std::function<Expr(const std::vector<Var>&)>& fbody,
+                      std::string name = "compute", std::vector<std::string> axis_names = {}) {
+  shape = detail::to_index_dtype(std::move(shape));
+  detail::check_shape(name, shape);
+  auto op = std::make_shared<OperationNode>();
+  op->kind = OpKind::compute;
+  op->name = name;
+  std::vector<Var> vars;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    std::string vn = d < axis_names.size() ? axis_names[d] : detail::default_axis_name(d, shape.size());
+    vars.emplace_back(vn);
+    op->axis.emplace_back(vars.back(), Range{Expr(int64_t(0)), shape[d]}, ir::IterKind::data_par);
+  }
+  Expr body = fbody(vars);
+  if (!body.defined()) throw UserError("nnvm.te.empty_body", str_cat("compute ", name, " returned no expression"));
+  if (body.dtype().lanes != 1)
+    throw UserError("nnvm.te.vector_body", str_cat("compute ", name, " must return a scalar expression"));
+  // A reduction may only be the top of the body: anything else has no defined loop placement.
+  struct NestedReduce : ir::IRVisitor {
+    int depth = 0;
+    bool nested = false;
+    void visit(const ir::Reduce* r) override {
+      nested |= depth > 0;
+      ++depth;
+      ir::IRVisitor::visit(r);
+      --depth;
+    }
+  } check;
+  check.depth = 1;  // every Reduce the visitor meets lies below the top of the body
+  if (auto* r = body.as<ir::Reduce>()) {
+    op->reduce_axes = r->axes;
+    check.visit_expr(r->source);
+  } else {
+    check.visit_expr(body);
+  }
+  if (check.nested)
+    throw UserError("nnvm.te.nested_reduce",
+                    str_cat("compute ", name, " has a reduction inside a larger expression; compute the "
+                                              "reduction as its own tensor"));
+  op->inputs = detail::collect_inputs(body);
+  op->body = body;
+  DataType dt = body.dtype();
+  return Tensor(std::make_shared<const TensorNode>(TensorNode{std::move(name), std::move(shape), dt, std::move(op)}));
+}
+
+// Untyped reductions over one or more axes (the typed DSL has its own spelling).
+inline Expr sum(Expr source, std::vector<IterVar> axes, Expr init = Expr()) {
+  return ir::Reduce::make(ir::Combiner::sum, std::move(source), std::move(axes), std::move(init));
+}
+inline Expr prod(Expr source, std::vector<IterVar> axes, Expr init = Expr()) {
+  return ir::Reduce::make(ir::Combiner::prod, std::move(source), std::move(axes), std::move(init));
+}
+inline Expr max_reduce(Expr source, std::vector<IterVar> axes, Expr init = Expr()) {
+  return ir::Reduce::make(ir::Combiner::max, std::move(source), std::move(axes), std::move(init));
+}
+inline Expr min_reduce(Expr source, std::vector<IterVar> axes, Expr init = Expr()) {
+  return ir::Reduce::make(ir::Combiner::min, std::move(source), std::move(axes), std::move(init));
+}
+
+// All operations that `outputs` depend on, producers before consumers (deterministic).
+inline std::vector<Tensor> post_order(const std::vector<Tensor>& outputs) {
+  std::vector<Tensor> order;
+  std::unordered_set<const TensorNode*> visited;
+  std::function<void(const std::shared_ptr<const TensorNode>&)> visit = [&](const auto& t) {
+    if (!visited.insert(t.get()).second) return;
+    for (auto& in : t->op->inputs) visit(in);
+    order.emplace_back(t);
+  };
+  for (auto& o : outputs) visit(o.node_ptr());
+  return order;
+}
+
+}  // namespace te
+NNVM_END_NAMESPACE
+// end nnvm/te/operation.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ir {
+
+namespace detail {
+
+class Printer {
+ public:
+  std::string str() const { return os_.str(); }
+
+  void print_expr(const Expr& e) { expr(e, 0); }
+
+  void print_stmt(const Stmt& s, int indent) {
+    if (!s.defined()) {
+      line(indent) << "<undefined stmt>\n";
+      return;
+    }
+    switch (s.kind()) {
+      case StmtKind::For: {
+        auto* op = s.as<For>();
+        line(indent) << for_kind_name(op->for_kind) << " ";
+        if (op->for_kind == ForKind::thread_binding) os_ << "(" << op->thread_tag << ") ";
+        os_ << "(" << name_of(op->loop_var) << ", ";
+        expr(op->min, 0);
+        os_ << ", ";
+        expr(op->extent, 0);
+        os_ << ") {\n";
+        print_stmt(op->body, indent + 1);
+        line(indent) << "}\n";
+        return;
+      }
+      case StmtKind::Store: {
+        auto* op = s.as<Store>();
+        line(indent) << name_of(op->buffer) << "[";
+        expr(op->index, 0);
+        os_ << "] = ";
+        expr(op->value, 0);
+        os_ << "\n";
+        return;
+      }
+      case StmtKind::Allocate: {
+        auto* op = s.as<Allocate>();
+        line(indent) << "allocate " << name_of(op->buffer) << "[" << op->buffer->dtype;
+        for (auto& d : op->buffer->shape) {
+          os_ << " * ";
+          expr(d, kMul + 1);
+        }
+        os_ << "] in " << scope_name(op->buffer->scope) << " {\n";
+        print_stmt(op->body, indent + 1);
+        line(indent) << "}\n";
+        return;
+      }
+      case StmtKind::IfThenElse: {
+        auto* op = s.as<IfThenElse>();
+        line(indent) << "if (";
+        expr(op->condition, 0);
+        os_ << ") {\n";
+        print_stmt(op->then_case, indent + 1);
+        // An else holding only another if prints as `} else if (...) {`.
+        const IfThenElse* chained;
+        while (op->else_case.defined() && (chained = op->else_case.as<IfThenElse>())) {
+          op = chained;
+          line(indent) << "} else if (";
+          expr(op->condition, 0);
+          os_ << ") {\n";
+          print_stmt(op->then_case, indent + 1);
+        }
+        if (op->else_case.defined()) {
+          line(indent) << "} else {\n";
+          print_stmt(op->else_case, indent + 1);
+        }
+        line(indent) << "}\n";
+        return;
+      }
+      case StmtKind::Seq:
+        for (auto& x : s.as<Seq>()->seq) print_stmt(x, indent);
+        return;
+      case StmtKind::LetStmt: {
+        // The body is the rest of the scope, so it keeps the indentation.
+        auto* op = s.as<LetStmt>();
+        line(indent) << "let " << name_of(op->var) << " = ";
+        expr(op->value, 0);
+        os_ << "\n";
+        print_stmt(op->body, indent);
+        return;
+      }
+      case StmtKind::Evaluate:
+        line(indent);
+        expr(s.as<Evaluate>()->value, 0);
+        os_ << "\n";
+        return;
+      case StmtKind::Barrier:
+        line(indent) << "barrier(" << scope_name(s.as<Barrier>()->scope) << ")\n";
+        return;
+      case StmtKind::ProducerStore: {
+        auto* op = s.as<ProducerStore>();
+        line(indent) << name_of(op->tensor.get()) << "(";
+        list(op->indices);
+        os_ << ") = ";
+        expr(op->value, 0);
+        os_ << "\n";
+        return;
+      }
+      case StmtKind::ProducerRealize: {
+        auto* op = s.as<ProducerRealize>();
+        line(indent) << "realize " << name_of(op->tensor.get()) << "(";
+        for (size_t i = 0; i < op->bounds.size(); ++i) {
+          os_ << (i ? ", (" : "(");
+          expr(op->bounds[i].min, 0);
+          os_ << ", ";
+          expr(op->bounds[i].extent, 0);
+          os_ << ")";
+        }
+        os_ << ") in " << scope_name(op->scope) << " {\n";
+        print_stmt(op->body, indent + 1);
+        line(indent) << "}\n";
+        return;
+      }
+    }
+  }
+
+  void print_func(const LoweredFunc& f) {
+    if (!f.origin.empty()) os_ << "// " << f.origin << "\n";
+    os_ << "kernel " << f.name << "(";
+    for (size_t i = 0; i < f.params.size(); ++i) {
+      os_ << (i ? ", " : "") << name_of(f.params[i]) << ": ";
+      shape(f.params[i]->dtype, f.params[i]->shape);
+    }
+    os_ << ") {\n";
+    print_stmt(f.body, 1);
+    os_ << "}\n";
+  }
+
+  void print_tensor(const te::Tensor& t) {
+    const te::OperationNode& op = t.op();
+    if (op.kind == te::OpKind::placeholder) {
+      os_ << "placeholder " << name_of(t.get()) << ": ";
+      shape(t.dtype(), t.shape());
+      return;
+    }
+    os_ << name_of(t.get()) << "(";
+    for (size_t i = 0; i < op.axis.size(); ++i) os_ << (i ? ", " : "") << name_of(op.axis[i].var());
+    os_ << ") = ";
+    expr(op.body, 0);
+  }
+
+ private:
+  // Binding strength, loosest first; a child binding looser than its context is parenthesized.
+  enum Prec { kLet = 1, kOr, kAnd, kEq, kRel, kAdd, kMul, kUnary, kPrimary };
+
+  std::ostream& line(int indent) {
+    for (int i = 0; i < indent; ++i) os_ << "  ";
+    return os_;
+  }
+
+  const std::string& unique(const void* key, const std::string& hint) {
+    auto it = names_.find(key);
+    if (it != names_.end()) return it->second;
+    std::string base = hint.empty() ? "v" : hint, name = base;
+    for (int k = 1; used_.count(name); ++k) name = base + "_" + std::to_string(k);
+    used_.insert(name);
+    return names_.emplace(key, name).first->second;
+  }
+  const std::string& name_of(const Var& v) { return unique(v.get(), v.name()); }
+  const std::string& name_of(const VarNode* v) { return unique(v, v->name); }
+  const std::string& name_of(const Buffer& b) { return unique(b.get(), b->name); }
+  const std::string& name_of(const te::TensorNode* t) { return unique(t, t->name); }
+
+  void shape(DataType t, const std::vector<Expr>& dims) {
+    os_ << t << "[";
+    list(dims);
+    os_ << "]";
+  }
+  void list(const std::vector<Expr>& xs) {
+    for (size_t i = 0; i < xs.size(); ++i) {
+      if (i) os_ << ", ";
+      expr(xs[i], 0);
+    }
+  }
+
+  static std::string int_suffix(DataType t) {
+    if (t.is_int()) return t.bits == 64 ? "" : "i" + std::to_string(t.bits);
+    return "u" + std::to_string(t.bits);
+  }
+  void float_const(DataType t, double v) {
+    if (!std::isfinite(v)) {  // no literal spelling: show the type as a cast
+      os_ << t << "(" << (std::isnan(v) ? "nan" : v < 0 ? "-inf" : "inf") << ")";
+      return;
+    }
+    char buf[64];
+    auto res = t.bits == 32 ? std::to_chars(buf, buf + sizeof buf, float(v)) : std::to_chars(buf, buf + sizeof buf, v);
+    std::string s(buf, res.ptr);
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    if (t.bits == 32 && t.code == DataType::Code::Float) os_ << s << "f";
+    else if (t.bits == 64) os_ << s;
+    else os_ << t << "(" << s << ")";
+  }
+  // Whether a constant prints with a leading minus, so it needs parentheses as an operand.
+  static bool negative_const(const Expr& e) {
+    if (auto* i = e.as<IntImm>()) return i->value < 0;
+    if (auto* f = e.as<FloatImm>()) return std::signbit(f->value) && std::isfinite(f->value);
+    return false;
+  }
+
+  static int prec_of(const Expr& e) {
+    switch (e.kind()) {
+      case ExprKind::Let: return kLet;
+      case ExprKind::Or: return kOr;
+      case ExprKind::And: return kAnd;
+      case ExprKind::EQ: case ExprKind::NE: return kEq;
+      case ExprKind::LT: case ExprKind::LE: case ExprKind::GT: case ExprKind::GE: return kRel;
+      case ExprKind::Add: case ExprKind::Sub: return kAdd;
+      case ExprKind::Mul: case ExprKind::Div: case ExprKind::Mod: return kMul;
+      case ExprKind::Not: return kUnary;
+      default: return negative_const(e) ? kUnary : kPrimary;
+    }
+  }
+
+  void binary(ExprKind kind, const Expr& a, const char* op, const Expr& b, int prec, bool spaced) {
+    // Left-associative: the left operand may bind as loosely as this node, the right may not.
+    int left = prec, right = prec + 1;
+    auto comparison = [](int q) { return q == kEq || q == kRel; };
+    auto operand = [&](const Expr& x, int need) {
+      int p = prec_of(x);
+      // Beyond what C needs: mixed products and sums, mixed *, / and %, comparisons of
+      // comparisons, && inside ||, and negative constants inside arithmetic get parentheses.
+      bool paren = p < need || (prec == kAdd && p == kMul) ||
+                   (prec == kMul && p == kMul && x.kind() != kind) ||
+                   (comparison(prec) && comparison(p)) || (prec == kOr && p == kAnd) ||
+                   (p == kUnary && x.kind() != ExprKind::Not && prec >= kAdd);
+      if (paren) {
+        os_ << "(";
+        expr(x, 0);
+        os_ << ")";
+      } else {
+        expr(x, need);
+      }
+    };
+    operand(a, left);
+    os_ << (spaced ? " " : "") << op << (spaced ? " " : "");
+    operand(b, right);
+  }
+
+  void call(const char* name, std::initializer_list<Expr> args) {
+    os_ << name << "(";
+    bool first = true;
+    for (auto& a : args) {
+      os_ << (first ? "" : ", ");
+      first = false;
+      expr(a, 0);
+    }
+    os_ << ")";
+  }
+
+  // Prints `e`; `context` is the binding strength its position needs.
+  void expr(const Expr& e, int context) {
+    if (!e.defined()) {
+      os_ << "<undefined>";
+      return;
+    }
+    int p = prec_of(e);
+    bool paren = p < context;
+    if (paren) os_ << "(";
+    switch (e.kind()) {
+      case ExprKind::IntImm: os_ << e.as<IntImm>()->value << int_suffix(e.dtype()); break;
+      case ExprKind::UIntImm:
+        if (e.dtype().is_bool()) os_ << (e.as<UIntImm>()->value ? "true" : "false");
+        else os_ << e.as<UIntImm>()->value << int_suffix(e.dtype());
+        break;
+      case ExprKind::FloatImm: float_const(e.dtype(), e.as<FloatImm>()->value); break;
+      case ExprKind::Var: os_ << name_of(e.as<VarNode>()); break;
+#define NNVM_PRINT_BINARY(N, op, prec, spaced) \
+  case ExprKind::N: binary(ExprKind::N, e.as<N>()->a, op, e.as<N>()->b, prec, spaced); break;
+      NNVM_PRINT_BINARY(Add, "+", kAdd, true)
+      NNVM_PRINT_BINARY(Sub, "-", kAdd, true)
+      NNVM_PRINT_BINARY(Mul, "*", kMul, false)
+      NNVM_PRINT_BINARY(Div, "/", kMul, false)
+      NNVM_PRINT_BINARY(Mod, "%", kMul, false)
+      NNVM_PRINT_BINARY(EQ, "==", kEq, true)
+      NNVM_PRINT_BINARY(NE, "!=", kEq, true)
+      NNVM_PRINT_BINARY(LT, "<", kRel, true)
+      NNVM_PRINT_BINARY(LE, "<=", kRel, true)
+      NNVM_PRINT_BINARY(GT, ">", kRel, true)
+      NNVM_PRINT_BINARY(GE, ">=", kRel, true)
+      NNVM_PRINT_BINARY(And, "&&", kAnd, true)
+      NNVM_PRINT_BINARY(Or, "||", kOr, true)
+#undef NNVM_PRINT_BINARY
+      case ExprKind::Min: call("min", {e.as<Min>()->a, e.as<Min>()->b}); break;
+      case ExprKind::Max: call("max", {e.as<Max>()->a, e.as<Max>()->b}); break;
+      case ExprKind::Not:
+        os_ << "!";
+        expr(e.as<Not>()->a, kUnary);
+        break;
+      case ExprKind::Select: {
+        auto* op = e.as<Select>();
+        call("select", {op->condition, op->true_value, op->false_value});
+        break;
+      }
+      case ExprKind::Cast:
+        os_ << e.dtype();
+        call("", {e.as<Cast>()->value});
+        break;
+      case ExprKind::Call: {
+        auto* op = e.as<Call>();
+        os_ << call_op_name(op->op) << "(";
+        list(op->args);
+        os_ << ")";
+        break;
+      }
+      case ExprKind::Load:
+        os_ << name_of(e.as<Load>()->buffer) << "[";
+        expr(e.as<Load>()->index, 0);
+        os_ << "]";
+        break;
+      case ExprKind::Ramp: {
+        auto* op = e.as<Ramp>();
+        os_ << "ramp(";
+        expr(op->base, 0);
+        os_ << ", ";
+        expr(op->stride, 0);
+        os_ << ", " << op->lanes << ")";
+        break;
+      }
+      case ExprKind::Broadcast:
+        os_ << "x" << e.as<Broadcast>()->lanes;
+        call("", {e.as<Broadcast>()->value});
+        break;
+      case ExprKind::Let: {
+        auto* op = e.as<Let>();
+        os_ << "let " << name_of(op->var) << " = ";
+        expr(op->value, kLet + 1);
+        os_ << " in ";
+        expr(op->body, kLet);
+        break;
+      }
+      case ExprKind::Reduce: reduce(e.as<Reduce>()); break;
+      case ExprKind::ProducerLoad:
+        os_ << name_of(e.as<ProducerLoad>()->tensor.get()) << "(";
+        list(e.as<ProducerLoad>()->indices);
+        os_ << ")";
+        break;
+    }
+    if (paren) os_ << ")";
+  }
+
+  void reduce(const Reduce* op) {
+    os_ << combiner_name(op->combiner) << "(";
+    expr(op->source, 0);
+    os_ << ", axis=[";
+    for (size_t i = 0; i < op->axes.size(); ++i) os_ << (i ? ", " : "") << name_of(op->axes[i].var());
+    os_ << "]";
+    if (op->condition.defined()) {
+      os_ << ", where=";
+      expr(op->condition, 0);
+    }
+    if (!default_init(op)) {
+      os_ << ", init=";
+      expr(op->init, 0);
+    }
+    os_ << ")";
+  }
+  static bool default_init(const Reduce* op) {
+    Expr id;
+    switch (op->combiner) {
+      case Combiner::sum: id = make_zero(op->dtype); break;
+      case Combiner::prod: id = make_int_const(op->dtype, 1); break;
+      case Combiner::min: id = max_value(op->dtype); break;
+      case Combiner::max: id = min_value(op->dtype); break;
+    }
+    auto value = [](const Expr& e) -> std::optional<double> {
+      if (auto* i = e.as<IntImm>()) return double(i->value);
+      if (auto* u = e.as<UIntImm>()) return double(u->value);
+      if (auto* f = e.as<FloatImm>()) return f->value;
+      return std::nullopt;
+    };
+    auto a = value(op->init), b = value(id);
+    return a && b && *a == *b;
+  }
+
+  std::ostringstream os_;
+  std::unordered_map<const void*, std::string> names_;
+  std::unordered_set<std::string> used_;
+};
+
+}  // namespace detail
+
+inline std::string to_string(const Expr& e) {
+  detail::Printer p;
+  p.print_expr(e);
+  return p.str();
+}
+// Statements end each line with a newline and indent by two spaces per level.
+inline std::string to_string(const Stmt& s) {
+  detail::Printer p;
+  p.print_stmt(s, 0);
+  return p.str();
+}
+inline std::string to_string(const LoweredFunc& f) {
+  detail::Printer p;
+  p.print_func(f);
+  return p.str();
+}
+// A placeholder prints as `placeholder A: float32[64, n]`, a compute as its definition,
+// `C(i, j) = sum(A(i, k)*B(k, j), axis=[k])`.
+inline std::string to_string(const te::Tensor& t) {
+  detail::Printer p;
+  p.print_tensor(t);
+  return p.str();
+}
+
+inline std::ostream& operator<<(std::ostream& os, const Expr& e) { return os << to_string(e); }
+inline std::ostream& operator<<(std::ostream& os, const Stmt& s) { return os << to_string(s); }
+inline std::ostream& operator<<(std::ostream& os, const LoweredFunc& f) { return os << to_string(f); }
+
+}  // namespace ir
+NNVM_END_NAMESPACE
+// end nnvm/ir/printer.hpp
+// begin nnvm/ir/interval.hpp
+// Integer interval analysis: constant bounds of integer expressions (`const_bound`), symbolic
+// bounds of index expressions (`eval_sym_interval`, for bound inference) and proofs of integer
+// conditions (`can_prove`). Everything here is conservative: an answer may be loose, never wrong.
+
+#include <optional>
+#include <unordered_map>
+
+// begin nnvm/ir/affine.hpp
+// Affine forms of scalar signed-integer expressions: constant + sum(coeff * term), where a term
+// is anything that is not a sum, a difference, a product with a constant or a constant (a
+// variable, a product of two non-constants, a division, a load, ...). The simplifier and the
+// interval analysis use them to cancel and collect terms: `(i*4 + j) - (j + i*4)` is 0.
+//
+// Coefficient arithmetic wraps at the dtype's width. That is exact for narrow types (whose
+// arithmetic wraps) and for int32/int64 differs only where the original overflowed (undefined).
+
+#include <algorithm>
+
+// begin nnvm/ir/compare.hpp
+// Structural comparison of expressions. `deep_equal` is equality up to node sharing (variables,
+// buffers and tensors still compare by identity); `ExprOrder` is a total order consistent with
+// it, used to put commutative operands and affine terms in a deterministic order.
+
+#include <cstring>
+#include <unordered_map>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ir {
+
+namespace detail {
+inline int cmp_dtype(DataType a, DataType b) {
+  if (a.code != b.code) return a.code < b.code ? -1 : 1;
+  if (a.bits != b.bits) return a.bits < b.bits ? -1 : 1;
+  if (a.lanes != b.lanes) return a.lanes < b.lanes ? -1 : 1;
+  return 0;
+}
+template <class T>
+int cmp_value(const T& a, const T& b) {
+  return a < b ? -1 : b < a ? 1 : 0;
+}
+// Floats compare by bit pattern so that NaN equals itself and -0.0 differs from 0.0.
+inline int cmp_double_bits(double a, double b) {
+  uint64_t x, y;
+  std::memcpy(&x, &a, 8);
+  std::memcpy(&y, &b, 8);
+  if (x == y) return 0;
+  return a < b ? -1 : b < a ? 1 : cmp_value(x, y);
+}
+}  // namespace detail
+
+// Orders expressions structurally: by kind, dtype, then operands. Variables (and buffers and
+// tensors) order by name, and distinct objects sharing a name by the order in which this
+// ExprOrder first met them, so the result never depends on addresses. Keep one ExprOrder for
+// the whole of one pass so that the order stays consistent.
+class ExprOrder {
+ public:
+  int compare(const Expr& a, const Expr& b) {
+    if (a.same_as(b)) return 0;
+    if (!a.defined() || !b.defined()) return a.defined() ? 1 : -1;
+    if (a.kind() != b.kind()) return a.kind() < b.kind() ? -1 : 1;
+    if (int c = detail::cmp_dtype(a.dtype(), b.dtype())) return c;
+    switch (a.kind()) {
+      case ExprKind::IntImm: return detail::cmp_value(a.as<IntImm>()->value, b.as<IntImm>()->value);
+      case ExprKind::UIntImm: return detail::cmp_value(a.as<UIntImm>()->value, b.as<UIntImm>()->value);
+      case ExprKind::FloatImm: return detail::cmp_double_bits(a.as<FloatImm>()->value, b.as<FloatImm>()->value);
+      case ExprKind::Var: {
+        auto *x = a.as<VarNode>(), *y = b.as<VarNode>();
+        return named(x, x->name, y, y->name);
+      }
+#define NNVM_CMP_BINARY(N)                                         \
+  case ExprKind::N: {                                              \
+    auto *x = a.as<N>(), *y = b.as<N>();                           \
+    if (int c = compare(x->a, y->a)) return c;                     \
+    return compare(x->b, y->b);                                    \
+  }
+        NNVM_CMP_BINARY(Add) NNVM_CMP_BINARY(Sub) NNVM_CMP_BINARY(Mul) NNVM_CMP_BINARY(Div)
+        NNVM_CMP_BINARY(Mod) NNVM_CMP_BINARY(Min) NNVM_CMP_BINARY(Max) NNVM_CMP_BINARY(EQ)
+        NNVM_CMP_BINARY(NE) NNVM_CMP_BINARY(LT) NNVM_CMP_BINARY(LE) NNVM_CMP_BINARY(GT)
+        NNVM_CMP_BINARY(GE) NNVM_CMP_BINARY(And) NNVM_CMP_BINARY(Or)
+#undef NNVM_CMP_BINARY
+      case ExprKind::Not: return compare(a.as<Not>()->a, b.as<Not>()->a);
+      case ExprKind::Select: {
+        auto *x = a.as<Select>(), *y = b.as<Select>();
+        if (int c = compare(x->condition, y->condition)) return c;
+        if (int c = compare(x->true_value, y->true_value)) return c;
+        return compare(x->false_value, y->false_value);
+      }
+      case ExprKind::Cast: return compare(a.as<Cast>()->value, b.as<Cast>()->value);
+      case ExprKind::Call: {
+        auto *x = a.as<Call>(), *y = b.as<Call>();
+        if (x->op != y->op) return x->op < y->op ? -1 : 1;
+        return compare_list(x->args, y->args);
+      }
+      case ExprKind::Load: {
+        auto *x = a.as<Load>(), *y = b.as<Load>();
+        if (int c = named(x->buffer.get(), x->buffer->name, y->buffer.get(), y->buffer->name)) return c;
+        return compare(x->index, y->index);
+      }
+      case ExprKind::Ramp: {
+        auto *x = a.as<Ramp>(), *y = b.as<Ramp>();
+        if (int c = compare(x->base, y->base)) return c;
+        return compare(x->stride, y->stride);
+      }
+      case ExprKind::Broadcast: return compare(a.as<Broadcast>()->value, b.as<Broadcast>()->value);
+      case ExprKind::Let: {
+        auto *x = a.as<Let>(), *y = b.as<Let>();
+        if (int c = compare(x->var, y->var)) return c;
+        if (int c = compare(x->value, y->value)) return c;
+        return compare(x->body, y->body);
+      }
+      case ExprKind::Reduce: {
+        auto *x = a.as<Reduce>(), *y = b.as<Reduce>();
+        if (x->combiner != y->combiner) return x->combiner < y->combiner ? -1 : 1;
+        if (x->axes.size() != y->axes.size()) return x->axes.size() < y->axes.size() ? -1 : 1;
+        for (size_t i = 0; i < x->axes.size(); ++i)
+          if (int c = compare(x->axes[i].var(), y->axes[i].var())) return c;
+        if (int c = compare(x->source, y->source)) return c;
+        if (int c = compare(x->init, y->init)) return c;
+        return compare(x->condition, y->condition);
+      }
+      case ExprKind::ProducerLoad: {
+        auto *x = a.as<ProducerLoad>(), *y = b.as<ProducerLoad>();
+        if (int c = named(x->tensor.get(), x->tensor->name, y->tensor.get(), y->tensor->name)) return c;
+        return compare_list(x->indices, y->indices);
+      }
+    }
+    return 0;
+  }
+  bool operator()(const Expr& a, const Expr& b) { return compare(a, b) < 0; }
+
+ private:
+  int compare_list(const std::vector<Expr>& a, const std::vector<Expr>& b) {
+    if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (int c = compare(a[i], b[i])) return c;
+    return 0;
+  }
+  int named(const void* x, const std::string& xn, const void* y, const std::string& yn) {
+    if (x == y) return 0;
+    if (int c = xn.compare(yn)) return c < 0 ? -1 : 1;
+    int rx = rank(x), ry = rank(y);
+    return rx < ry ? -1 : 1;
+  }
+  int rank(const void* p) { return ranks_.emplace(p, int(ranks_.size())).first->second; }
+
+  std::unordered_map<const void*, int> ranks_;
+};
+
+// True when `a` and `b` compute the same thing by the same tree (variables by identity).
+inline bool deep_equal(const Expr& a, const Expr& b) {
+  if (a.same_as(b)) return true;
+  if (!a.defined() || !b.defined() || a.kind() != b.kind() || a.dtype() != b.dtype()) return false;
+  // Names never decide equality, so a throwaway order is enough here.
+  return ExprOrder().compare(a, b) == 0;
+}
+
+}  // namespace ir
+NNVM_END_NAMESPACE
+// end nnvm/ir/compare.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ir {
+
+struct AffineForm {
+  DataType dtype = dtype::index;
+  std::vector<std::pair<Expr, int64_t>> terms;  // distinct terms (deep_equal), nonzero coefficients
+  int64_t constant = 0;
+
+  // Sign-extends `v` from the dtype's width, the value an IntImm of that dtype would hold.
+  int64_t wrap(uint64_t v) const {
+    int bits = dtype.bits;
+    if (bits >= 64) return int64_t(v);
+    uint64_t m = (uint64_t(1) << bits) - 1, u = v & m;
+    return (u >> (bits - 1)) ? int64_t(u | ~m) : int64_t(u);
+  }
+  bool is_const() const { return terms.empty(); }
+
+  void add_term(const Expr& t, int64_t coeff) {
+    for (size_t i = 0; i < terms.size(); ++i) {
+      if (deep_equal(terms[i].first, t)) {
+        terms[i].second = wrap(uint64_t(terms[i].second) + uint64_t(coeff));
+        if (terms[i].second == 0) terms.erase(terms.begin() + long(i));
+        return;
+      }
+    }
+    if (wrap(uint64_t(coeff)) != 0) terms.emplace_back(t, wrap(uint64_t(coeff)));
+  }
+  void add(const AffineForm& o, int64_t scale) {
+    for (auto& [t, c] : o.terms) add_term(t, wrap(uint64_t(c) * uint64_t(scale)));
+    constant = wrap(uint64_t(constant) + uint64_t(o.constant) * uint64_t(scale));
+  }
+  void scale(int64_t s) {
+    AffineForm out{dtype, {}, 0};
+    out.add(*this, s);
+    *this = std::move(out);
+  }
+};
+
+// True for the dtypes that have affine forms: scalar signed integers.
+inline bool has_affine_form(DataType t) { return t.is_int() && t.is_scalar(); }
+
+// Decomposes `e` (a scalar signed integer) without looking inside terms.
+inline AffineForm to_affine(const Expr& e) {
+  AffineForm f{e.dtype(), {}, 0};
+  if (auto* c = e.as<IntImm>()) {
+    f.constant = c->value;
+    return f;
+  }
+  if (auto* add = e.as<Add>()) {
+    f = to_affine(add->a);
+    f.add(to_affine(add->b), 1);
+    return f;
+  }
+  if (auto* sub = e.as<Sub>()) {
+    f = to_affine(sub->a);
+    f.add(to_affine(sub->b), -1);
+    return f;
+  }
+  if (auto* mul = e.as<Mul>(); mul && (mul->a.as<IntImm>() || mul->b.as<IntImm>())) {
+    bool left = mul->a.as<IntImm>() != nullptr;
+    f = to_affine(left ? mul->b : mul->a);
+    f.scale((left ? mul->a : mul->b).as<IntImm>()->value);
+    return f;
+  }
+  f.add_term(e, 1);
+  return f;
+}
+
+// Rebuilds an expression from `f`: terms by decreasing |coefficient|, then non-variables before
+// variables, then `order`; positive terms are added first, negative ones subtracted after, the
+// constant comes last. `(i.outer*16 + i.inner)*64 + j` becomes `i.outer*1024 + i.inner*64 + j`.
+inline Expr from_affine(const AffineForm& f, ExprOrder& order) {
+  DataType t = f.dtype;
+  auto magnitude = [](int64_t c) { return c < 0 ? uint64_t(0) - uint64_t(c) : uint64_t(c); };
+  std::vector<std::pair<Expr, int64_t>> terms = f.terms;
+  std::stable_sort(terms.begin(), terms.end(), [&](const auto& x, const auto& y) {
+    if (magnitude(x.second) != magnitude(y.second)) return magnitude(x.second) > magnitude(y.second);
+    bool xv = x.first.kind() == ExprKind::Var, yv = y.first.kind() == ExprKind::Var;
+    if (xv != yv) return yv;
+    if (int c = order.compare(x.first, y.first)) return c < 0;
+    return x.second > y.second;
+  });
+  // The most negative value has no positive counterpart: it is added, never subtracted.
+  auto negative = [&](int64_t c) { return c < 0 && f.wrap(uint64_t(0) - uint64_t(c)) > 0; };
+  auto scaled = [&](const Expr& term, int64_t c) {
+    return c == 1 ? term : Mul::make(term, IntImm::make(t, c));
+  };
+  Expr acc;
+  bool const_done = false;
+  for (auto& [term, c] : terms)
+    if (!negative(c)) acc = acc.defined() ? Add::make(acc, scaled(term, c)) : scaled(term, c);
+  for (auto& [term, c] : terms) {
+    if (!negative(c)) continue;
+    if (!acc.defined()) {
+      const_done = f.constant > 0;
+      acc = const_done ? IntImm::make(t, f.constant) : make_zero(t);
+    }
+    acc = Sub::make(acc, scaled(term, -c));
+  }
+  if (!acc.defined()) return IntImm::make(t, f.constant);
+  if (f.constant == 0 || const_done) return acc;
+  if (negative(f.constant)) return Sub::make(acc, IntImm::make(t, -f.constant));
+  return Add::make(acc, IntImm::make(t, f.constant));
+}
+
+}  // namespace ir
+NNVM_END_NAMESPACE
+// end nnvm/ir/affine.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ir {
+
+// The integers in [min, max], both inclusive; a missing end is unbounded.
+struct Interval {
+  std::optional<int64_t> min, max;
+
+  static Interval everything() { return {}; }
+  static Interval point(int64_t v) { return {v, v}; }
+  static Interval range(int64_t lo, int64_t hi) { return {lo, hi}; }
+  bool is_bounded() const { return min && max; }
+  bool is_point() const { return min && max && *min == *max; }
+  bool contains(int64_t v) const { return (!min || *min <= v) && (!max || v <= *max); }
+  // True when every value of this interval lies in `o`.
+  bool within(const Interval& o) const {
+    return (!o.min || (min && *min >= *o.min)) && (!o.max || (max && *max <= *o.max));
+  }
+  friend bool operator==(const Interval&, const Interval&) = default;
+};
+
+// Known ranges of variables, keyed by the variable node (the caller keeps the Vars alive).
+// A variable that is absent is unbounded (within its dtype).
+using IntervalMap = std::unordered_map<const VarNode*, Interval>;
+
+namespace detail {
+
+// An interval end: a finite int64 or an infinity (inf = -1 or +1). Arithmetic saturates to
+// the infinity of the true result's sign, so a bound that does not fit int64 is dropped.
+struct Bound {
+  int inf = 0;
+  int64_t v = 0;
+  static Bound neg_inf() { return {-1, 0}; }
+  static Bound pos_inf() { return {1, 0}; }
+  static Bound of(int64_t x) { return {0, x}; }
+  int sign() const { return inf ? inf : (v > 0) - (v < 0); }
+  friend bool operator<(const Bound& a, const Bound& b) {
+    if (a.inf != b.inf) return a.inf < b.inf;
+    return a.inf == 0 && a.v < b.v;
+  }
+};
+// Checked int64 arithmetic: false (and `r` untouched) when the result does not fit.
+inline bool checked_add(int64_t a, int64_t b, int64_t& r) {
+  if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return false;
+  r = a + b;
+  return true;
+}
+inline bool checked_mul(int64_t a, int64_t b, int64_t& r) {
+  if (a == 0 || b == 0) {
+    r = 0;
+    return true;
+  }
+  uint64_t ua = a < 0 ? 0 - uint64_t(a) : uint64_t(a), ub = b < 0 ? 0 - uint64_t(b) : uint64_t(b);
+  bool neg = (a < 0) != (b < 0);
+  uint64_t lim = neg ? uint64_t(INT64_MAX) + 1 : uint64_t(INT64_MAX);
+  if (ua > lim / ub) return false;
+  uint64_t p = ua * ub;
+  r = neg ? int64_t(0 - p) : int64_t(p);
+  return true;
+}
+
+inline Bound bound_add(Bound a, Bound b) {
+  if (a.inf || b.inf) return {a.inf ? a.inf : b.inf, 0};  // -inf + +inf never meets: ends are ordered
+  int64_t r;
+  if (!checked_add(a.v, b.v, r)) return {a.v > 0 ? 1 : -1, 0};
+  return Bound::of(r);
+}
+inline Bound bound_neg(Bound a) {
+  if (a.inf) return {-a.inf, 0};
+  if (a.v == INT64_MIN) return Bound::pos_inf();
+  return Bound::of(-a.v);
+}
+inline Bound bound_mul(Bound a, Bound b) {
+  int s = a.sign() * b.sign();
+  if (s == 0) return Bound::of(0);
+  if (a.inf || b.inf) return {s, 0};
+  int64_t r;
+  if (!checked_mul(a.v, b.v, r)) return {s, 0};
+  return Bound::of(r);
+}
+// Truncating division for b > 0 (b may be +inf).
+inline Bound bound_div_pos(Bound a, Bound b) {
+  if (b.inf) return Bound::of(0);
+  if (a.inf) return a;
+  return Bound::of(a.v / b.v);
+}
+inline Bound lo_of(const Interval& i) { return i.min ? Bound::of(*i.min) : Bound::neg_inf(); }
+inline Bound hi_of(const Interval& i) { return i.max ? Bound::of(*i.max) : Bound::pos_inf(); }
+inline Interval from_bounds(Bound lo, Bound hi) {
+  Interval r;
+  if (!lo.inf) r.min = lo.v;
+  if (!hi.inf) r.max = hi.v;
+  return r;
+}
+inline Interval from_corners(std::initializer_list<Bound> c) {
+  return from_bounds(std::min(c), std::max(c));
+}
+
+// The values a scalar of integer type `t` can hold.
+inline Interval dtype_range(DataType t) {
+  if (t.is_bool()) return Interval::range(0, 1);
+  if (t.is_uint()) return t.bits >= 64 ? Interval{0, std::nullopt} : Interval::range(0, int64_t((uint64_t(1) << t.bits) - 1));
+  if (t.is_int()) {
+    if (t.bits >= 64) return {};
+    return Interval::range(-(int64_t(1) << (t.bits - 1)), (int64_t(1) << (t.bits - 1)) - 1);
+  }
+  return {};
+}
+// Whether arithmetic of `t` wraps (narrow signed, or any unsigned type) instead of being
+// undefined on overflow (int32, int64).
+inline bool wraps(DataType t) { return t.is_uint() || t.is_bool() || (t.is_int() && t.bits < 32); }
+
+// Restricts the mathematical result `r` of an operation of type `t` to what the type can hold:
+// a wrapping type that might have wrapped can hold anything of its range.
+inline Interval fit(const Interval& r, DataType t) {
+  Interval range = dtype_range(t);
+  if (r.within(range)) return r;
+  if (wraps(t)) return range;
+  Interval out = r;
+  if (range.min && (!out.min || *out.min < *range.min)) out.min = range.min;
+  if (range.max && (!out.max || *out.max > *range.max)) out.max = range.max;
+  return out;
+}
+
+inline Interval interval_union(const Interval& a, const Interval& b) {
+  Interval r;
+  if (a.min && b.min) r.min = std::min(*a.min, *b.min);
+  if (a.max && b.max) r.max = std::max(*a.max, *b.max);
+  return r;
+}
+
+inline Interval div_interval(const Interval& a, const Interval& b) {
+  // Truncating division is monotone in each operand on each sign of the divisor, so the corners
+  // of each part of the divisor bound the result. A zero divisor is undefined and ignored.
+  auto positive_part = [&](Bound lo, Bound hi) {
+    return from_corners({bound_div_pos(lo_of(a), lo), bound_div_pos(lo_of(a), hi),
+                         bound_div_pos(hi_of(a), lo), bound_div_pos(hi_of(a), hi)});
+  };
+  std::optional<Interval> out;
+  auto merge = [&](const Interval& x) { out = out ? interval_union(*out, x) : x; };
+  Bound blo = lo_of(b), bhi = hi_of(b);
+  if (Bound::of(0) < bhi) merge(positive_part(std::max(blo, Bound::of(1)), bhi));
+  if (blo < Bound::of(0)) {
+    // a / b == -(a / -b)
+    Interval neg = positive_part(bound_neg(std::min(bhi, Bound::of(-1))), bound_neg(blo));
+    merge(from_bounds(bound_neg(hi_of(neg)), bound_neg(lo_of(neg))));
+  }
+  return out ? *out : Interval{};
+}
+
+inline Interval mod_interval(const Interval& a, const Interval& b) {
+  // The result has the dividend's sign and a magnitude below both |a| and |b|.
+  Bound m = std::max(bound_neg(lo_of(b)), hi_of(b));  // max |b|
+  if (!m.inf && m.v <= 0) return {};  // only a zero divisor: undefined
+  Bound lim = m.inf ? m : Bound::of(m.v - 1);
+  Bound lo = lo_of(a), hi = hi_of(a);
+  Bound rlo = Bound::of(0) < lo ? Bound::of(0) : std::max(lo, bound_neg(lim));
+  Bound rhi = hi < Bound::of(0) ? Bound::of(0) : std::min(hi, lim);
+  return from_bounds(rlo, rhi);
+}
+
+class ConstBounder {
+ public:
+  explicit ConstBounder(const IntervalMap& m) : map_(&m) {}
+
+  Interval bound(const Expr& e) {
+    if (!e.defined()) return {};
+    DataType t = e.dtype();
+    if (t.is_bool()) {
+      if (auto* u = e.as<UIntImm>()) return Interval::point(int64_t(u->value));
+      if (auto* b = e.as<Broadcast>()) return bound(b->value);
+      return Interval::range(0, 1);
+    }
+    if (!t.is_integer()) return {};
+    // Shared subtrees are bounded once (the expression outlives this bounder).
+    if (auto it = memo_.find(e.get()); it != memo_.end()) return it->second;
+    Interval r = fit(raw(e), t.element_of());
+    memo_.emplace(e.get(), r);
+    return r;
+  }
+
+ private:
+  Interval raw(const Expr& e) {
+    switch (e.kind()) {
+      case ExprKind::IntImm: return Interval::point(e.as<IntImm>()->value);
+      case ExprKind::UIntImm: {
+        uint64_t v = e.as<UIntImm>()->value;
+        return v > uint64_t(INT64_MAX) ? Interval{INT64_MAX, std::nullopt} : Interval::point(int64_t(v));
+      }
+      case ExprKind::Var: {
+        auto it = map_->find(e.as<VarNode>());
+        return it == map_->end() ? Interval{} : it->second;
+      }
+      case ExprKind::Add: {
+        auto* o = e.as<Add>();
+        Interval a = bound(o->a), b = bound(o->b);
+        return from_bounds(bound_add(lo_of(a), lo_of(b)), bound_add(hi_of(a), hi_of(b)));
+      }
+      case ExprKind::Sub: {
+        auto* o = e.as<Sub>();
+        Interval a = bound(o->a), b = bound(o->b);
+        return from_bounds(bound_add(lo_of(a), bound_neg(hi_of(b))), bound_add(hi_of(a), bound_neg(lo_of(b))));
+      }
+      case ExprKind::Mul: {
+        auto* o = e.as<Mul>();
+        if (deep_equal(o->a, o->b)) {  // a square is never negative
+          Interval a = bound(o->a);
+          Interval sq = from_corners({bound_mul(lo_of(a), lo_of(a)), bound_mul(hi_of(a), hi_of(a))});
+          if (!a.contains(0) && a.is_bounded()) return sq;
+          return {0, sq.max};
+        }
+        Interval a = bound(o->a), b = bound(o->b);
+        return from_corners({bound_mul(lo_of(a), lo_of(b)), bound_mul(lo_of(a), hi_of(b)),
+                             bound_mul(hi_of(a), lo_of(b)), bound_mul(hi_of(a), hi_of(b))});
+      }
+      case ExprKind::Div: return div_interval(bound(e.as<Div>()->a), bound(e.as<Div>()->b));
+      case ExprKind::Mod: return mod_interval(bound(e.as<Mod>()->a), bound(e.as<Mod>()->b));
+      case ExprKind::Min: {
+        Interval a = bound(e.as<Min>()->a), b = bound(e.as<Min>()->b);
+        return from_bounds(std::min(lo_of(a), lo_of(b)), std::min(hi_of(a), hi_of(b)));
+      }
+      case ExprKind::Max: {
+        Interval a = bound(e.as<Max>()->a), b = bound(e.as<Max>()->b);
+        return from_bounds(std::max(lo_of(a), lo_of(b)), std::max(hi_of(a), hi_of(b)));
+      }
+      case ExprKind::Select: {
+        auto* o = e.as<Select>();
+        Interval c = bound(o->condition);
+        if (c.is_point()) return bound(*c.min ? o->true_value : o->false_value);
+        return interval_union(bound(o->true_value), bound(o->false_value));
+      }
+      case ExprKind::Cast: {
+        auto* o = e.as<Cast>();
+        DataType from = o->value.dtype();
+        // A conversion that does not fit wraps; from a float, anything the target type holds.
+        if (!from.is_integer() && !from.is_bool()) return {};
+        Interval v = bound(o->value), range = dtype_range(e.dtype().element_of());
+        return v.within(range) ? v : range;
+      }
+      case ExprKind::Ramp: {
+        auto* o = e.as<Ramp>();
+        Interval base = bound(o->base), stride = bound(o->stride);
+        Interval lanes = Interval::range(0, o->lanes - 1);
+        Interval off = from_corners({bound_mul(lo_of(lanes), lo_of(stride)), bound_mul(lo_of(lanes), hi_of(stride)),
+                                     bound_mul(hi_of(lanes), lo_of(stride)), bound_mul(hi_of(lanes), hi_of(stride))});
+        return from_bounds(bound_add(lo_of(base), lo_of(off)), bound_add(hi_of(base), hi_of(off)));
+      }
+      case ExprKind::Broadcast: return bound(e.as<Broadcast>()->value);
+      case ExprKind::Let: {
+        auto* o = e.as<Let>();
+        Interval v = bound(o->value);
+        IntervalMap inner = *map_;
+        inner[o->var.get()] = v;
+        return ConstBounder(inner).bound(o->body);
+      }
+      default: return {};
+    }
+  }
+
+  const IntervalMap* map_;
+  std::unordered_map<const ExprNode*, Interval> memo_;
+};
+
+}  // namespace detail
+
+// Conservative bounds of the integer expression `e` (scalar, or every lane of a vector) given
+// the ranges of its variables. Non-integer expressions are unbounded; bools are within [0, 1].
+inline Interval const_bound(const Expr& e, const IntervalMap& ranges = {}) {
+  return detail::ConstBounder(ranges).bound(e);
+}
+
+// True only when `cond` (a bool expression) is true for every value of its variables within
+// `ranges`. Integer comparisons of int32/int64 values are decided on the affine form of the
+// difference of their sides, so common terms cancel: `i*4 + j < i*4 + 8` holds when j < 8.
+inline bool can_prove(const Expr& cond, const IntervalMap& ranges = {}) {
+  if (!cond.defined() || !cond.dtype().is_bool()) return false;
+  if (auto* u = cond.as<UIntImm>()) return u->value != 0;
+  if (auto* b = cond.as<Broadcast>()) return can_prove(b->value, ranges);
+  if (auto* o = cond.as<And>()) return can_prove(o->a, ranges) && can_prove(o->b, ranges);
+  if (auto* o = cond.as<Or>()) return can_prove(o->a, ranges) || can_prove(o->b, ranges);
+  if (auto* o = cond.as<Not>()) {
+    const Expr& x = o->a;
+    if (auto* n = x.as<Not>()) return can_prove(n->a, ranges);
+    if (auto* c = x.as<LT>()) return can_prove(GE::make(c->a, c->b), ranges);
+    if (auto* c = x.as<LE>()) return can_prove(GT::make(c->a, c->b), ranges);
+    if (auto* c = x.as<GT>()) return can_prove(LE::make(c->a, c->b), ranges);
+    if (auto* c = x.as<GE>()) return can_prove(LT::make(c->a, c->b), ranges);
+    if (auto* c = x.as<EQ>()) return can_prove(NE::make(c->a, c->b), ranges);
+    if (auto* c = x.as<NE>()) return can_prove(EQ::make(c->a, c->b), ranges);
+    if (auto* c = x.as<And>()) return can_prove(!c->a, ranges) || can_prove(!c->b, ranges);
+    if (auto* c = x.as<Or>()) return can_prove(!c->a, ranges) && can_prove(!c->b, ranges);
+    return const_bound(x, ranges).max == 0;
+  }
+  // A comparison: find the bounds of lhs - rhs (or of each side when the difference could wrap).
+  const Expr *lhs = nullptr, *rhs = nullptr;
+  enum { lt, le, gt, ge, eq, ne } op = lt;
+  auto sides = [&](auto* node, auto kind) {
+    if (!node) return false;
+    lhs = &node->a, rhs = &node->b, op = kind;
+    return true;
+  };
+  if (!sides(cond.as<LT>(), lt) && !sides(cond.as<LE>(), le) && !sides(cond.as<GT>(), gt) &&
+      !sides(cond.as<GE>(), ge) && !sides(cond.as<EQ>(), eq) && !sides(cond.as<NE>(), ne))
+    return const_bound(cond, ranges).min == 1;
+  DataType t = lhs->dtype();
+  if (!t.is_integer() && !t.is_bool()) return false;
+  if (has_affine_form(t.element_of()) && !detail::wraps(t) && t.is_scalar()) {
+    AffineForm d = to_affine(*lhs);
+    d.add(to_affine(*rhs), -1);
+    // Bound each term separately: a term's bound is sound whatever the others are.
+    detail::Bound lo = detail::Bound::of(d.constant), hi = lo;
+    for (auto& [term, c] : d.terms) {
+      Interval ti = const_bound(term, ranges);
+      detail::Bound k = detail::Bound::of(c);
+      detail::Bound p = detail::bound_mul(detail::lo_of(ti), k), q = detail::bound_mul(detail::hi_of(ti), k);
+      lo = detail::bound_add(lo, std::min(p, q));
+      hi = detail::bound_add(hi, std::max(p, q));
+    }
+    Interval diff = detail::from_bounds(lo, hi);
+    switch (op) {
+      case lt: return diff.max && *diff.max < 0;
+      case le: return diff.max && *diff.max <= 0;
+      case gt: return diff.min && *diff.min > 0;
+      case ge: return diff.min && *diff.min >= 0;
+      case eq: return diff.is_point() && *diff.min == 0;
+      case ne: return (diff.min && *diff.min > 0) || (diff.max && *diff.max < 0);
+    }
+  }
+  Interval a = const_bound(*lhs, ranges), b = const_bound(*rhs, ranges);
+  bool same = deep_equal(*lhs, *rhs);
+  switch (op) {
+    case lt: return a.max && b.min && *a.max < *b.min;
+    case le: return same || (a.max && b.min && *a.max <= *b.min);
+    case gt: return a.min && b.max && *a.min > *b.max;
+    case ge: return same || (a.min && b.max && *a.min >= *b.max);
+    case eq: return same || (a.is_point() && b.is_point() && *a.min == *b.min);
+    case ne: return (a.max && b.min && *a.max < *b.min) || (a.min && b.max && *a.min > *b.max);
+  }
+  return false;
+}
+
+// Symbolic bounds [min, max] (inclusive) of an index expression; an undefined end is
+// unbounded. Bound inference uses them to find the region of a producer that a consumer reads
+// when the producer is computed inside the consumer's loops.
+struct SymInterval {
+  Expr min, max;
+  static SymInterval point(Expr e) { return {e, e}; }
+  bool is_bounded() const { return min.defined() && max.defined(); }
+  bool is_point() const { return is_bounded() && deep_equal(min, max); }
+};
+using SymIntervalMap = std::unordered_map<const VarNode*, SymInterval>;
+
+// Defined in simplify.hpp, which this header includes at its end.
+Expr simplify(const Expr& e, const IntervalMap& ranges);
+
+namespace detail {
+
+class SymBounder {
+ public:
+  SymBounder(const SymIntervalMap& vars, const IntervalMap& ranges) : vars_(vars), ranges_(ranges) {}
+
+  SymInterval eval(const Expr& e) {
+    if (!e.defined()) return {};
+    bool relaxed = uses_var_if(e, [&](const VarNode* v) { return vars_.count(v) != 0; });
+    if (!relaxed) return SymInterval::point(e);
+    switch (e.kind()) {
+      case ExprKind::Var: return vars_.at(e.as<VarNode>());
+      case ExprKind::Add: {
+        SymInterval a = eval(e.as<Add>()->a), b = eval(e.as<Add>()->b);
+        return {both(a.min, b.min, [](Expr x, Expr y) { return x + y; }),
+                both(a.max, b.max, [](Expr x, Expr y) { return x + y; })};
+      }
+      case ExprKind::Sub: {
+        SymInterval a = eval(e.as<Sub>()->a), b = eval(e.as<Sub>()->b);
+        return {both(a.min, b.max, [](Expr x, Expr y) { return x - y; }),
+                both(a.max, b.min, [](Expr x, Expr y) { return x - y; })};
+      }
+      case ExprKind::Mul: {
+        auto* op = e.as<Mul>();
+        SymInterval a = eval(op->a), b = eval(op->b);
+        if (b.is_point()) return scale(a, b.min, [](Expr x, Expr y) { return x * y; });
+        if (a.is_point()) return scale(b, a.min, [](Expr x, Expr y) { return y * x; });
+        if (non_negative(a.min) && non_negative(b.min))
+          return {a.min * b.min, both(a.max, b.max, [](Expr x, Expr y) { return x * y; })};
+        return {};
+      }
+      case ExprKind::Div: {
+        // Truncating division by a positive divisor is monotone in the dividend.
+        SymInterval a = eval(e.as<Div>()->a), b = eval(e.as<Div>()->b);
+        if (!b.is_point() || !positive(b.min)) return {};
+        return {a.min.defined() ? a.min / b.min : Expr(), a.max.defined() ? a.max / b.min : Expr()};
+      }
+      case ExprKind::Mod: {
+        SymInterval a = eval(e.as<Mod>()->a), b = eval(e.as<Mod>()->b);
+        if (!b.is_point() || !positive(b.min) || !non_negative(a.min)) return {};
+        Expr top = b.min - 1;
+        if (a.max.defined() && can_prove(a.max < b.min, ranges_)) return a;  // no wrap-around
+        return {make_zero(e.dtype()), top};
+      }
+      case ExprKind::Min: {
+        SymInterval a = eval(e.as<Min>()->a), b = eval(e.as<Min>()->b);
+        return {both(a.min, b.min, [](Expr x, Expr y) { return min(x, y); }),
+                either(a.max, b.max, [](Expr x, Expr y) { return min(x, y); })};
+      }
+      case ExprKind::Max: {
+        SymInterval a = eval(e.as<Max>()->a), b = eval(e.as<Max>()->b);
+        return {either(a.min, b.min, [](Expr x, Expr y) { return max(x, y); }),
+                both(a.max, b.max, [](Expr x, Expr y) { return max(x, y); })};
+      }
+      case ExprKind::Select: {
+        SymInterval t = eval(e.as<Select>()->true_value), f = eval(e.as<Select>()->false_value);
+        return {both(t.min, f.min, [](Expr x, Expr y) { return min(x, y); }),
+                both(t.max, f.max, [](Expr x, Expr y) { return max(x, y); })};
+      }
+      case ExprKind::Cast: {
+        // A widening integer conversion keeps the order of values.
+        auto* op = e.as<Cast>();
+        DataType from = op->value.dtype(), to = e.dtype();
+        bool widening = from.is_int() && to.is_int() && to.bits >= from.bits;
+        if (!widening) return {};
+        SymInterval v = eval(op->value);
+        return {v.min.defined() ? cast(to, v.min) : Expr(), v.max.defined() ? cast(to, v.max) : Expr()};
+      }
+      case ExprKind::Broadcast: return eval(e.as<Broadcast>()->value);
+      case ExprKind::Ramp: {
+        auto* op = e.as<Ramp>();
+        SymInterval base = eval(op->base), stride = eval(op->stride);
+        if (!stride.is_point()) return {};
+        Expr last = stride.min * int64_t(op->lanes - 1);
+        if (non_negative(stride.min)) return {base.min, base.max.defined() ? base.max + last : Expr()};
+        if (non_positive(stride.min)) return {base.min.defined() ? base.min + last : Expr(), base.max};
+        return {};
+      }
+      case ExprKind::Let: {
+        auto* op = e.as<Let>();
+        SymIntervalMap inner = vars_;
+        inner[op->var.get()] = eval(op->value);
+        return SymBounder(inner, ranges_).eval(op->body);
+      }
+      default: return {};
+    }
+  }
+
+ private:
+  template <class F>
+  static Expr both(const Expr& x, const Expr& y, F f) {
+    return x.defined() && y.defined() ? f(x, y) : Expr();
+  }
+  // For the end where a missing bound does not matter (the upper end of a min).
+  template <class F>
+  static Expr either(const Expr& x, const Expr& y, F f) {
+    if (x.defined() && y.defined()) return f(x, y);
+    return x.defined() ? x : y;
+  }
+  template <class F>
+  SymInterval scale(const SymInterval& a, const Expr& k, F f) {
+    auto apply = [&](const Expr& x) { return x.defined() ? f(x, k) : Expr(); };
+    if (non_negative(k)) return {apply(a.min), apply(a.max)};
+    if (non_positive(k)) return {apply(a.max), apply(a.min)};
+    return {};
+  }
+  bool non_negative(const Expr& x) { return x.defined() && can_prove(x >= make_zero(x.dtype()), ranges_); }
+  bool non_positive(const Expr& x) { return x.defined() && can_prove(x <= make_zero(x.dtype()), ranges_); }
+  bool positive(const Expr& x) { return x.defined() && can_prove(x > make_zero(x.dtype()), ranges_); }
+
+  const SymIntervalMap& vars_;
+  const IntervalMap& ranges_;
+};
+
+}  // namespace detail
+
+// Symbolic bounds of the integer expression `e` when each variable of `vars` ranges over its
+// SymInterval; variables not in `vars` are fixed (the result may use them). `ranges` holds
+// known constant ranges of any variable, used to decide signs and to simplify the result.
+// `i.outer*16 + i.inner` with i.inner in [0, 15] is [i.outer*16, i.outer*16 + 15].
+// An end that cannot be bounded is left undefined.
+inline SymInterval eval_sym_interval(const Expr& e, const SymIntervalMap& vars, const IntervalMap& ranges = {}) {
+  SymInterval r = detail::SymBounder(vars, ranges).eval(e);
+  if (r.min.defined()) r.min = simplify(r.min, ranges);
+  if (r.max.defined()) r.max = simplify(r.max, ranges);
+  return r;
+}
+
+}  // namespace ir
+NNVM_END_NAMESPACE
+
+// The simplifier builds on the analyses above; eval_sym_interval needs its definition.
+// begin nnvm/ir/simplify.hpp
+// The simplifier: constant folding, canonical affine index arithmetic, and removal of what
+// interval analysis proves redundant (min/max, selects, ifs, div/mod by constants, dead loops).
+//
+// Requires: well-typed IR. Ensures: the value of every expression is unchanged for every input
+// where the original is defined (int32/int64 overflow and division by zero are undefined, as in
+// C), every expression keeps its dtype, and the result is deterministic. Each node is rewritten
+// once after its operands, with no search over rewrites, so the cost stays near linear in the
+// size of the IR (quadratic at worst in the length of one sum).
+
+#include <cmath>
+
+// begin nnvm/ir/const_fold.hpp
+// Constant folding with the run-time semantics of each dtype: integers wrap at their width and
+// divide truncating, float32 folds in float and float64 in double, and nothing whose run-time
+// result is undefined (division by zero, an out-of-range float to int conversion) is folded.
+
+#include <cmath>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ir {
+namespace detail {
+
+// True for an IntImm, UIntImm or FloatImm.
+inline bool is_scalar_const(const Expr& e) {
+  return e.defined() && (e.as<IntImm>() || e.as<UIntImm>() || e.as<FloatImm>());
+}
+
+// Folds `a op b` for two scalar constants of one dtype; undefined when the result is undefined
+// behaviour at run time (division by zero, INT64_MIN / -1) or `op` is not foldable.
+inline Expr fold_binary(ExprKind k, const Expr& a, const Expr& b) {
+  DataType t = a.dtype();
+  DataType bt = dtype::boolean;
+  if (auto *x = a.as<IntImm>(), *y = b.as<IntImm>(); x && y) {
+    int64_t p = x->value, q = y->value;
+    uint64_t up = uint64_t(p), uq = uint64_t(q);
+    switch (k) {
+      case ExprKind::Add: return IntImm::make(t, int64_t(up + uq));
+      case ExprKind::Sub: return IntImm::make(t, int64_t(up - uq));
+      case ExprKind::Mul: return IntImm::make(t, int64_t(up * uq));
+      case ExprKind::Div:
+      case ExprKind::Mod:
+        if (q == 0 || (p == INT64_MIN && q == -1)) return Expr();
+        return IntImm::make(t, k == ExprKind::Div ? p / q : p % q);
+      case ExprKind::Min: return IntImm::make(t, p < q ? p : q);
+      case ExprKind::Max: return IntImm::make(t, p > q ? p : q);
+      case ExprKind::EQ: return UIntImm::make(bt, p == q);
+      case ExprKind::NE: return UIntImm::make(bt, p != q);
+      case ExprKind::LT: return UIntImm::make(bt, p < q);
+      case ExprKind::LE: return UIntImm::make(bt, p <= q);
+      case ExprKind::GT: return UIntImm::make(bt, p > q);
+      case ExprKind::GE: return UIntImm::make(bt, p >= q);
+      default: return Expr();
+    }
+  }
+  if (auto *x = a.as<UIntImm>(), *y = b.as<UIntImm>(); x && y) {
+    uint64_t p = x->value, q = y->value;
+    switch (k) {
+      case ExprKind::Add: return UIntImm::make(t, p + q);
+      case ExprKind::Sub: return UIntImm::make(t, p - q);
+      case ExprKind::Mul: return UIntImm::make(t, p * q);
+      case ExprKind::Div: return q == 0 ? Expr() : UIntImm::make(t, p / q);
+      case ExprKind::Mod: return q == 0 ? Expr() : UIntImm::make(t, p % q);
+      case ExprKind::Min: return UIntImm::make(t, p < q ? p : q);
+      case ExprKind::Max: return UIntImm::make(t, p > q ? p : q);
+      case ExprKind::EQ: return UIntImm::make(bt, p == q);
+      case ExprKind::NE: return UIntImm::make(bt, p != q);
+      case ExprKind::LT: return UIntImm::make(bt, p < q);
+      case ExprKind::LE: return UIntImm::make(bt, p <= q);
+      case ExprKind::GT: return UIntImm::make(bt, p > q);
+      case ExprKind::GE: return UIntImm::make(bt, p >= q);
+      case ExprKind::And: return UIntImm::make(t, p && q);
+      case ExprKind::Or: return UIntImm::make(t, p || q);
+      default: return Expr();
+    }
+  }
+  if (auto *x = a.as<FloatImm>(), *y = b.as<FloatImm>(); x && y) {
+    // Fold in the dtype's own precision: float32 through float, as the generated code computes.
+    auto fold = [&](auto p, auto q) -> Expr {
+      switch (k) {
+        case ExprKind::Add: return FloatImm::make(t, double(p + q));
+        case ExprKind::Sub: return FloatImm::make(t, double(p - q));
+        case ExprKind::Mul: return FloatImm::make(t, double(p * q));
+        case ExprKind::Div: return FloatImm::make(t, double(p / q));
+        case ExprKind::Mod: return FloatImm::make(t, double(std::fmod(p, q)));
+        case ExprKind::Min: return FloatImm::make(t, double(p < q ? p : q));
+        case ExprKind::Max: return FloatImm::make(t, double(p > q ? p : q));
+        case ExprKind::EQ: return UIntImm::make(bt, p == q);
+        case ExprKind::NE: return UIntImm::make(bt, p != q);
+        case ExprKind::LT: return UIntImm::make(bt, p < q);
+        case ExprKind::LE: return UIntImm::make(bt, p <= q);
+        case ExprKind::GT: return UIntImm::make(bt, p > q);
+        case ExprKind::GE: return UIntImm::make(bt, p >= q);
+        default: return Expr();
+      }
+    };
+    if (t.bits == 32) return fold(float(x->value), float(y->value));
+    if (t.bits == 64) return fold(x->value, y->value);
+  }
+  return Expr();
+}
+
+// Folds a cast of a scalar constant; undefined when the conversion is undefined behaviour
+// (a float out of the target integer's range, or NaN).
+inline Expr fold_cast(DataType t, const Expr& v) {
+  if (auto* i = v.as<IntImm>()) {
+    if (t.is_int()) return IntImm::make(t, i->value);
+    if (t.is_uint() || t.is_bool()) return UIntImm::make(t, uint64_t(i->value));
+    if (t.is_float()) return FloatImm::make(t, t.bits == 64 ? double(i->value) : double(float(i->value)));
+  }
+  if (auto* u = v.as<UIntImm>()) {
+    if (t.is_int()) return IntImm::make(t, int64_t(u->value));
+    if (t.is_uint() || t.is_bool()) return UIntImm::make(t, u->value);
+    if (t.is_float()) return FloatImm::make(t, t.bits == 64 ? double(u->value) : double(float(u->value)));
+  }
+  if (auto* f = v.as<FloatImm>()) {
+    double x = f->value;
+    if (t.is_float()) return FloatImm::make(t, x);
+    if (t.is_bool()) return UIntImm::make(t, x != 0);
+    if (std::isnan(x)) return Expr();
+    if (t.is_int()) {
+      double lim = std::ldexp(1.0, t.bits - 1);
+      if (!(x > -lim - 1 && x < lim)) return Expr();
+      return IntImm::make(t, int64_t(x));
+    }
+    if (t.is_uint()) {
+      if (!(x > -1 && x < std::ldexp(1.0, t.bits))) return Expr();
+      return UIntImm::make(t, uint64_t(x));
+    }
+  }
+  return Expr();
+}
+
+}  // namespace detail
+}  // namespace ir
+NNVM_END_NAMESPACE
+// end nnvm/ir/const_fold.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ir {
+
+namespace detail {
+
+// A statement that does nothing: an empty sequence.
+inline Stmt no_op() { return make_stmt<Seq>(std::vector<Stmt>{}); }
+inline bool is_no_op(const Stmt& s) {
+  auto* q = s.as<Seq>();
+  return !s.defined() || (q && q->seq.empty());
+}
+
+inline int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+inline Expr make_binary(ExprKind k, Expr a, Expr b) {
+  switch (k) {
+#define NNVM_MAKE_CASE(N) case ExprKind::N: return N::make(std::move(a), std::move(b));
+    NNVM_FOR_EACH_BINARY(NNVM_MAKE_CASE)
+#undef NNVM_MAKE_CASE
+    default: break;
+  }
+  NNVM_INTERNAL_CHECK(false, "make_binary on a non-binary kind");
+  return Expr();
+}
+
+inline bool is_comparison(ExprKind k) {
+  return k == ExprKind::EQ || k == ExprKind::NE || k == ExprKind::LT || k == ExprKind::LE ||
+         k == ExprKind::GT || k == ExprKind::GE;
+}
+// The comparison that holds exactly when `k` does not (for integers; EQ/NE also for floats).
+inline ExprKind negated(ExprKind k) {
+  switch (k) {
+    case ExprKind::EQ: return ExprKind::NE;
+    case ExprKind::NE: return ExprKind::EQ;
+    case ExprKind::LT: return ExprKind::GE;
+    case ExprKind::LE: return ExprKind::GT;
+    case ExprKind::GT: return ExprKind::LE;
+    default: return ExprKind::LT;  // GE
+  }
+}
+template <class N>
+bool binary_operands(const Expr& e, ExprKind k, Expr& a, Expr& b) {
+  if (e.kind() != k) return false;
+  a = static_cast<const N*>(e.get())->a;
+  b = static_cast<const N*>(e.get())->b;
+  return true;
+}
+inline bool comparison_operands(const Expr& e, Expr& a, Expr& b) {
+  return binary_operands<EQ>(e, ExprKind::EQ, a, b) || binary_operands<NE>(e, ExprKind::NE, a, b) ||
+         binary_operands<LT>(e, ExprKind::LT, a, b) || binary_operands<LE>(e, ExprKind::LE, a, b) ||
+         binary_operands<GT>(e, ExprKind::GT, a, b) || binary_operands<GE>(e, ExprKind::GE, a, b);
+}
+
+class Simplifier : public IRMutator {
+ public:
+  explicit Simplifier(IntervalMap ranges) : ranges_(std::move(ranges)) {}
+  using IRMutator::mutate;
+
+  // Shared subtrees (a DAG, as inlining makes) are simplified once per set of known ranges,
+  // which keeps the cost linear in the number of distinct nodes rather than in the tree size.
+  // The memo holds the input node too, so its address cannot be reused while it is a key.
+  Expr mutate(const Expr& e) override {
+    if (!e.defined()) return e;
+    if (auto it = memo_.find(e.get()); it != memo_.end()) return it->second.second;
+    Expr r = IRMutator::mutate(e);
+    memo_.emplace(e.get(), std::make_pair(e, r));
+    return r;
+  }
+
+  // Applies every rule to `a op b`, whose operands are already simplified. `orig` (optional) is
+  // returned when nothing changes, so unchanged trees stay shared.
+  Expr binary(ExprKind k, const Expr& a, const Expr& b, const Expr& orig = Expr()) {
+    Expr oa, ob;
+    bool same_operands = orig.defined() && operands(orig, oa, ob) && oa.same_as(a) && ob.same_as(b);
+    Expr r = rules(k, a, b);
+    if (!r.defined()) return same_operands ? orig : make_binary(k, a, b);
+    // Canonical input comes back rebuilt but equal: keep the original node.
+    return same_operands && deep_equal(r, orig) ? orig : r;
+  }
+
+ protected:
+  using IRMutator::visit;
+
+  // ---- expressions ---------------------------------------------------------------------
+
+  Expr visit(const VarNode* op, const Expr& e) override {
+    auto it = ranges_.find(op);
+    if (it != ranges_.end() && it->second.is_point() && op->dtype.is_int())
+      return IntImm::make(op->dtype, *it->second.min);
+    return e;
+  }
+#define NNVM_SIMPLIFY_BINARY(N) \
+  Expr visit(const N* op, const Expr& e) override { return binary(ExprKind::N, mutate(op->a), mutate(op->b), e); }
+  NNVM_FOR_EACH_BINARY(NNVM_SIMPLIFY_BINARY)
+#undef NNVM_SIMPLIFY_BINARY
+
+  Expr visit(const Not* op, const Expr& e) override {
+    Expr a = mutate(op->a);
+    return logical_not(a, a.same_as(op->a) ? e : Expr());
+  }
+
+  Expr visit(const Select* op, const Expr& e) override {
+    Expr c = mutate(op->condition);
+    if (auto* u = c.as<UIntImm>()) return mutate(u->value ? op->true_value : op->false_value);
+    if (auto* bc = c.as<Broadcast>(); bc && bc->value.as<UIntImm>())
+      return mutate(bc->value.as<UIntImm>()->value ? op->true_value : op->false_value);
+    if (c.dtype().is_scalar()) {
+      if (can_prove(c, ranges_)) return mutate(op->true_value);
+      if (can_prove(!c, ranges_)) return mutate(op->false_value);
+    }
+    Expr t, f = mutate(op->false_value);
+    {
+      // The chosen branch may assume the condition (a guarded load may use the bounds it gives).
+      Scope scope(*this);
+      if (c.dtype().is_scalar()) refine(c);
+      t = mutate(op->true_value);
+    }
+    if (deep_equal(t, f)) return t;
+    if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) return e;
+    return Select::make(c, t, f);
+  }
+
+  Expr visit(const Cast* op, const Expr& e) override {
+    Expr v = mutate(op->value);
+    DataType t = op->dtype;
+    if (is_scalar_const(v)) {
+      if (Expr r = fold_cast(t, v); r.defined()) return r;
+    }
+    if (auto* b = v.as<Broadcast>(); b && is_scalar_const(b->value)) {
+      if (Expr r = fold_cast(t.element_of(), b->value); r.defined()) return Broadcast::make(r, b->lanes);
+    }
+    // int64(int32(x)) for an int64 x that fits int32 is x.
+    if (auto* inner = v.as<Cast>(); inner && inner->value.dtype() == t && t.is_integer() &&
+                                    v.dtype().is_integer() &&
+                                    const_bound(inner->value, ranges_).within(dtype_range(v.dtype())))
+      return inner->value;
+    return v.same_as(op->value) ? e : Cast::make(t, v);
+  }
+
+  Expr visit(const Ramp* op, const Expr& e) override {
+    Expr b = mutate(op->base), s = mutate(op->stride);
+    if (b.same_as(op->base) && s.same_as(op->stride)) return is_const_int(s, 0) ? Broadcast::make(b, op->lanes) : e;
+    return ramp(b, s, op->lanes);
+  }
+
+  Expr visit(const Let* op, const Expr& e) override {
+    Expr v = mutate(op->value);
+    if (is_scalar_const(v) || v.as<VarNode>()) return mutate(substitute(op->body, op->var, v));
+    Expr body;
+    {
+      Scope scope(*this);
+      bind(op->var, const_bound(v, ranges_));
+      body = mutate(op->body);
+    }
+    if (!uses_var(body, op->var)) return body;
+    if (v.same_as(op->value) && body.same_as(op->body)) return e;
+    return Let::make(op->var, v, body);
+  }
+
+  Expr visit(const Reduce* op, const Expr& e) override {
+    Scope scope(*this);
+    for (auto& ax : op->axes) bind_loop(ax.var(), ax->dom.min, ax->dom.extent);
+    return IRMutator::visit(op, e);
+  }
+
+  // ---- statements ----------------------------------------------------------------------
+
+  Stmt visit(const For* op, const Stmt& s) override {
+    Expr mn = mutate(op->min), ext = mutate(op->extent);
+    auto* n = as_const_int(ext);
+    if (n && *n <= 0) return no_op();
+    if (n && *n == 1 && op->for_kind != ForKind::thread_binding)
+      return mutate(substitute(op->body, op->loop_var, mn));
+    Stmt body;
+    {
+      Scope scope(*this);
+      bind_loop(op->loop_var, mn, ext);
+      body = mutate(op->body);
+    }
+    if (is_no_op(body)) return no_op();
+    if (mn.same_as(op->min) && ext.same_as(op->extent) && body.same_as(op->body)) return s;
+    return For::make(op->loop_var, mn, ext, op->for_kind, body, op->thread_tag);
+  }
+
+  Stmt visit(const IfThenElse* op, const Stmt& s) override {
+    Expr c = mutate(op->condition);
+    if (auto* u = c.as<UIntImm>()) return u->value ? mutate(op->then_case) : mutate_or_no_op(op->else_case);
+    Stmt then_case, else_case = mutate_or_no_op(op->else_case);
+    {
+      Scope scope(*this);
+      refine(c);
+      then_case = mutate(op->then_case);
+    }
+    if (is_no_op(then_case) && is_no_op(else_case)) return no_op();
+    if (is_no_op(then_case)) return IfThenElse::make(logical_not(c), else_case);
+    if (is_no_op(else_case)) else_case = Stmt();
+    if (c.same_as(op->condition) && then_case.same_as(op->then_case) && else_case.same_as(op->else_case)) return s;
+    return IfThenElse::make(c, then_case, else_case);
+  }
+
+  Stmt visit(const Seq* op, const Stmt& s) override {
+    std::vector<Stmt> out;
+    bool changed = false;
+    for (auto& x : op->seq) {
+      Stmt y = mutate(x);
+      changed |= !y.same_as(x);
+      if (is_no_op(y)) {
+        changed = true;
+        continue;
+      }
+      changed |= y.as<Seq>() != nullptr;
+      out.push_back(y);
+    }
+    if (!changed) return s;
+    return out.empty() ? no_op() : Seq::make(out);
+  }
+
+  Stmt visit(const LetStmt* op, const Stmt& s) override {
+    Expr v = mutate(op->value);
+    if (is_scalar_const(v) || v.as<VarNode>()) return mutate(substitute(op->body, op->var, v));
+    Stmt body;
+    {
+      Scope scope(*this);
+      bind(op->var, const_bound(v, ranges_));
+      body = mutate(op->body);
+    }
+    if (is_no_op(body)) return no_op();
+    if (!uses_var(body, op->var)) return body;
+    if (v.same_as(op->value) && body.same_as(op->body)) return s;
+    return LetStmt::make(op->var, v, body);
+  }
+
+  Stmt visit(const Evaluate* op, const Stmt& s) override {
+    Expr v = mutate(op->value);
+    if (is_const(v)) return no_op();
+    return v.same_as(op->value) ? s : Evaluate::make(v);
+  }
+
+  Stmt visit(const Allocate* op, const Stmt& s) override {
+    Stmt body = mutate(op->body);
+    if (is_no_op(body)) return no_op();
+    return body.same_as(op->body) ? s : Allocate::make(op->buffer, body);
+  }
+
+ private:
+  // Saves the ranges on entry and restores them on exit, so facts stay within their scope.
+  // Results memoized under other ranges do not carry over in either direction.
+  struct Scope {
+    Simplifier& self;
+    IntervalMap saved;
+    explicit Scope(Simplifier& s) : self(s), saved(s.ranges_) { self.memo_.clear(); }
+    ~Scope() {
+      self.ranges_ = std::move(saved);
+      self.memo_.clear();
+    }
+  };
+
+  Stmt mutate_or_no_op(const Stmt& s) { return s.defined() ? mutate(s) : no_op(); }
+
+  void bind(const Var& v, const Interval& i) { ranges_[v.get()] = i; }
+  // A loop variable lies in [min, min + extent - 1] (as far as constants tell).
+  void bind_loop(const Var& v, const Expr& mn, const Expr& ext) {
+    Interval m = const_bound(mn, ranges_), x = const_bound(ext, ranges_);
+    Bound hi = bound_add(bound_add(hi_of(m), hi_of(x)), Bound::of(-1));
+    bind(v, from_bounds(lo_of(m), hi));
+  }
+  // Narrows variable ranges with what `c` (a scalar condition known true) says about them.
+  void refine(const Expr& c) {
+    if (auto* a = c.as<And>()) {
+      refine(a->a);
+      refine(a->b);
+      return;
+    }
+    Expr l, r;
+    if (!comparison_operands(c, l, r) || !l.dtype().is_int() || !l.dtype().is_scalar()) return;
+    ExprKind k = c.kind();
+    if (!l.as<VarNode>() && r.as<VarNode>()) {  // put the variable on the left
+      std::swap(l, r);
+      if (k == ExprKind::LT) k = ExprKind::GT;
+      else if (k == ExprKind::LE) k = ExprKind::GE;
+      else if (k == ExprKind::GT) k = ExprKind::LT;
+      else if (k == ExprKind::GE) k = ExprKind::LE;
+    }
+    auto* v = l.as<VarNode>();
+    if (!v || k == ExprKind::NE) return;
+    Interval other = const_bound(r, ranges_);
+    Interval& cur = ranges_[v];
+    auto lower = [&](std::optional<int64_t> m, int64_t shift) {
+      if (m && !(shift > 0 && *m == INT64_MAX) && (!cur.min || *m + shift > *cur.min)) cur.min = *m + shift;
+    };
+    auto upper = [&](std::optional<int64_t> m, int64_t shift) {
+      if (m && !(shift < 0 && *m == INT64_MIN) && (!cur.max || *m + shift < *cur.max)) cur.max = *m + shift;
+    };
+    if (k == ExprKind::LT) upper(other.max, -1);
+    if (k == ExprKind::LE || k == ExprKind::EQ) upper(other.max, 0);
+    if (k == ExprKind::GT) lower(other.min, 1);
+    if (k == ExprKind::GE || k == ExprKind::EQ) lower(other.min, 0);
+  }
+
+  static bool operands(const Expr& e, Expr& a, Expr& b) {
+    switch (e.kind()) {
+#define NNVM_OPERANDS(N) case ExprKind::N: return binary_operands<N>(e, ExprKind::N, a, b);
+      NNVM_FOR_EACH_BINARY(NNVM_OPERANDS)
+#undef NNVM_OPERANDS
+      default: return false;
+    }
+  }
+
+  Expr ramp(const Expr& base, const Expr& stride, int lanes) {
+    if (is_const_int(stride, 0)) return Broadcast::make(base, lanes);
+    return Ramp::make(base, stride, lanes);
+  }
+
+  Expr logical_not(const Expr& a, const Expr& orig = Expr()) {
+    if (auto* u = a.as<UIntImm>()) return UIntImm::make(a.dtype(), !u->value);
+    if (auto* n = a.as<Not>()) return n->a;
+    Expr l, r;
+    if (comparison_operands(a, l, r) &&
+        (l.dtype().is_integer() || a.kind() == ExprKind::EQ || a.kind() == ExprKind::NE))
+      return binary(negated(a.kind()), l, r);
+    return orig.defined() ? orig : Not::make(a);
+  }
+
+  // Canonical order of commutative operands: constants last, the rest by ExprOrder.
+  void order_commutative(Expr& a, Expr& b) {
+    bool ca = is_const(a), cb = is_const(b);
+    if ((ca && !cb) || (ca == cb && order_.compare(b, a) < 0)) std::swap(a, b);
+  }
+
+  Expr scalar_rules(ExprKind k, Expr a, Expr b) {
+    DataType t = a.dtype();
+    bool no_wrap = t.is_int() && !wraps(t);
+    if (has_affine_form(t) && (k == ExprKind::Add || k == ExprKind::Sub || k == ExprKind::Mul)) {
+      if (k == ExprKind::Mul && !a.as<IntImm>() && !b.as<IntImm>()) return product(a, b);
+      AffineForm f;
+      if (k == ExprKind::Mul) {
+        bool left = a.as<IntImm>() != nullptr;
+        f = to_affine(left ? b : a);
+        f.scale((left ? a : b).as<IntImm>()->value);
+      } else {
+        f = to_affine(a);
+        f.add(to_affine(b), k == ExprKind::Add ? 1 : -1);
+      }
+      return from_affine(f, order_);
+    }
+    switch (k) {
+      case ExprKind::Add:
+        if (t.is_uint() && is_const_int(b, 0)) return a;
+        if (t.is_uint() && is_const_int(a, 0)) return b;
+        return Expr();
+      case ExprKind::Sub:
+        // x - 0.0 is x even for -0.0 and NaN; x + 0.0 is not (-0.0 + 0.0 is +0.0).
+        if ((t.is_uint() && is_const_int(b, 0)) || (t.is_float() && is_float_const(b, 0.0, false))) return a;
+        if (t.is_uint() && deep_equal(a, b)) return make_zero(t);
+        return Expr();
+      case ExprKind::Mul:
+        if (t.is_uint() || t.is_float()) {
+          if (t.is_uint() ? is_const_int(b, 1) : is_float_const(b, 1.0, true)) return a;
+          if (t.is_uint() ? is_const_int(a, 1) : is_float_const(a, 1.0, true)) return b;
+          if (t.is_uint() && (is_const_int(a, 0) || is_const_int(b, 0))) return make_zero(t);
+        }
+        return Expr();
+      case ExprKind::Div:
+        if (t.is_float() ? is_float_const(b, 1.0, true) : is_one(b)) return a;
+        if (no_wrap) return div_mod(true, a, b);
+        return Expr();
+      case ExprKind::Mod:
+        if (t.is_integer() && is_one(b)) return make_zero(t);
+        if (no_wrap) return div_mod(false, a, b);
+        return Expr();
+      case ExprKind::Min:
+      case ExprKind::Max: {
+        if (deep_equal(a, b)) return a;
+        if (!t.is_integer()) return Expr();
+        bool is_min = k == ExprKind::Min;
+        if (can_prove(LE::make(a, b), ranges_)) return is_min ? a : b;
+        if (can_prove(LE::make(b, a), ranges_)) return is_min ? b : a;
+        order_commutative(a, b);
+        return is_min ? Min::make(a, b) : Max::make(a, b);
+      }
+      case ExprKind::And:
+        if (auto* u = a.as<UIntImm>()) return u->value ? b : a;
+        if (auto* u = b.as<UIntImm>()) return u->value ? a : b;
+        if (deep_equal(a, b)) return a;
+        return Expr();
+      case ExprKind::Or:
+        if (auto* u = a.as<UIntImm>()) return u->value ? a : b;
+        if (auto* u = b.as<UIntImm>()) return u->value ? b : a;
+        if (deep_equal(a, b)) return a;
+        return Expr();
+      default:
+        if (is_comparison(k) && (t.is_integer() || t.is_bool())) {
+          Expr cond = make_binary(k, a, b);
+          if (can_prove(cond, ranges_)) return const_true();
+          if (can_prove(make_binary(negated(k), a, b), ranges_)) return const_false();
+        }
+        return Expr();
+    }
+  }
+
+  Expr rules(ExprKind k, const Expr& a, const Expr& b) {
+    if (is_scalar_const(a) && is_scalar_const(b)) {
+      if (Expr r = fold_binary(k, a, b); r.defined()) return r;
+    }
+    return a.dtype().is_vector() ? vector_rules(k, a, b) : scalar_rules(k, a, b);
+  }
+
+  // A product of two non-constants. A sum times a single term distributes, so symbolic strides
+  // cancel like constant ones: (i.outer*16 + i.inner)*n is i.outer*n*16 + i.inner*n. A sum
+  // times a sum stays one term: expanding it could grow without bound.
+  Expr product(Expr a, Expr b) {
+    DataType t = a.dtype();
+    AffineForm fa = to_affine(a), fb = to_affine(b);
+    auto monomial = [](const AffineForm& f) { return f.terms.size() == 1 && f.constant == 0; };
+    if (!monomial(fb) && monomial(fa)) std::swap(fa, fb);
+    if (!monomial(fb)) {
+      order_commutative(a, b);
+      return Mul::make(a, b);
+    }
+    auto [tb, cb] = fb.terms[0];
+    AffineForm out{t, {}, 0};
+    for (auto& [ta, ca] : fa.terms) {
+      Expr x = ta, y = tb;
+      order_commutative(x, y);
+      out.add_term(Mul::make(x, y), out.wrap(uint64_t(ca) * uint64_t(cb)));
+    }
+    out.add_term(tb, out.wrap(uint64_t(fa.constant) * uint64_t(cb)));
+    return from_affine(out, order_);
+  }
+
+  static bool is_one(const Expr& e) { return is_const_int(e, 1); }
+  static bool is_float_const(const Expr& e, double v, bool sign_matters) {
+    auto* f = e.as<FloatImm>();
+    return f && f->value == v && (!sign_matters || std::signbit(f->value) == std::signbit(v));
+  }
+
+  // Integer division and remainder by a positive constant c, on int32/int64. Writes the dividend
+  // as c*Q + R (R: the terms whose coefficients c does not divide, plus the constant mod c):
+  // when the dividend and R are non-negative, x / c = Q + R / c and x % c = R % c, and R / c
+  // vanishes when R < c. An exact dividend (R = 0) needs no sign condition.
+  Expr div_mod(bool is_div, const Expr& a, const Expr& b) {
+    DataType t = a.dtype();
+    Interval ai = const_bound(a, ranges_);
+    if (auto* c = b.as<IntImm>(); c && c->value > 0) {
+      int64_t cv = c->value;
+      // Nested division by positive constants: (x / c1) / c2 == x / (c1*c2).
+      if (auto* inner = a.as<Div>(); is_div && inner) {
+        auto* c1 = inner->b.as<IntImm>();
+        int64_t prod;
+        if (c1 && c1->value > 0 && checked_mul(c1->value, cv, prod) && Interval::point(prod).within(dtype_range(t)))
+          return binary(ExprKind::Div, inner->a, IntImm::make(t, prod));
+      }
+      // (x % c1) % c2 == x % c2 when c2 divides c1.
+      if (auto* inner = a.as<Mod>(); !is_div && inner) {
+        auto* c1 = inner->b.as<IntImm>();
+        if (c1 && c1->value > 0 && c1->value % cv == 0) return binary(ExprKind::Mod, inner->a, b);
+      }
+      AffineForm f = to_affine(a), q{t, {}, 0}, r{t, {}, 0};
+      for (auto& [term, coeff] : f.terms) {
+        if (coeff % cv == 0) q.add_term(term, coeff / cv);
+        else r.add_term(term, coeff);
+      }
+      q.constant = floor_div(f.constant, cv);
+      r.constant = f.constant - q.constant * cv;
+      if (r.is_const() && r.constant == 0) return is_div ? from_affine(q, order_) : make_zero(t);
+      // |x| < c: the quotient is 0 and the remainder x.
+      if (ai.within(Interval::range(1 - cv, cv - 1))) return is_div ? make_zero(t) : a;
+      if (!(ai.min && *ai.min >= 0)) return Expr();
+      Expr rest = from_affine(r, order_);
+      Interval ri = const_bound(rest, ranges_);
+      if (!(ri.min && *ri.min >= 0)) return Expr();
+      bool q_zero = q.is_const() && q.constant == 0;
+      if (ri.max && *ri.max < cv) return is_div ? from_affine(q, order_) : rest;
+      if (q_zero) return Expr();  // nothing to take out: keep x / c as it is
+      if (!is_div) return Mod::make(rest, b);
+      q.add_term(Div::make(rest, b), 1);
+      return from_affine(q, order_);
+    }
+    // A non-negative dividend below a positive divisor.
+    Interval bi = const_bound(b, ranges_);
+    if (ai.min && *ai.min >= 0 && ai.max && bi.min && *bi.min > *ai.max) return is_div ? make_zero(t) : a;
+    return Expr();
+  }
+
+  Expr vector_rules(ExprKind k, const Expr& a, const Expr& b) {
+    DataType t = a.dtype();
+    int lanes = t.lanes;
+    auto *ba = a.as<Broadcast>(), *bb = b.as<Broadcast>();
+    if (ba && bb) return Broadcast::make(binary(k, ba->value, bb->value), lanes);
+    if (!t.is_int()) return Expr();
+    auto *ra = a.as<Ramp>(), *rb = b.as<Ramp>();
+    auto add = [&](const Expr& x, const Expr& y) { return binary(ExprKind::Add, x, y); };
+    auto sub = [&](const Expr& x, const Expr& y) { return binary(ExprKind::Sub, x, y); };
+    auto mul = [&](const Expr& x, const Expr& y) { return binary(ExprKind::Mul, x, y); };
+    Expr zero = make_zero(t.element_of());
+    switch (k) {
+      case ExprKind::Add:
+        if (ra && rb) return ramp(add(ra->base, rb->base), add(ra->stride, rb->stride), lanes);
+        if (ra && bb) return ramp(add(ra->base, bb->value), ra->stride, lanes);
+        if (ba && rb) return ramp(add(ba->value, rb->base), rb->stride, lanes);
+        return Expr();
+      case ExprKind::Sub:
+        if (ra && rb) return ramp(sub(ra->base, rb->base), sub(ra->stride, rb->stride), lanes);
+        if (ra && bb) return ramp(sub(ra->base, bb->value), ra->stride, lanes);
+        if (ba && rb) return ramp(sub(ba->value, rb->base), sub(zero, rb->stride), lanes);
+        return Expr();
+      case ExprKind::Mul:
+        if (ra && bb) return ramp(mul(ra->base, bb->value), mul(ra->stride, bb->value), lanes);
+        if (ba && rb) return ramp(mul(ba->value, rb->base), mul(ba->value, rb->stride), lanes);
+        return Expr();
+      case ExprKind::Div:
+      case ExprKind::Mod: {
+        // Every lane of ramp(base, s, n) / c has one quotient when the first and the last do
+        // (the lanes increase); then lane k % c is base % c + k*s.
+        if (!ra || !bb || wraps(t)) return Expr();
+        auto* c = bb->value.as<IntImm>();
+        auto* s = ra->stride.as<IntImm>();
+        if (!c || c->value <= 0 || !s || s->value < 0) return Expr();
+        Expr first = binary(ExprKind::Div, ra->base, bb->value);
+        Expr last_lane = add(ra->base, IntImm::make(t.element_of(), s->value * (lanes - 1)));
+        if (!deep_equal(first, binary(ExprKind::Div, last_lane, bb->value))) return Expr();
+        if (k == ExprKind::Div) return Broadcast::make(first, lanes);
+        return ramp(binary(ExprKind::Mod, ra->base, bb->value), ra->stride, lanes);
+      }
+      default: return Expr();
+    }
+  }
+
+  IntervalMap ranges_;
+  ExprOrder order_;
+  std::unordered_map<const ExprNode*, std::pair<Expr, Expr>> memo_;
+};
+
+}  // namespace detail
+
+// Simplifies `e` given known ranges of its variables (see the header comment for the rules).
+inline Expr simplify(const Expr& e, const IntervalMap& ranges) {
+  return detail::Simplifier(ranges).mutate(e);
+}
+inline Expr simplify(const Expr& e) { return simplify(e, IntervalMap{}); }
+
+// Simplifies every expression of `s` with the ranges of the loops around it, and removes what
+// is dead: loops of extent 0 (extent-1 loops other than thread bindings become a substitution),
+// ifs with a provable condition, constant Evaluates, empty branches; sequences are flattened.
+// A statement that does nothing becomes an empty Seq.
+inline Stmt simplify(const Stmt& s, const IntervalMap& ranges = {}) {
+  return detail::Simplifier(ranges).mutate(s);
+}
+
+}  // namespace ir
+NNVM_END_NAMESPACE
+// end nnvm/ir/simplify.hpp
+// end nnvm/ir/interval.hpp
+// begin nnvm/ir/verifier.hpp
+// Checks that a lowered function keeps the lowered-IR contract (docs/lowered_ir.md), so that a
+// broken pass is caught where it ran instead of in an emitter. Violations throw InternalError
+// with an id "nnvm.verify.<what>" and the context (kernel › enclosing loops):
+//   undefined           an undefined statement or expression
+//   undefined_buffer    a Load/Store of a buffer that is neither a param nor allocated around it
+//   var_scope           a variable used outside the For/Let/LetStmt that defines it
+//                       (size_vars are in scope everywhere)
+//   var_redefined       a variable defined again inside its own scope (or a size var redefined)
+//   buffer_redefined    an Allocate of a buffer that is already a param or allocated around it
+//   producer_node       ProducerLoad / ProducerStore / ProducerRealize left after lowering
+//   reduce_node         a Reduce left after lowering
+//   index_dtype         a Load/Store index that is not an integer
+//   lanes_mismatch      a Store whose value lanes differ from its index lanes
+//   store_dtype         a Store whose value element type is not the buffer's
+//   condition_dtype     an if or select condition (or && / || / ! operand) that is not bool
+//   loop_dtype          a loop variable, min or extent that is not a scalar integer
+//   thread_tag          a thread-binding loop without a tag, or a tag on another loop
+
+#include <unordered_set>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ir {
+
+namespace detail {
+
+class Verifier : public IRVisitor {
+ public:
+  Verifier(std::string kernel, const std::vector<Buffer>& params, const std::vector<Var>& size_vars)
+      : context_{"kernel " + std::move(kernel)} {
+    for (auto& v : size_vars) define(v);
+    for (auto& b : params) {
+      for (auto& d : b->shape) visit_expr(d);
+      buffers_.insert(b.get());
+    }
+  }
+
+  void visit_expr(const Expr& e) override {
+    if (!e.defined()) fail("undefined", "an expression is undefined");
+    IRVisitor::visit_expr(e);
+  }
+  void visit_stmt(const Stmt& s) override {
+    if (!s.defined()) fail("undefined", "a statement is undefined");
+    IRVisitor::visit_stmt(s);
+  }
+
+ protected:
+  using IRVisitor::visit;
+
+  void visit(const VarNode* op) override {
+    if (!vars_.count(op))
+      fail("var_scope", str_cat("variable ", op->name, " is used outside the loop or let that defines it"));
+  }
+  void visit(const Load* op) override {
+    check_buffer(op->buffer, "load");
+    check_index(op->buffer, op->index, "load");
+    visit_expr(op->index);
+  }
+  void visit(const Let* op) override {
+    visit_expr(op->value);
+    Bind bind(*this, op->var);
+    visit_expr(op->body);
+  }
+  void visit(const Select* op) override {
+    check_bool(op->condition, "select condition");
+    IRVisitor::visit(op);
+  }
+  void visit(const And* op) override {
+    check_bool(op->a, "operand of &&");
+    IRVisitor::visit(op);
+  }
+  void visit(const Or* op) override {
+    check_bool(op->a, "operand of ||");
+    IRVisitor::visit(op);
+  }
+  void visit(const Not* op) override {
+    check_bool(op->a, "operand of !");
+    IRVisitor::visit(op);
+  }
+  void visit(const Reduce*) override {
+    fail("reduce_node", "a reduction is left in lowered IR; lowering must turn it into loops");
+  }
+  void visit(const ProducerLoad* op) override {
+    fail("producer_node", str_cat("tensor read ", op->tensor->name, "(...) is left in lowered IR"));
+  }
+
+  void visit(const For* op) override {
+    if (!op->loop_var.dtype().is_int() || !op->loop_var.dtype().is_scalar() || !scalar_int(op->min) ||
+        !scalar_int(op->extent))
+      fail("loop_dtype", str_cat("loop ", op->loop_var.name(), " needs a scalar integer variable, min and extent"));
+    if ((op->for_kind == ForKind::thread_binding) == op->thread_tag.empty())
+      fail("thread_tag", str_cat("loop ", op->loop_var.name(),
+                                 op->thread_tag.empty() ? " is bound to a thread axis but has no tag"
+                                                        : " has a thread tag but is not a thread binding"));
+    visit_expr(op->min);
+    visit_expr(op->extent);
+    Bind bind(*this, op->loop_var);
+    context_.push_back(str_cat(for_kind_name(op->for_kind), " ", op->loop_var.name()));
+    visit_stmt(op->body);
+    context_.pop_back();
+  }
+  void visit(const Store* op) override {
+    check_buffer(op->buffer, "store");
+    check_index(op->buffer, op->index, "store");
+    if (op->value.defined() && op->value.dtype().lanes != op->index.dtype().lanes)
+      fail("lanes_mismatch", str_cat("store to ", op->buffer->name, " writes ", op->value.dtype().lanes,
+                                     " lanes at an index of ", op->index.dtype().lanes, " lanes"));
+    if (op->value.defined() && op->value.dtype().element_of() != op->buffer->dtype)
+      fail("store_dtype", str_cat("store of ", op->value.dtype(), " into ", op->buffer->name, " of ", op->buffer->dtype));
+    IRVisitor::visit(op);
+  }
+  void visit(const Allocate* op) override {
+    if (buffers_.count(op->buffer.get()))
+      fail("buffer_redefined", str_cat("buffer ", op->buffer->name, " is allocated where it already exists"));
+    for (auto& d : op->buffer->shape) visit_expr(d);
+    buffers_.insert(op->buffer.get());
+    context_.push_back("allocate " + op->buffer->name);
+    visit_stmt(op->body);
+    context_.pop_back();
+    buffers_.erase(op->buffer.get());
+  }
+  void visit(const IfThenElse* op) override {
+    if (!op->condition.defined() || !op->condition.dtype().is_bool() || !op->condition.dtype().is_scalar())
+      fail("condition_dtype", "an if condition must be a scalar bool");
+    visit_expr(op->condition);
+    visit_stmt(op->then_case);
+    if (op->else_case.defined()) visit_stmt(op->else_case);
+  }
+  void visit(const LetStmt* op) override {
+    visit_expr(op->value);
+    Bind bind(*this, op->var);
+    visit_stmt(op->body);
+  }
+  void visit(const ProducerStore* op) override {
+    fail("producer_node", str_cat("tensor store ", op->tensor->name, "(...) = ... is left in lowered IR"));
+  }
+  void visit(const ProducerRealize* op) override {
+    fail("producer_node", str_cat("realize of tensor ", op->tensor->name, " is left in lowered IR"));
+  }
+
+ private:
+  // Puts a variable in scope for the lifetime of this object.
+  struct Bind {
+    Verifier& self;
+    const VarNode* var;
+    Bind(Verifier& s, const Var& v) : self(s), var(v.get()) { self.define(v); }
+    ~Bind() { self.vars_.erase(var); }
+  };
+
+  void define(const Var& v) {
+    if (!vars_.insert(v.get()).second)
+      fail("var_redefined", str_cat("variable ", v.name(), " is defined again inside its own scope"));
+  }
+  static bool scalar_int(const Expr& e) { return e.defined() && e.dtype().is_int() && e.dtype().is_scalar(); }
+  void check_buffer(const Buffer& b, const char* what) {
+    if (!b.defined()) fail("undefined", str_cat("a ", what, " has no buffer"));
+    if (!buffers_.count(b.get()))
+      fail("undefined_buffer", str_cat(what, " of buffer ", b->name, " which is neither a parameter nor allocated here"));
+  }
+  void check_index(const Buffer& b, const Expr& index, const char* what) {
+    if (!index.defined()) fail("undefined", str_cat("index of a ", what, " of ", b->name, " is undefined"));
+    if (!index.dtype().is_int())
+      fail("index_dtype", str_cat(what, " of ", b->name, " has an index of type ", index.dtype(), "; it must be an integer"));
+  }
+  void check_bool(const Expr& e, const char* what) {
+    if (e.defined() && !e.dtype().is_bool())
+      fail("condition_dtype", str_cat(what, " is ", e.dtype(), ", not bool: ", to_string(e)));
+  }
+  [[noreturn]] void fail(const std::string& what, const std::string& message) {
+    throw InternalError("nnvm.verify." + what, message, context_);
+  }
+
+  std::vector<std::string> context_;
+  std::unordered_set<const VarNode*> vars_;
+  std::unordered_set<const BufferNode*> buffers_;
+};
+
+}  // namespace detail
+
+// Checks `body` as the body of a kernel with these params and size vars.
+inline void verify(const Stmt& body, const std::vector<Buffer>& params, const std::vector<Var>& size_vars,
+                   const std::string& kernel = "<stmt>") {
+  detail::Verifier v(kernel, params, size_vars);
+  v.visit_stmt(body);
+}
+
+// Throws InternalError "nnvm.verify.<what>" when `f` breaks the lowered-IR contract.
+inline void verify(const LoweredFunc& f) { verify(f.body, f.params, f.size_vars, f.name); }
+
+}  // namespace ir
+NNVM_END_NAMESPACE
+// end nnvm/ir/verifier.hpp
+// begin nnvm/ndarray.hpp
+// Host tensors handed to compiled kernels: NDArray owns aligned memory, BufferView borrows it.
+
+#include <cstdlib>
+#include <memory>
+#include <numeric>
+#include <span>
+#include <vector>
+
+
+NNVM_BEGIN_NAMESPACE
+
+// A non-owning view of a compact row-major tensor in host memory.
+struct BufferView {
+  void* data = nullptr;
+  DataType dtype;
+  std::vector<int64_t> shape;
+
+  int64_t numel() const {
+    return std::accumulate(shape.begin(), shape.end(), int64_t(1), std::multiplies<int64_t>());
+  }
+  size_t nbytes() const { return size_t(numel()) * size_t(dtype.bytes()); }
+};
+
+// An owning, 64-byte aligned, compact row-major host tensor.
+class NDArray {
+ public:
+  NDArray() = default;
+  NDArray(DataType dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(std::move(shape)) {
+    for (int64_t d : shape_)
+      if (d < 0) throw UserError("nnvm.ndarray.negative_extent", "NDArray extents must be non-negative");
+    size_t bytes = std::max<size_t>(64, (nbytes() + 63) / 64 * 64);
+    data_.reset(static_cast<std::byte*>(std::aligned_alloc(64, bytes)));
+    if (!data_) throw std::bad_alloc();
+    std::fill(data_.get(), data_.get() + bytes, std::byte{0});
+  }
+  template <class T>
+  static NDArray from(const std::vector<T>& values, std::vector<int64_t> shape) {
+    NDArray a(dtype_v<T>, std::move(shape));
+    if (values.size() != size_t(a.numel()))
+      throw UserError("nnvm.ndarray.size_mismatch",
+                      str_cat("NDArray::from got ", values.size(), " values for ", a.numel(), " elements"));
+    std::copy(values.begin(), values.end(), a.data<T>());
+    return a;
+  }
+
+  DataType dtype() const { return dtype_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int64_t numel() const {
+    return std::accumulate(shape_.begin(), shape_.end(), int64_t(1), std::multiplies<int64_t>());
+  }
+  size_t nbytes() const { return size_t(numel()) * size_t(dtype_.bytes()); }
+  void* raw() { return data_.get(); }
+  const void* raw() const { return data_.get(); }
+
+  template <class T>
+  T* data() {
+    check_type<T>();
+    return reinterpret_cast<T*>(data_.get());
+  }
+  template <class T>
+  const T* data() const {
+    check_type<T>();
+    return reinterpret_cast<const T*>(data_.get());
+  }
+  template <class T>
+  std::span<T> values() { return {data<T>(), size_t(numel())}; }
+  template <class T>
+  std::span<const T> values() const { return {data<T>(), size_t(numel())}; }
+
+  BufferView view() { return BufferView{data_.get(), dtype_, shape_}; }
+  operator BufferView() { return view(); }
+
+ private:
+  template <class T>
+  void check_type() const {
+    if (dtype_v<T> != dtype_)
+      throw UserError("nnvm.ndarray.dtype_mismatch",
+                      str_cat("NDArray holds ", dtype_, " but was accessed as ", dtype_v<T>));
+  }
+  struct Free {
+    void operator()(std::byte* p) const { std::free(p); }
+  };
+  DataType dtype_;
+  std::vector<int64_t> shape_;
+  std::unique_ptr<std::byte, Free> data_;
+};
+
+NNVM_END_NAMESPACE
+// end nnvm/ndarray.hpp
+// begin nnvm/te/dsl.hpp
+// The typed tensor DSL. It lives in nnvm::te::dsl (nnvm::dsl for short), because nnvm::te
+// already names the untyped te::Tensor and te::Expr (= ir::Expr), and its user-facing names
+// are brought into nnvm, so that after `using namespace nnvm;` a kernel reads:
+//
+//   auto A = placeholder<float, 64, 32>("A");
+//   auto B = placeholder<float, 32, 16>("B");
+//   auto k = reduce_axis<32>("k");
+//   auto C = compute<Shape<64, 16>>([&](auto i, auto j) { return sum(A(i, k) * B(k, j), k); }, "C");
+//
+// The erased handle Expr<T> is the one name not brought into nnvm: it would make `Expr`
+// ambiguous wherever code says `using namespace nnvm; using namespace nnvm::ir;`. Spell it
+// dsl::Expr<float>, or `using namespace nnvm::dsl;`, which brings every DSL name.
+
+// begin nnvm/te/typed_compute.hpp
+// Typed compute: the body is a callable taking one index variable per output dimension
+// (`[&](auto i, auto j) { ... }` works) and returning a typed expression; the result is a
+// Tensor of the body's element type with the static extents given. The typed body is lowered
+// once, inside te::compute, so the IR is exactly what the untyped path builds.
+
+// begin nnvm/te/typed_reduce.hpp
+// Typed reductions: sum, prod, max_over and min_over of an expression over one reduction axis
+// or several ({k1, k2}), optionally from a custom init value. The extreme-value reductions are
+// named *_over so that they never look like the elementwise min(a, b) / max(a, b).
+// A reduction must be the whole body of a compute; using one as an operand fails to compile.
+
+#include <initializer_list>
+
+// begin nnvm/te/typed_index.hpp
+// Index variables of the typed DSL: the data-parallel axes `compute` hands its body (`Index<E>`)
+// and reduction axes (`ReduceAxis<E>`). E is the static extent, or `dyn`; it travels in the type
+// so that indexing a tensor axis of a different static extent fails to compile. Arithmetic on
+// indices (`i * 2 + 1`) yields plain int64 expressions without a static extent.
+
+#include <array>
+#include <string>
+
+// begin nnvm/te/typed_node.hpp
+// The leaves of typed expressions and the type-erased handle `Expr<T>`. Every node type of the
+// DSL derives from NodeBase, names its element type as `value_type`, and lowers itself to IR
+// with `to_ir()`, which only `compute` (and `Expr<T>`, which erases the structure) calls.
+
+#include <utility>
+
+// begin nnvm/te/typed_check.hpp
+// Compile-time checks of the typed DSL. Each failing check is one static_assert whose message is
+// a sentence; the numbers it cannot spell (extents, axis) are the helper's template arguments,
+// which the compiler prints in its "in instantiation of ... [with ...]" line.
+// Every check returns whether it held, so callers stop at the first failure (`if constexpr`)
+// and a mistake yields one error, not a cascade.
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace te::dsl {
+
+// Marks an extent known only at run time (a symbolic size or a value given as an ir::Expr).
+inline constexpr int64_t dyn = -1;
+
+template <class...>
+inline constexpr bool dependent_false = false;
+
+namespace check {
+
+// The rank mismatch, spelled with its numbers for ranks and index counts up to 8; larger ones
+// fall back to the primary template, whose arguments carry the numbers.
+template <size_t Rank, size_t Given, class = void>
+struct RankMismatch {
+  static_assert(dependent_false<RankMismatch>, "tensor has rank N but is indexed with M indices");
+};
+#define NNVM_DSL_INDEX_WORD_0 " indices"
+#define NNVM_DSL_INDEX_WORD_1 " index"
+#define NNVM_DSL_INDEX_WORD_2 " indices"
+#define NNVM_DSL_INDEX_WORD_3 " indices"
+#define NNVM_DSL_INDEX_WORD_4 " indices"
+#define NNVM_DSL_INDEX_WORD_5 " indices"
+#define NNVM_DSL_INDEX_WORD_6 " indices"
+#define NNVM_DSL_INDEX_WORD_7 " indices"
+#define NNVM_DSL_INDEX_WORD_8 " indices"
+// Entries with N == M exist only to keep the table regular; they are never instantiated.
+#define NNVM_DSL_RANK_CASE(N, M)                                                             \
+  template <class D>                                                                         \
+  struct RankMismatch<N, M, D> {                                                             \
+    static_assert(dependent_false<D>,                                                        \
+                  "tensor has rank " #N " but is indexed with " #M NNVM_DSL_INDEX_WORD_##M); \
+  };
+#define NNVM_DSL_RANK_ROW(N)                                                                \
+  NNVM_DSL_RANK_CASE(N, 0) NNVM_DSL_RANK_CASE(N, 1) NNVM_DSL_RANK_CASE(N, 2)               \
+  NNVM_DSL_RANK_CASE(N, 3) NNVM_DSL_RANK_CASE(N, 4) NNVM_DSL_RANK_CASE(N, 5)               \
+  NNVM_DSL_RANK_CASE(N, 6) NNVM_DSL_RANK_CASE(N, 7) NNVM_DSL_RANK_CASE(N, 8)
+NNVM_DSL_RANK_ROW(0) NNVM_DSL_RANK_ROW(1) NNVM_DSL_RANK_ROW(2)
+NNVM_DSL_RANK_ROW(3) NNVM_DSL_RANK_ROW(4) NNVM_DSL_RANK_ROW(5)
+NNVM_DSL_RANK_ROW(6) NNVM_DSL_RANK_ROW(7) NNVM_DSL_RANK_ROW(8)
+#undef NNVM_DSL_RANK_ROW
+#undef NNVM_DSL_RANK_CASE
+#undef NNVM_DSL_INDEX_WORD_0
+#undef NNVM_DSL_INDEX_WORD_1
+#undef NNVM_DSL_INDEX_WORD_2
+#undef NNVM_DSL_INDEX_WORD_3
+#undef NNVM_DSL_INDEX_WORD_4
+#undef NNVM_DSL_INDEX_WORD_5
+#undef NNVM_DSL_INDEX_WORD_6
+#undef NNVM_DSL_INDEX_WORD_7
+#undef NNVM_DSL_INDEX_WORD_8
+
+// Called only on a mismatch. Kept apart from the condition, which must stay a constant
+// expression after the diagnostic (Clang drops functions that name an invalid class).
+template <size_t Rank, size_t Given>
+void report_rank_mismatch() {
+  (void)sizeof(RankMismatch<Rank, Given>);
+}
+
+// An index variable's static extent must equal the static extent of the axis it indexes
+// (index arithmetic such as `i + 1` has no static extent and is checked at run time instead).
+template <size_t Axis, int64_t IndexExtent, int64_t TensorExtent>
+constexpr bool extent_matches() {
+  constexpr bool ok = IndexExtent == dyn || TensorExtent == dyn || IndexExtent == TensorExtent;
+  static_assert(ok, "index extent does not match the tensor's extent on this axis");
+  return ok;
+}
+
+template <class A, class B>
+constexpr bool same_element_type() {
+  static_assert(std::is_same_v<A, B>, "operands have different element types; use cast<T>() to convert");
+  return std::is_same_v<A, B>;
+}
+
+template <class T>
+constexpr bool not_storage_type() {
+  static_assert(!std::is_same_v<T, float16>, "float16 is a storage type: cast<float>() before arithmetic");
+  static_assert(!std::is_same_v<T, bfloat16>, "bfloat16 is a storage type: cast<float>() before arithmetic");
+  return !std::is_same_v<T, float16> && !std::is_same_v<T, bfloat16>;
+}
+
+template <class T>
+constexpr bool numeric_type() {
+  if constexpr (!not_storage_type<T>()) {
+    return false;
+  } else {
+    static_assert(!std::is_same_v<T, bool>,
+                  "arithmetic on bool expressions is not allowed; use select() or cast<T>()");
+    return !std::is_same_v<T, bool>;
+  }
+}
+
+template <class T>
+constexpr bool bool_type() {
+  static_assert(std::is_same_v<T, bool>, "logical operators and select() need bool expressions (comparisons)");
+  return std::is_same_v<T, bool>;
+}
+
+template <class T>
+constexpr bool float_argument() {
+  if constexpr (!not_storage_type<T>()) {
+    return false;
+  } else {
+    static_assert(std::is_floating_point_v<T>,
+                  "this math function needs a floating-point argument; use cast<float>() to convert");
+    return std::is_floating_point_v<T>;
+  }
+}
+
+template <class T>
+constexpr bool index_type() {
+  constexpr bool ok = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+  static_assert(ok, "tensor indices must be integer expressions");
+  return ok;
+}
+
+// A literal takes the element type of the expression it meets (Halide's rule), which must not
+// silently drop a fraction.
+template <class T, class Literal>
+constexpr bool literal_fits() {
+  constexpr bool ok = !std::is_floating_point_v<Literal> || !std::is_integral_v<T>;
+  static_assert(ok, "a floating-point literal cannot meet an integer expression; use cast<float>() on the expression");
+  return ok;
+}
+
+template <class T>
+constexpr bool has_dtype() {
+  static_assert(nnvm::has_dtype<T>::value,
+                "element type has no nnvm dtype; use bool, a fixed-width integer, float, double, float16 or bfloat16");
+  return nnvm::has_dtype<T>::value;
+}
+
+template <bool IsReduction>
+constexpr bool not_reduction() {
+  static_assert(!IsReduction, "a reduction must be the whole body of a compute; compute it as its own tensor");
+  return !IsReduction;
+}
+
+}  // namespace check
+}  // namespace te::dsl
+NNVM_END_NAMESPACE
+// end nnvm/te/typed_check.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace te::dsl {
+
+struct NodeBase {};
+
+template <class X>
+concept Node = std::is_base_of_v<NodeBase, X>;
+// C++ scalars that take the element type of the expression they meet.
+template <class X>
+concept Literal = std::is_arithmetic_v<X>;
+// Untyped IR (a symbolic size Var, say) meeting a typed expression; its dtype is checked at run time.
+template <class X>
+concept IrExpr = std::is_base_of_v<ir::Expr, X>;
+
+template <class X>
+using value_t = typename X::value_type;
+
+// What an ill-formed expression evaluates to after its static_assert fired: every operation
+// on it yields Invalid again without further diagnostics.
+struct Invalid : NodeBase {
+  using value_type = Invalid;
+  ir::Expr to_ir() const { return {}; }
+};
+template <class... X>
+inline constexpr bool any_invalid = (std::is_same_v<X, Invalid> || ...);
+
+template <class X>
+inline constexpr bool is_reduction = false;
+
+template <class X>
+inline constexpr int64_t extent_of = dyn;
+
+// A literal converted to the element type T.
+template <class T>
+struct Const : NodeBase {
+  using value_type = T;
+  std::conditional_t<std::is_integral_v<T>, T, double> value;
+
+  template <Literal L>
+  explicit Const(L v) : value(static_cast<decltype(value)>(v)) {}
+
+  ir::Expr to_ir() const {
+    if constexpr (std::is_integral_v<T>)
+      return ir::make_int_const(dtype_v<T>, static_cast<int64_t>(value));
+    else
+      return ir::make_const(dtype_v<T>, value);
+  }
+};
+
+// A typed expression with its structure erased: what branches and loops that build expressions
+// hold. Converting a node to Expr<T> lowers it to IR at that point.
+template <class T>
+class Expr : public NodeBase {
+  static_assert(check::has_dtype<T>());
+
+ public:
+  using value_type = T;
+
+  Expr() = default;
+  Expr(T literal)
+    requires std::is_arithmetic_v<T>
+      : ir_(Const<T>(literal).to_ir()) {}
+  template <Node E>
+  Expr(const E& e) {
+    if constexpr (!any_invalid<E>)
+      if constexpr (check::same_element_type<value_t<E>, T>()) ir_ = e.to_ir();
+  }
+  // Wraps untyped IR; throws UserError nnvm.te.dtype_mismatch unless its dtype is T's.
+  explicit Expr(ir::Expr e) : ir_(std::move(e)) {
+    if (!ir_.defined()) throw UserError("nnvm.te.undefined_expr", "Expr<T> built from an undefined ir::Expr");
+    if (ir_.dtype() != dtype_v<T>)
+      throw UserError("nnvm.te.dtype_mismatch",
+                      str_cat("expression of type ", ir_.dtype(), " used where ", dtype_v<T>, " is expected"));
+  }
+
+  bool defined() const { return ir_.defined(); }
+  ir::Expr to_ir() const { return ir_; }
+
+ private:
+  ir::Expr ir_;
+};
+
+// `x` as a node of element type T (literals and untyped IR adopt T).
+template <class T, class X>
+auto lift(const X& x) {
+  if constexpr (Node<X>) {
+    return x;
+  } else if constexpr (IrExpr<X>) {
+    return Expr<T>(ir::Expr(x));
+  } else if constexpr (check::literal_fits<T, X>()) {
+    return Const<T>(x);
+  } else {
+    return Invalid{};
+  }
+}
+
+}  // namespace te::dsl
+NNVM_END_NAMESPACE
+// end nnvm/te/typed_node.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace te::dsl {
+
+// Static extents of a tensor or a compute, e.g. Shape<64, 32>; `dyn` marks a run-time extent.
+template <int64_t... E>
+struct Shape {
+  static_assert(((E > 0 || E == dyn) && ...), "static extents must be positive (or dyn)");
+  static constexpr size_t rank = sizeof...(E);
+  static constexpr std::array<int64_t, sizeof...(E)> extents{E...};
+};
+
+// A data-parallel axis variable over [0, E).
+template <int64_t E>
+class Index : public NodeBase {
+ public:
+  using value_type = int64_t;
+  static constexpr int64_t extent = E;
+
+  explicit Index(ir::Var v) : var_(std::move(v)) {}
+  const ir::Var& var() const { return var_; }
+  ir::Expr to_ir() const { return var_; }
+
+ private:
+  ir::Var var_;
+};
+template <int64_t E>
+inline constexpr int64_t extent_of<Index<E>> = E;
+
+// A reduction axis. It is an ir::IterVar too, so untyped code and schedules take it directly.
+template <int64_t E>
+class ReduceAxis : public ir::IterVar, public NodeBase {
+ public:
+  using value_type = int64_t;
+  static constexpr int64_t extent = E;
+
+  explicit ReduceAxis(ir::IterVar iv) : ir::IterVar(std::move(iv)) {}
+  const ir::IterVar& iter_var() const { return *this; }
+  ir::Expr to_ir() const { return var(); }
+};
+template <int64_t E>
+inline constexpr int64_t extent_of<ReduceAxis<E>> = E;
+
+// The same variable without its static extent, for reading a sub-range of a larger axis
+// (an Index<32> into an axis of extent 64), which the static check would reject.
+template <int64_t E>
+Index<dyn> as_dynamic(const Index<E>& i) {
+  return Index<dyn>(i.var());
+}
+template <int64_t E>
+ReduceAxis<dyn> as_dynamic(const ReduceAxis<E>& k) {
+  return ReduceAxis<dyn>(k.iter_var());
+}
+
+// A reduction axis of static extent E over [0, E): reduce_axis<32>("k").
+template <int64_t E>
+ReduceAxis<E> reduce_axis(std::string name = "r") {
+  static_assert(E > 0, "a static reduction extent must be positive");
+  return ReduceAxis<E>(te::reduce_axis(ir::Expr(E), std::move(name)));
+}
+// A reduction axis over [min, min + extent) with a run-time extent: reduce_axis(n, "k").
+// A template, so that te::reduce_axis (untyped) wins where both are visible and equally good.
+template <class X>
+  requires std::is_convertible_v<X, ir::Expr>
+ReduceAxis<dyn> reduce_axis(const X& extent, std::string name = "r", ir::Expr min = ir::Expr(int64_t(0))) {
+  return ReduceAxis<dyn>(te::reduce_axis(ir::Expr(extent), std::move(name), std::move(min)));
+}
+
+}  // namespace te::dsl
+NNVM_END_NAMESPACE
+// end nnvm/te/typed_index.hpp
+// begin nnvm/te/typed_ops.hpp
+// Operators of the typed DSL. The C++ type of `A(i, k) * B(k, j)` is
+// `BinaryExpr<MulOp, Access<...>, Access<...>>` with `value_type` the element type; element
+// types are checked here, at compile time, and each node lowers through the same ir functions
+// the untyped operators use, so both paths produce identical IR.
+
+#include <tuple>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace te::dsl {
+
+enum class OpClass { arithmetic, comparison, logical };
+
+#define NNVM_DSL_OP(Tag, Class, expr)                            \
+  struct Tag {                                                   \
+    static constexpr OpClass op_class = OpClass::Class;          \
+    static ir::Expr make(ir::Expr a, ir::Expr b) { return expr; } \
+  };
+NNVM_DSL_OP(AddOp, arithmetic, a + b)
+NNVM_DSL_OP(SubOp, arithmetic, a - b)
+NNVM_DSL_OP(MulOp, arithmetic, a * b)
+NNVM_DSL_OP(DivOp, arithmetic, a / b)
+NNVM_DSL_OP(ModOp, arithmetic, a % b)
+NNVM_DSL_OP(MinOp, arithmetic, ir::min(a, b))
+NNVM_DSL_OP(MaxOp, arithmetic, ir::max(a, b))
+NNVM_DSL_OP(EqOp, comparison, a == b)
+NNVM_DSL_OP(NeOp, comparison, a != b)
+NNVM_DSL_OP(LtOp, comparison, a < b)
+NNVM_DSL_OP(LeOp, comparison, a <= b)
+NNVM_DSL_OP(GtOp, comparison, a > b)
+NNVM_DSL_OP(GeOp, comparison, a >= b)
+NNVM_DSL_OP(AndOp, logical, a && b)
+NNVM_DSL_OP(OrOp, logical, a || b)
+#undef NNVM_DSL_OP
+
+template <class Op, class A, class B>
+struct BinaryExpr : NodeBase {
+  using value_type = std::conditional_t<Op::op_class == OpClass::arithmetic, value_t<A>, bool>;
+  A a;
+  B b;
+  BinaryExpr(A a_, B b_) : a(std::move(a_)), b(std::move(b_)) {}
+  ir::Expr to_ir() const { return Op::make(a.to_ir(), b.to_ir()); }
+};
+
+struct NegOp {
+  static ir::Expr make(const ir::Expr& a) { return -a; }
+};
+struct NotOp {
+  static ir::Expr make(const ir::Expr& a) { return !a; }
+};
+template <class Op, class A>
+struct UnaryExpr : NodeBase {
+  using value_type = value_t<A>;
+  A a;
+  explicit UnaryExpr(A a_) : a(std::move(a_)) {}
+  ir::Expr to_ir() const { return Op::make(a.to_ir()); }
+};
+
+template <class U, class A>
+struct CastExpr : NodeBase {
+  using value_type = U;
+  A a;
+  explicit CastExpr(A a_) : a(std::move(a_)) {}
+  ir::Expr to_ir() const { return ir::cast(dtype_v<U>, a.to_ir()); }
+};
+
+template <class C, class A, class B>
+struct SelectExpr : NodeBase {
+  using value_type = value_t<A>;
+  C c;
+  A a;
+  B b;
+  SelectExpr(C c_, A a_, B b_) : c(std::move(c_)), a(std::move(a_)), b(std::move(b_)) {}
+  ir::Expr to_ir() const { return ir::select(c.to_ir(), a.to_ir(), b.to_ir()); }
+};
+
+// A math function call; isnan/isinf yield bool, every other op its argument's type.
+template <ir::CallOp Op, class... A>
+struct CallExpr : NodeBase {
+  using value_type = std::conditional_t<Op == ir::CallOp::isnan || Op == ir::CallOp::isinf, bool,
+                                        value_t<std::tuple_element_t<0, std::tuple<A...>>>>;
+  std::tuple<A...> args;
+  explicit CallExpr(A... a) : args(std::move(a)...) {}
+  ir::Expr to_ir() const {
+    return std::apply([](const auto&... a) { return ir::call(Op, a.to_ir()...); }, args);
+  }
+};
+
+// Operands of a binary operation: at least one typed node; the other may be a literal or
+// untyped IR, which adopts the node's element type.
+template <class A, class B>
+concept Operands = (Node<A> && (Node<B> || Literal<B> || IrExpr<B>)) || (Node<B> && (Literal<A> || IrExpr<A>));
+
+namespace detail {
+
+// Both operands as nodes of one element type (or Invalid after a diagnostic).
+template <class A, class B>
+auto lift_pair(const A& a, const B& b) {
+  if constexpr (Node<A> && Node<B>)
+    return std::pair<A, B>(a, b);
+  else if constexpr (Node<A>)
+    return std::pair(a, lift<value_t<A>>(b));
+  else
+    return std::pair(lift<value_t<B>>(a), b);
+}
+
+template <class... X>
+constexpr bool no_reductions() {
+  return (check::not_reduction<is_reduction<X>>() && ...);
+}
+
+template <class Op, class A, class B>
+auto make_binary_nodes(A a, B b) {
+  using TA = value_t<A>;
+  using TB = value_t<B>;
+  if constexpr (any_invalid<A, B>) {
+    return Invalid{};
+  } else if constexpr (!no_reductions<A, B>()) {
+    return Invalid{};
+  } else if constexpr (!check::same_element_type<TA, TB>()) {
+    return Invalid{};
+  } else if constexpr (Op::op_class == OpClass::logical) {
+    if constexpr (!check::bool_type<TA>()) return Invalid{};
+    else return BinaryExpr<Op, A, B>(std::move(a), std::move(b));
+  } else if constexpr (Op::op_class == OpClass::comparison) {
+    if constexpr (!check::not_storage_type<TA>()) return Invalid{};
+    else return BinaryExpr<Op, A, B>(std::move(a), std::move(b));
+  } else {
+    if constexpr (!check::numeric_type<TA>()) return Invalid{};
+    else return BinaryExpr<Op, A, B>(std::move(a), std::move(b));
+  }
+}
+
+template <class Op, class A, class B>
+auto make_binary(const A& a, const B& b) {
+  if constexpr (any_invalid<A, B>) {
+    return Invalid{};
+  } else {
+    auto [x, y] = lift_pair(a, b);
+    return make_binary_nodes<Op>(std::move(x), std::move(y));
+  }
+}
+
+}  // namespace detail
+
+#define NNVM_DSL_BINARY(op, Tag)                         \
+  template <class A, class B>                            \
+    requires Operands<A, B>                              \
+  auto operator op(const A& a, const B& b) {             \
+    return detail::make_binary<Tag>(a, b);               \
+  }
+NNVM_DSL_BINARY(+, AddOp)
+NNVM_DSL_BINARY(-, SubOp)
+NNVM_DSL_BINARY(*, MulOp)
+NNVM_DSL_BINARY(/, DivOp)
+NNVM_DSL_BINARY(%, ModOp)
+NNVM_DSL_BINARY(==, EqOp)
+NNVM_DSL_BINARY(!=, NeOp)
+NNVM_DSL_BINARY(<, LtOp)
+NNVM_DSL_BINARY(<=, LeOp)
+NNVM_DSL_BINARY(>, GtOp)
+NNVM_DSL_BINARY(>=, GeOp)
+NNVM_DSL_BINARY(&&, AndOp)
+NNVM_DSL_BINARY(||, OrOp)
+#undef NNVM_DSL_BINARY
+
+// Elementwise minimum and maximum (the reductions are min_over / max_over).
+template <class A, class B>
+  requires Operands<A, B>
+auto min(const A& a, const B& b) {
+  return detail::make_binary<MinOp>(a, b);
+}
+template <class A, class B>
+  requires Operands<A, B>
+auto max(const A& a, const B& b) {
+  return detail::make_binary<MaxOp>(a, b);
+}
+
+template <Node A>
+auto operator-(const A& a) {
+  if constexpr (any_invalid<A> || !detail::no_reductions<A>() || !check::numeric_type<value_t<A>>())
+    return Invalid{};
+  else
+    return UnaryExpr<NegOp, A>(a);
+}
+template <Node A>
+auto operator!(const A& a) {
+  if constexpr (any_invalid<A> || !detail::no_reductions<A>() || !check::bool_type<value_t<A>>())
+    return Invalid{};
+  else
+    return UnaryExpr<NotOp, A>(a);
+}
+
+// Converts to element type U; the one operation besides load and store that storage types allow.
+template <class U, Node A>
+auto cast(const A& a) {
+  if constexpr (any_invalid<A> || !check::has_dtype<U>() || !detail::no_reductions<A>())
+    return Invalid{};
+  else
+    return CastExpr<U, A>(a);
+}
+
+// `c ? t : f` per element; only the chosen branch is evaluated, so a guarded out-of-bounds
+// read (padding) is safe. Literal branches adopt the other branch's element type.
+template <Node C, class A, class B>
+  requires(Operands<A, B> || (Literal<A> && Literal<B>))
+auto select(const C& c, const A& t, const B& f) {
+  if constexpr (any_invalid<C, A, B>) {
+    return Invalid{};
+  } else if constexpr (!detail::no_reductions<C>() || !check::bool_type<value_t<C>>()) {
+    return Invalid{};
+  } else {
+    auto [x, y] = [&] {
+      if constexpr (Literal<A> && Literal<B>) return std::pair(Const<A>(t), Const<B>(f));
+      else return detail::lift_pair(t, f);
+    }();
+    using X = decltype(x);
+    using Y = decltype(y);
+    if constexpr (any_invalid<X, Y>)
+      return Invalid{};
+    else if constexpr (!detail::no_reductions<X, Y>())
+      return Invalid{};
+    else if constexpr (!check::same_element_type<value_t<X>, value_t<Y>>())
+      return Invalid{};
+    else
+      return SelectExpr<C, X, Y>(c, std::move(x), std::move(y));
+  }
+}
+
+}  // namespace te::dsl
+NNVM_END_NAMESPACE
+// end nnvm/te/typed_ops.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace te::dsl {
+
+template <ir::Combiner C, class S>
+struct ReduceExpr : NodeBase {
+  using value_type = value_t<S>;
+  S source;
+  std::vector<ir::IterVar> axes;
+  Expr<value_type> init;  // undefined: the combiner's identity
+
+  ReduceExpr(S s, std::vector<ir::IterVar> ax, Expr<value_type> i)
+      : source(std::move(s)), axes(std::move(ax)), init(std::move(i)) {}
+  ir::Expr to_ir() const {
+    ir::Expr src = source.to_ir(), in = init.to_ir();
+    switch (C) {
+      case ir::Combiner::sum: return te::sum(src, axes, in);
+      case ir::Combiner::prod: return te::prod(src, axes, in);
+      case ir::Combiner::max: return te::max_reduce(src, axes, in);
+      case ir::Combiner::min: return te::min_reduce(src, axes, in);
+    }
+    return {};
+  }
+};
+template <ir::Combiner C, class S>
+inline constexpr bool is_reduction<ReduceExpr<C, S>> = true;
+
+// One entry of a braced list of reduction axes of any static extents: sum(e, {k1, k2}).
+class AxisRef {
+ public:
+  template <int64_t E>
+  AxisRef(const ReduceAxis<E>& k) : iv_(k.iter_var()) {}
+  const ir::IterVar& iter_var() const { return iv_; }
+
+ private:
+  ir::IterVar iv_;
+};
+
+namespace detail {
+inline std::vector<ir::IterVar> axis_list(std::initializer_list<AxisRef> axes) {
+  std::vector<ir::IterVar> out;
+  for (auto& a : axes) out.push_back(a.iter_var());
+  return out;
+}
+
+template <ir::Combiner C, class S, class Init>
+auto make_reduce(const S& src, std::vector<ir::IterVar> axes, const Init* init) {
+  using T = value_t<S>;
+  if constexpr (any_invalid<S>) {
+    return Invalid{};
+  } else if constexpr (!no_reductions<S>() || !check::numeric_type<T>()) {
+    return Invalid{};
+  } else if constexpr (std::is_same_v<Init, void>) {
+    return ReduceExpr<C, S>(src, std::move(axes), Expr<T>());
+  } else {
+    auto in = lift<T>(*init);
+    using I = decltype(in);
+    if constexpr (any_invalid<I>) return Invalid{};
+    else if constexpr (!check::same_element_type<T, value_t<I>>()) return Invalid{};
+    else return ReduceExpr<C, S>(src, std::move(axes), Expr<T>(in));
+  }
+}
+}  // namespace detail
+
+#define NNVM_DSL_REDUCTION(name, combiner)                                                      \
+  template <Node S, int64_t E>                                                                  \
+  auto name(const S& source, const ReduceAxis<E>& axis) {                                       \
+    return detail::make_reduce<combiner>(source, {axis.iter_var()}, (const void*)nullptr);     \
+  }                                                                                             \
+  template <Node S, int64_t E, class Init>                                                      \
+    requires(Node<Init> || Literal<Init>)                                                       \
+  auto name(const S& source, const ReduceAxis<E>& axis, const Init& init) {                     \
+    return detail::make_reduce<combiner>(source, {axis.iter_var()}, &init);                     \
+  }                                                                                             \
+  template <Node S>                                                                             \
+  auto name(const S& source, std::initializer_list<AxisRef> axes) {                             \
+    return detail::make_reduce<combiner>(source, detail::axis_list(axes), (const void*)nullptr); \
+  }                                                                                             \
+  template <Node S, class Init>                                                                 \
+    requires(Node<Init> || Literal<Init>)                                                       \
+  auto name(const S& source, std::initializer_list<AxisRef> axes, const Init& init) {           \
+    return detail::make_reduce<combiner>(source, detail::axis_list(axes), &init);               \
+  }
+NNVM_DSL_REDUCTION(sum, ir::Combiner::sum)
+NNVM_DSL_REDUCTION(prod, ir::Combiner::prod)
+NNVM_DSL_REDUCTION(max_over, ir::Combiner::max)
+NNVM_DSL_REDUCTION(min_over, ir::Combiner::min)
+#undef NNVM_DSL_REDUCTION
+
+}  // namespace te::dsl
+NNVM_END_NAMESPACE
+// end nnvm/te/typed_reduce.hpp
+// begin nnvm/te/typed_tensor.hpp
+// Typed tensor handles: Tensor<T, E...> is a te::Tensor whose element type T, rank
+// sizeof...(E) and static extents E (or `dyn`) are part of its C++ type, so indexing it checks
+// rank, index types and static extents at compile time. It converts to `const te::Tensor&`
+// implicitly, so schedules and lowering take typed tensors as they are.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace te::dsl {
+
+// A read of tensor element (I...) of type T; I are the index nodes, as written.
+template <class T, class... I>
+struct Access : NodeBase {
+  using value_type = T;
+  te::Tensor tensor;
+  std::tuple<I...> indices;
+  Access(te::Tensor t, I... i) : tensor(std::move(t)), indices(std::move(i)...) {}
+  ir::Expr to_ir() const {
+    return std::apply([&](const auto&... i) { return tensor(std::vector<ir::Expr>{i.to_ir()...}); }, indices);
+  }
+};
+
+namespace detail {
+
+// An index argument as a node: integer literals become int64 constants.
+template <class X>
+auto as_index(const X& x) {
+  if constexpr (Node<X>) {
+    return x;
+  } else if constexpr (IrExpr<X>) {
+    return Expr<int64_t>(ir::Expr(x));
+  } else if constexpr (std::is_integral_v<X> && !std::is_same_v<X, bool>) {
+    return Const<int64_t>(x);
+  } else {
+    static_assert(dependent_false<X>, "tensor indices must be integer expressions");
+    return Invalid{};
+  }
+}
+
+template <class T, int64_t... E, size_t... D, class... X>
+auto make_access(const te::Tensor& t, std::integer_sequence<int64_t, E...>, std::index_sequence<D...>, X... x) {
+  if constexpr (any_invalid<X...>)
+    return Invalid{};
+  else if constexpr (!no_reductions<X...>())
+    return Invalid{};
+  else if constexpr (!(check::index_type<value_t<X>>() && ...))
+    return Invalid{};
+  else if constexpr (!(check::extent_matches<D, extent_of<X>, E>() && ...))
+    return Invalid{};
+  else
+    return Access<T, X...>(t, std::move(x)...);
+}
+
+}  // namespace detail
+
+template <class T, int64_t... E>
+class Tensor {
+  static_assert(check::has_dtype<T>());
+  static_assert(((E > 0 || E == dyn) && ...), "static extents must be positive (or dyn)");
+
+ public:
+  using value_type = T;
+  using shape_type = Shape<E...>;
+  static constexpr size_t rank = sizeof...(E);
+  static constexpr std::array<int64_t, sizeof...(E)> static_extents{E...};
+
+  Tensor() = default;
+  // Wraps an untyped tensor; throws UserError if its dtype, rank or a static extent differs
+  // from the type's (ids nnvm.te.dtype_mismatch, nnvm.te.rank_mismatch, nnvm.te.extent_mismatch).
+  explicit Tensor(te::Tensor t) : t_(std::move(t)) {
+    if (!t_.defined()) return;
+    if (t_.dtype() != dtype_v<T>)
+      throw UserError("nnvm.te.dtype_mismatch", str_cat("tensor ", t_.name(), " has element type ", t_.dtype(),
+                                                        " but its typed handle says ", dtype_v<T>));
+    if (t_.rank() != rank)
+      throw UserError("nnvm.te.rank_mismatch",
+                      str_cat("tensor ", t_.name(), " has rank ", t_.rank(), " but its typed handle says ", rank));
+    for (size_t d = 0; d < rank; ++d) {
+      if (static_extents[d] == dyn) continue;
+      const int64_t* c = ir::as_const_int(t_.shape()[d]);
+      if (!c || *c != static_extents[d])
+        throw UserError("nnvm.te.extent_mismatch",
+                        str_cat("tensor ", t_.name(), " has extent ", c ? std::to_string(*c) : "(symbolic)",
+                                " on axis ", d, " but its type says ", static_extents[d]));
+    }
+  }
+
+  const te::Tensor& untyped() const { return t_; }
+  operator const te::Tensor&() const { return t_; }
+
+  bool defined() const { return t_.defined(); }
+  const std::string& name() const { return t_.name(); }
+  const std::vector<ir::Expr>& shape() const { return t_.shape(); }
+  bool same_as(const te::Tensor& o) const { return t_.same_as(o); }
+
+  // Element access, checked at compile time: the number of indices, that each is an integer
+  // expression, and that index variables of static extent match the axes' static extents.
+  template <class... I>
+  auto operator()(const I&... idx) const {
+    if constexpr (rank != sizeof...(I)) {
+      check::report_rank_mismatch<rank, sizeof...(I)>();
+      return Invalid{};
+    } else {
+      return detail::make_access<T>(t_, std::integer_sequence<int64_t, E...>{}, std::index_sequence_for<I...>{},
+                                    detail::as_index(idx)...);
+    }
+  }
+
+ private:
+  te::Tensor t_;
+};
+
+namespace detail {
+template <class T, class Seq>
+struct dyn_tensor;
+template <class T, size_t... D>
+struct dyn_tensor<T, std::index_sequence<D...>> {
+  using type = Tensor<T, (void(D), dyn)...>;
+};
+template <int64_t... E>
+std::vector<ir::Expr> static_shape(Shape<E...>) {
+  return {ir::Expr(E)...};
+}
+}  // namespace detail
+
+// A tensor of rank R whose extents are all known only at run time.
+template <class T, size_t R>
+using DynTensor = typename detail::dyn_tensor<T, std::make_index_sequence<R>>::type;
+
+// An input tensor of static shape: placeholder<float, 64, 32>("A").
+template <class T, int64_t... E>
+Tensor<T, E...> placeholder(std::string name) {
+  static_assert(((E != dyn) && ...), "a placeholder with dyn extents needs them: placeholder<T, ...>({n, ...}, name)");
+  return Tensor<T, E...>(te::placeholder(detail::static_shape(Shape<E...>{}), dtype_v<T>, std::move(name)));
+}
+// The same, spelled placeholder<float>(Shape<64, 32>{}, "A").
+template <class T, int64_t... E>
+Tensor<T, E...> placeholder(Shape<E...>, std::string name) {
+  return placeholder<T, E...>(std::move(name));
+}
+// An input tensor with run-time extents (int64 expressions such as a symbolic size Var, or
+// integers): placeholder<float>({n, 32}, "B") is a Tensor<float, dyn, dyn>.
+template <class T, size_t N>
+DynTensor<T, N> placeholder(const ir::Expr (&shape)[N], std::string name) {
+  return DynTensor<T, N>(te::placeholder(std::vector<ir::Expr>(shape, shape + N), dtype_v<T>, std::move(name)));
+}
+// Some extents static, some not: placeholder<float, dyn, 32>({n, 32}, "B"). The extents given
+// for static axes must equal them (UserError nnvm.te.extent_mismatch).
+template <class T, int64_t... E>
+  requires(sizeof...(E) > 0)
+Tensor<T, E...> placeholder(const ir::Expr (&shape)[sizeof...(E)], std::string name) {
+  return Tensor<T, E...>(
+      te::placeholder(std::vector<ir::Expr>(shape, shape + sizeof...(E)), dtype_v<T>, std::move(name)));
+}
+
+}  // namespace te::dsl
+NNVM_END_NAMESPACE
+// end nnvm/te/typed_tensor.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace te::dsl {
+
+namespace check {
+// Rank is unused but shows in the diagnostic's "[with ...]" line.
+template <bool Invocable, size_t Rank>
+constexpr bool body_invocable() {
+  static_assert(Invocable, "the compute body must take one index variable per output dimension");
+  return Invocable;
+}
+template <class Body>
+constexpr bool typed_body() {
+  constexpr bool ok = Node<Body> || Literal<Body>;
+  static_assert(ok, "the compute body must return a typed expression (untyped ir::Expr bodies go to te::compute)");
+  return ok;
+}
+}  // namespace check
+
+namespace detail {
+
+template <int64_t... E, class F, size_t... D>
+decltype(auto) invoke_body(F& f, const std::vector<ir::Var>& v, std::index_sequence<D...>) {
+  return f(Index<E>(v[D])...);
+}
+
+template <class Raw>
+auto body_node(const Raw& r) {
+  if constexpr (Node<Raw>) return r;
+  else return Const<Raw>(r);
+}
+
+template <int64_t... E, class F>
+auto compute_impl(std::vector<ir::Expr> shape, F& f, std::string name, std::vector<std::string> axis_names) {
+  using Fallback = Tensor<float, E...>;  // the result type after a diagnostic
+  // A requires-expression rather than std::is_invocable keeps library internals out of the
+  // instantiation context of errors inside the body.
+  constexpr bool invocable = requires(F& g) { g(Index<E>(std::declval<ir::Var>())...); };
+  if constexpr (!check::body_invocable<invocable, sizeof...(E)>()) {
+    return Fallback();
+  } else {
+    using Raw = std::decay_t<decltype(f(Index<E>(std::declval<ir::Var>())...))>;
+    if constexpr (!check::typed_body<Raw>()) {
+      return Fallback();
+    } else {
+      using Body = decltype(body_node(std::declval<const Raw&>()));
+      if constexpr (any_invalid<Body>) {
+        return Fallback();
+      } else {
+        te::Tensor t = te::compute(
+            std::move(shape),
+            [&](const std::vector<ir::Var>& v) {
+              return body_node(invoke_body<E...>(f, v, std::make_index_sequence<sizeof...(E)>{})).to_ir();
+            },
+            std::move(name), std::move(axis_names));
+        return Tensor<value_t<Body>, E...>(std::move(t));
+      }
+    }
+  }
+}
+
+template <class S>
+struct is_shape : std::false_type {};
+template <int64_t... E>
+struct is_shape<Shape<E...>> : std::true_type {};
+
+template <size_t... D>
+Shape<(void(D), dyn)...> dyn_shape(std::index_sequence<D...>) {
+  return {};
+}
+
+}  // namespace detail
+
+// Static shape: compute(Shape<64, 64>{}, body, "C").
+template <int64_t... E, class F>
+auto compute(Shape<E...>, F&& f, std::string name = "compute", std::vector<std::string> axis_names = {}) {
+  static_assert(((E != dyn) && ...), "a compute with dyn extents needs them: compute<Shape<...>>({n, ...}, body, name)");
+  return detail::compute_impl<E...>(detail::static_shape(Shape<E...>{}), f, std::move(name), std::move(axis_names));
+}
+// The same, spelled compute<Shape<64, 64>>(body, "C").
+template <class S, class F>
+  requires detail::is_shape<S>::value
+auto compute(F&& f, std::string name = "compute", std::vector<std::string> axis_names = {}) {
+  return compute(S{}, f, std::move(name), std::move(axis_names));
+}
+// Run-time extents: compute({n, m}, body, "C") gives a Tensor<T, dyn, dyn>.
+template <size_t N, class F>
+auto compute(const ir::Expr (&shape)[N], F&& f, std::string name = "compute", std::vector<std::string> axis_names = {}) {
+  return [&]<int64_t... E>(Shape<E...>) {
+    return detail::compute_impl<E...>(std::vector<ir::Expr>(shape, shape + N), f, std::move(name),
+                                      std::move(axis_names));
+  }(detail::dyn_shape(std::make_index_sequence<N>{}));
+}
+// Some extents static, some not: compute<Shape<dyn, 64>>({n, 64}, body, "C"). The extents given
+// for static axes must equal them (UserError nnvm.te.extent_mismatch).
+template <class S, class F>
+  requires detail::is_shape<S>::value
+auto compute(const ir::Expr (&shape)[S::rank], F&& f, std::string name = "compute",
+             std::vector<std::string> axis_names = {}) {
+  return [&]<int64_t... E>(Shape<E...>) {
+    return detail::compute_impl<E...>(std::vector<ir::Expr>(shape, shape + S::rank), f, std::move(name),
+                                      std::move(axis_names));
+  }(S{});
+}
+
+}  // namespace te::dsl
+NNVM_END_NAMESPACE
+// end nnvm/te/typed_compute.hpp
+// begin nnvm/te/typed_math.hpp
+// Elementwise math functions, one per ir::CallOp. They live in nnvm::te::dsl (and nnvm), not
+// std, and take typed expressions only, so `exp(x)` finds them by argument-dependent lookup
+// and never competes with std::exp on plain numbers.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace te::dsl {
+
+namespace detail {
+template <ir::CallOp Op, class... A>
+auto make_call(A... a) {
+  using T = value_t<std::tuple_element_t<0, std::tuple<A...>>>;
+  if constexpr (any_invalid<A...>) {
+    return Invalid{};
+  } else if constexpr (!no_reductions<A...>()) {
+    return Invalid{};
+  } else if constexpr (!(check::same_element_type<T, value_t<A>>() && ...)) {
+    return Invalid{};
+  } else if constexpr (Op == ir::CallOp::abs) {
+    if constexpr (!check::numeric_type<T>()) return Invalid{};
+    else return CallExpr<Op, A...>(std::move(a)...);
+  } else {
+    if constexpr (!check::float_argument<T>()) return Invalid{};
+    else return CallExpr<Op, A...>(std::move(a)...);
+  }
+}
+}  // namespace detail
+
+#define NNVM_DSL_UNARY_CALL(name)                           \
+  template <Node A>                                         \
+  auto name(const A& a) {                                   \
+    return detail::make_call<ir::CallOp::name>(a);          \
+  }
+#define NNVM_DSL_BINARY_CALL(name)                                   \
+  template <class A, class B>                                        \
+    requires Operands<A, B>                                          \
+  auto name(const A& a, const B& b) {                                \
+    if constexpr (any_invalid<A, B>) {                               \
+      return Invalid{};                                              \
+    } else {                                                         \
+      auto [x, y] = detail::lift_pair(a, b);                         \
+      return detail::make_call<ir::CallOp::name>(x, y);              \
+    }                                                                \
+  }
+NNVM_DSL_UNARY_CALL(exp)
+NNVM_DSL_UNARY_CALL(exp2)
+NNVM_DSL_UNARY_CALL(log)
+NNVM_DSL_UNARY_CALL(log2)
+NNVM_DSL_UNARY_CALL(log1p)
+NNVM_DSL_UNARY_CALL(expm1)
+NNVM_DSL_UNARY_CALL(sqrt)
+NNVM_DSL_UNARY_CALL(rsqrt)
+NNVM_DSL_UNARY_CALL(tanh)
+NNVM_DSL_UNARY_CALL(erf)
+NNVM_DSL_UNARY_CALL(sigmoid)
+NNVM_DSL_BINARY_CALL(pow)
+NNVM_DSL_UNARY_CALL(abs)
+NNVM_DSL_UNARY_CALL(floor)
+NNVM_DSL_UNARY_CALL(ceil)
+NNVM_DSL_UNARY_CALL(round)
+NNVM_DSL_UNARY_CALL(trunc)
+NNVM_DSL_UNARY_CALL(sin)
+NNVM_DSL_UNARY_CALL(cos)
+NNVM_DSL_UNARY_CALL(tan)
+NNVM_DSL_UNARY_CALL(asin)
+NNVM_DSL_UNARY_CALL(acos)
+NNVM_DSL_UNARY_CALL(atan)
+NNVM_DSL_BINARY_CALL(atan2)
+NNVM_DSL_UNARY_CALL(sinh)
+NNVM_DSL_UNARY_CALL(cosh)
+NNVM_DSL_UNARY_CALL(asinh)
+NNVM_DSL_UNARY_CALL(acosh)
+NNVM_DSL_UNARY_CALL(atanh)
+NNVM_DSL_BINARY_CALL(fmod)
+NNVM_DSL_UNARY_CALL(isnan)
+NNVM_DSL_UNARY_CALL(isinf)
+NNVM_DSL_BINARY_CALL(copysign)
+#undef NNVM_DSL_UNARY_CALL
+#undef NNVM_DSL_BINARY_CALL
+
+}  // namespace te::dsl
+NNVM_END_NAMESPACE
+// end nnvm/te/typed_math.hpp
+
+NNVM_BEGIN_NAMESPACE
+
+namespace dsl = te::dsl;
+
+using te::dsl::dyn;
+using te::dsl::DynTensor;
+using te::dsl::Index;
+using te::dsl::ReduceAxis;
+using te::dsl::Shape;
+using te::dsl::Tensor;
+
+using te::dsl::as_dynamic;
+using te::dsl::cast;
+using te::dsl::compute;
+using te::dsl::placeholder;
+using te::dsl::reduce_axis;
+using te::dsl::select;
+
+using te::dsl::max;
+using te::dsl::max_over;
+using te::dsl::min;
+using te::dsl::min_over;
+using te::dsl::prod;
+using te::dsl::sum;
+
+using te::dsl::abs;
+using te::dsl::acos;
+using te::dsl::acosh;
+using te::dsl::asin;
+using te::dsl::asinh;
+using te::dsl::atan;
+using te::dsl::atan2;
+using te::dsl::atanh;
+using te::dsl::ceil;
+using te::dsl::copysign;
+using te::dsl::cos;
+using te::dsl::cosh;
+using te::dsl::erf;
+using te::dsl::exp;
+using te::dsl::exp2;
+using te::dsl::expm1;
+using te::dsl::floor;
+using te::dsl::fmod;
+using te::dsl::isinf;
+using te::dsl::isnan;
+using te::dsl::log;
+using te::dsl::log1p;
+using te::dsl::log2;
+using te::dsl::pow;
+using te::dsl::round;
+using te::dsl::rsqrt;
+using te::dsl::sigmoid;
+using te::dsl::sin;
+using te::dsl::sinh;
+using te::dsl::sqrt;
+using te::dsl::tan;
+using te::dsl::tanh;
+using te::dsl::trunc;
+
+NNVM_END_NAMESPACE
+// end nnvm/te/dsl.hpp
+// begin nnvm/schedule/schedule.hpp
+// A Schedule holds one Stage per compute operation that the outputs depend on, producers
+// first. `s[C]` is the stage of tensor C. cache_read, cache_write and rfactor add stages.
+
+// begin nnvm/schedule/stage.hpp
+// A Stage is the schedule of one compute operation: the order and kind of its loops.
+// Every primitive validates its arguments and throws UserError with a stable id whose context
+// names the stage and the axis.
+
+#include <algorithm>
+#include <tuple>
+#include <unordered_map>
+
+// begin nnvm/schedule/relations.hpp
+// How a stage's loops derive from its tensor's axes: each split or fuse adds a relation.
+// Relations are replayed downward to get loop extents and upward to express every original
+// axis as a function of the loop variables.
+
+#include <variant>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace schedule {
+
+using ir::Expr;
+using ir::IterVar;
+
+// parent = parent.min + outer * factor + inner; exactly one of factor / nparts is given.
+struct SplitRelation {
+  IterVar parent, outer, inner;
+  Expr factor, nparts;
+};
+// fused = outer_offset * extent(inner) + inner_offset.
+struct FuseRelation {
+  IterVar outer, inner, fused;
+};
+using Relation = std::variant<SplitRelation, FuseRelation>;
+
+inline Expr ceil_div(const Expr& a, const Expr& b) {
+  const int64_t *ca = ir::as_const_int(a), *cb = ir::as_const_int(b);
+  if (ca && cb) return Expr((*ca + *cb - 1) / *cb);
+  return (a + (b - 1)) / b;
+}
+inline Expr mul_const(const Expr& a, const Expr& b) {
+  const int64_t *ca = ir::as_const_int(a), *cb = ir::as_const_int(b);
+  if (ca && cb) return Expr(*ca * *cb);
+  return a * b;
+}
+
+}  // namespace schedule
+NNVM_END_NAMESPACE
+// end nnvm/schedule/relations.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace schedule {
+
+using ir::ForKind;
+
+// Per-loop annotations set by vectorize/unroll/parallel/bind/pragma.
+struct IterVarAttr {
+  ForKind kind = ForKind::serial;
+  std::string thread_tag;
+  // pragma auto_unroll_max_step: loops nested in this one whose whole nest runs at most this
+  // many iterations are unrolled (0: no pragma).
+  int64_t auto_unroll_max_step = 0;
+};
+
+// Where a stage's loop nest goes: at the kernel's top level, inside a loop of a consumer
+// stage, or nowhere (its body is substituted into its consumers).
+enum class AttachKind : uint8_t { root, at, inlined };
+
+
+struct StageNode {
+  te::Tensor tensor;                    // the stage computes this tensor
+  // What the stage computes, per element: starts as the op's body; cache_read, cache_write
+  // and rfactor rewrite it (the op itself is immutable and may be shared).
+  Expr body;
+  std::vector<IterVar> axis;            // data-parallel axes, one per output dimension
+  std::vector<IterVar> reduce_axes;     // the reduction axes of `body`
+  std::vector<IterVar> root_iter_vars;  // axis then reduce_axes
+  std::vector<IterVar> all_iter_vars;   // every iter var ever made for this stage
+  std::vector<IterVar> leaf_iter_vars;  // current loops, outermost first
+  std::vector<Relation> relations;      // in the order the primitives were applied
+  std::unordered_map<const ir::IterVarNode*, IterVarAttr> attrs;
+  AttachKind attach = AttachKind::root;
+  std::weak_ptr<StageNode> attach_stage;  // for AttachKind::at
+  IterVar attach_iv;                      // the consumer loop the nest goes into
+  ir::MemoryScope scope = ir::MemoryScope::global;
+  bool is_output = false;                 // an output of the schedule: never inlined or attached
+};
+
+class Stage {
+ public:
+  Stage() = default;
+  explicit Stage(const te::Tensor& t) {
+    if (t.op().kind != te::OpKind::compute)
+      throw UserError("nnvm.schedule.not_compute", str_cat("tensor ", t.name(), " is a placeholder and has no stage"));
+    *this = Stage(t, t.op().body, t.op().axis, t.op().reduce_axes);
+  }
+  // A stage computing `t` as `body` over the given axes (cache and rfactor stages).
+  Stage(const te::Tensor& t, Expr body, std::vector<IterVar> axis, std::vector<IterVar> reduce_axes)
+      : node_(std::make_shared<StageNode>()) {
+    node_->tensor = t;
+    reset(std::move(body), std::move(axis), std::move(reduce_axes));
+  }
+  explicit Stage(std::shared_ptr<StageNode> n) : node_(std::move(n)) {}
+
+  const StageNode& node() const { return *node_; }
+  const std::shared_ptr<StageNode>& node_ptr() const { return node_; }
+  bool same_as(const Stage& o) const { return node_ == o.node_; }
+
+  // Replaces what the stage computes and forgets its loop schedule (cache_write, rfactor).
+  void reset(Expr body, std::vector<IterVar> axis, std::vector<IterVar> reduce_axes) {
+    node_->body = std::move(body);
+    node_->axis = std::move(axis);
+    node_->reduce_axes = std::move(reduce_axes);
+    node_->root_iter_vars = node_->axis;
+    node_->root_iter_vars.insert(node_->root_iter_vars.end(), node_->reduce_axes.begin(), node_->reduce_axes.end());
+    node_->all_iter_vars = node_->leaf_iter_vars = node_->root_iter_vars;
+    node_->relations.clear();
+    node_->attrs.clear();
+  }
+  // Overwrites the per-element body only (cache_read redirecting reads).
+  void set_body(Expr body) { node_->body = std::move(body); }
+  void mark_output() { node_->is_output = true; }
+  const te::Tensor& tensor() const { return node_->tensor; }
+  const std::string& name() const { return node_->tensor.name(); }
+
+  // The d-th data-parallel axis of the tensor, or the one with the given name.
+  IterVar axis(size_t d) const {
+    const auto& ax = node_->axis;
+    if (d >= ax.size())
+      throw UserError("nnvm.schedule.axis_index",
+                      str_cat("stage has ", ax.size(), " axes, asked for axis ", d), ctx());
+    return ax[d];
+  }
+  IterVar axis(const std::string& name) const {
+    for (auto& iv : node_->all_iter_vars)
+      if (iv.name() == name) return iv;
+    throw UserError("nnvm.schedule.axis_name", str_cat("no axis named '", name, "'"), ctx());
+  }
+  IterVar reduce_axis(size_t d) const {
+    const auto& ax = node_->reduce_axes;
+    if (d >= ax.size())
+      throw UserError("nnvm.schedule.axis_index",
+                      str_cat("stage has ", ax.size(), " reduction axes, asked for ", d), ctx());
+    return ax[d];
+  }
+  const std::vector<IterVar>& leaf_iter_vars() const { return node_->leaf_iter_vars; }
+
+  // Splits `parent` into outer and inner loops, the inner of extent `factor`.
+  std::pair<IterVar, IterVar> split(const IterVar& parent, Expr factor) {
+    check_positive("split_factor", parent, factor, "split factor");
+    return do_split(parent, factor, Expr());
+  }
+  // Splits `parent` into `nparts` outer iterations.
+  std::pair<IterVar, IterVar> split_nparts(const IterVar& parent, Expr nparts) {
+    check_positive("split_nparts", parent, nparts, "split nparts");
+    return do_split(parent, Expr(), nparts);
+  }
+  // Splits x and y by the factors and orders the loops x.outer, y.outer, x.inner, y.inner.
+  std::tuple<IterVar, IterVar, IterVar, IterVar> tile(const IterVar& x, const IterVar& y, Expr x_factor,
+                                                      Expr y_factor) {
+    leaf_position(x, "tile");
+    leaf_position(y, "tile");
+    if (x.same_as(y)) throw UserError("nnvm.schedule.tile_same_axis", "tile needs two different axes", ctx(x));
+    auto [xo, xi] = split(x, std::move(x_factor));
+    auto [yo, yi] = split(y, std::move(y_factor));
+    reorder({xo, yo, xi, yi});
+    return {xo, yo, xi, yi};
+  }
+  // Puts the given leaf loops in this relative order; the other loops keep their places.
+  void reorder(const std::vector<IterVar>& order) {
+    std::vector<size_t> pos;
+    for (size_t a = 0; a < order.size(); ++a) {
+      for (size_t b = 0; b < a; ++b)
+        if (order[a].same_as(order[b]))
+          throw UserError("nnvm.schedule.reorder_duplicate", "axis appears twice in reorder", ctx(order[a]));
+      pos.push_back(leaf_position(order[a], "reorder"));
+    }
+    std::vector<size_t> slots = pos;
+    std::sort(slots.begin(), slots.end());
+    auto leaves = node_->leaf_iter_vars;
+    for (size_t a = 0; a < order.size(); ++a) leaves[slots[a]] = order[a];
+    node_->leaf_iter_vars = std::move(leaves);
+  }
+  // Fuses two adjacent loops (outer immediately enclosing inner) into one.
+  IterVar fuse(const IterVar& outer, const IterVar& inner) {
+    size_t po = leaf_position(outer, "fuse"), pi = leaf_position(inner, "fuse");
+    if (pi != po + 1)
+      throw UserError("nnvm.schedule.fuse_not_adjacent",
+                      str_cat("fuse needs '", outer.name(), "' to enclose '", inner.name(),
+                              "' directly; reorder them first"),
+                      ctx(outer));
+    if (outer->kind != inner->kind)
+      throw UserError("nnvm.schedule.fuse_mixed_kind",
+                      "cannot fuse a reduction axis with a data-parallel axis", ctx(outer));
+    IterVar fused = make_iter_var(outer.name() + "." + inner.name() + ".fused", outer->kind);
+    node_->relations.push_back(FuseRelation{outer, inner, fused});
+    auto& leaves = node_->leaf_iter_vars;
+    leaves.erase(leaves.begin() + long(pi));
+    leaves[po] = fused;
+    return fused;
+  }
+  IterVar fuse(const std::vector<IterVar>& axes) {
+    if (axes.empty()) throw UserError("nnvm.schedule.fuse_empty", "fuse needs at least one axis", ctx());
+    IterVar f = axes[0];
+    for (size_t a = 1; a < axes.size(); ++a) f = fuse(f, axes[a]);
+    return f;
+  }
+  // Turns the loop into vector code. Its extent must be a constant after splitting.
+  void vectorize(const IterVar& iv) {
+    if (iv->kind == ir::IterKind::reduce)
+      throw UserError("nnvm.schedule.vectorize_reduction",
+                      "cannot vectorize a reduction axis (its iterations depend on each other); "
+                      "vectorize a data-parallel axis instead",
+                      ctx(iv));
+    set_kind(iv, ForKind::vectorized, "vectorize");
+  }
+  // Replaces the loop by copies of its body. Its extent must be a constant after splitting.
+  void unroll(const IterVar& iv) { set_kind(iv, ForKind::unrolled, "unroll"); }
+  // Runs the loop's iterations on the thread pool.
+  void parallel(const IterVar& iv) {
+    if (iv->kind == ir::IterKind::reduce)
+      throw UserError("nnvm.schedule.parallel_reduction",
+                      "cannot parallelize a reduction axis: iterations would race on the same output; "
+                      "parallelize a data-parallel axis instead",
+                      ctx(iv));
+    set_kind(iv, ForKind::parallel, "parallel");
+  }
+
+  // Computes this stage inside loop `iv` of `parent`, only over the region that one iteration
+  // of that loop reads. Producer and consumer must be different stages.
+  void compute_at(const Stage& parent, const IterVar& iv) {
+    if (node_->is_output)
+      throw UserError("nnvm.schedule.compute_at_output", "an output of the schedule cannot be computed inside another stage", ctx());
+    if (parent.node_ == node_)
+      throw UserError("nnvm.schedule.compute_at_self", "a stage cannot be computed inside its own loops", ctx());
+    parent.leaf_position(iv, "compute_at");
+    node_->attach = AttachKind::at;
+    node_->attach_stage = parent.node_;
+    node_->attach_iv = iv;
+  }
+  // Substitutes this stage's body into its consumers: no loops, no storage.
+  void compute_inline() {
+    if (node_->is_output)
+      throw UserError("nnvm.schedule.inline_output", "an output of the schedule cannot be inlined", ctx());
+    if (!node_->reduce_axes.empty())
+      throw UserError("nnvm.schedule.inline_reduction",
+                      "a reduction cannot be inlined (its value needs a loop); compute it at a consumer's loop instead", ctx());
+    node_->attach = AttachKind::inlined;
+  }
+  // Computes the whole tensor at the kernel's top level (the default).
+  void compute_root() {
+    node_->attach = AttachKind::root;
+    node_->attach_stage.reset();
+    node_->attach_iv = IterVar();
+  }
+  // Where the stage's storage lives: global (workspace), shared (GPU block) or local (registers/stack).
+  void set_scope(ir::MemoryScope scope) {
+    if (node_->is_output && scope != ir::MemoryScope::global)
+      throw UserError("nnvm.schedule.output_scope", "an output of the schedule lives in global memory", ctx());
+    node_->scope = scope;
+  }
+  // Binds the loop to a GPU grid axis: blockIdx.{x,y,z}, threadIdx.{x,y,z} or vthread.
+  void bind(const IterVar& iv, const std::string& thread_tag) {
+    static const char* const tags[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z", "threadIdx.x",
+                                       "threadIdx.y", "threadIdx.z", "vthread"};
+    if (std::find(std::begin(tags), std::end(tags), thread_tag) == std::end(tags))
+      throw UserError("nnvm.schedule.bind_tag",
+                      str_cat("unknown thread axis '", thread_tag, "'; use blockIdx.x/y/z, threadIdx.x/y/z or vthread"), ctx(iv));
+    if (iv->kind == ir::IterKind::reduce)
+      throw UserError("nnvm.schedule.bind_reduction", "cannot bind a reduction axis to GPU threads", ctx(iv));
+    for (auto& [other, a] : node_->attrs)
+      if (a.kind == ForKind::thread_binding && a.thread_tag == thread_tag && other != iv.get())
+        throw UserError("nnvm.schedule.bind_twice", str_cat("another loop of this stage is already bound to ", thread_tag), ctx(iv));
+    set_kind(iv, ForKind::thread_binding, "bind");
+    node_->attrs[iv.get()].thread_tag = thread_tag;
+  }
+  // Pragma "auto_unroll_max_step": unroll every loop nested in `iv` whose nest (the loop and
+  // everything inside it) runs at most `max_step` iterations in all.
+  void pragma_auto_unroll(const IterVar& iv, int64_t max_step) {
+    leaf_position(iv, "pragma_auto_unroll");
+    if (max_step <= 0 || max_step > 4096)
+      throw UserError("nnvm.schedule.pragma_value", str_cat("auto_unroll_max_step must be in [1, 4096], got ", max_step), ctx(iv));
+    node_->attrs[iv.get()].auto_unroll_max_step = max_step;
+  }
+
+  const IterVarAttr* attr(const IterVar& iv) const {
+    auto it = node_->attrs.find(iv.get());
+    return it == node_->attrs.end() ? nullptr : &it->second;
+  }
+
+  // Context for errors: "stage C › axis i.inner".
+  std::vector<std::string> ctx(const IterVar& iv = IterVar()) const {
+    std::vector<std::string> c{"stage " + name()};
+    if (iv.defined()) c.push_back("axis " + iv.name());
+    return c;
+  }
+
+ private:
+  IterVar make_iter_var(std::string name, ir::IterKind kind) {
+    IterVar iv(ir::Var(std::move(name)), ir::Range{}, kind);
+    node_->all_iter_vars.push_back(iv);
+    return iv;
+  }
+  size_t leaf_position(const IterVar& iv, const char* primitive) const {
+    if (!iv.defined()) throw UserError("nnvm.schedule.undefined_axis", str_cat(primitive, " got an undefined axis"), ctx());
+    auto& leaves = node_->leaf_iter_vars;
+    for (size_t p = 0; p < leaves.size(); ++p)
+      if (leaves[p].same_as(iv)) return p;
+    bool known = std::any_of(node_->all_iter_vars.begin(), node_->all_iter_vars.end(),
+                             [&](const IterVar& x) { return x.same_as(iv); });
+    throw UserError("nnvm.schedule.not_leaf",
+                    known ? str_cat(primitive, " needs a current loop, but axis was already split or fused")
+                          : str_cat(primitive, " got an axis that belongs to another stage"),
+                    ctx(iv));
+  }
+  void check_positive(const char* what, const IterVar& iv, const Expr& v, const char* label) const {
+    if (!v.defined() || !v.dtype().is_int() || !v.dtype().is_scalar())
+      throw UserError(str_cat("nnvm.schedule.", what), str_cat(label, " must be a scalar integer"), ctx(iv));
+    if (auto* c = ir::as_const_int(v); c && *c <= 0)
+      throw UserError(str_cat("nnvm.schedule.", what), str_cat(label, " must be positive, got ", *c), ctx(iv));
+  }
+  std::pair<IterVar, IterVar> do_split(const IterVar& parent, Expr factor, Expr nparts) {
+    size_t p = leaf_position(parent, "split");
+    if (factor.defined() && factor.dtype() != dtype::index) factor = ir::cast(dtype::index, factor);
+    if (nparts.defined() && nparts.dtype() != dtype::index) nparts = ir::cast(dtype::index, nparts);
+    IterVar outer = make_iter_var(parent.name() + ".outer", parent->kind);
+    IterVar inner = make_iter_var(parent.name() + ".inner", parent->kind);
+    node_->relations.push_back(SplitRelation{parent, outer, inner, factor, nparts});
+    auto& leaves = node_->leaf_iter_vars;
+    leaves[p] = outer;
+    leaves.insert(leaves.begin() + long(p) + 1, inner);
+    return {outer, inner};
+  }
+  void set_kind(const IterVar& iv, ForKind kind, const char* primitive) {
+    leaf_position(iv, primitive);
+    auto& a = node_->attrs[iv.get()];
+    if (a.kind != ForKind::serial && a.kind != kind)
+      throw UserError("nnvm.schedule.conflicting_kind",
+                      str_cat(primitive, " on a loop already marked ", ir::for_kind_name(a.kind)), ctx(iv));
+    a.kind = kind;
+  }
+
+  std::shared_ptr<StageNode> node_;
+};
+
+}  // namespace schedule
+NNVM_END_NAMESPACE
+// end nnvm/schedule/stage.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace schedule {
+
+namespace detail {
+
+// Replaces every read of one tensor by a read of another, in an expression.
+inline Expr redirect_reads(const Expr& e, const te::TensorNode* from, const std::shared_ptr<const te::TensorNode>& to) {
+  struct Redirect : ir::IRMutator {
+    const te::TensorNode* from;
+    const std::shared_ptr<const te::TensorNode>& to;
+    Redirect(const te::TensorNode* f, const std::shared_ptr<const te::TensorNode>& t) : from(f), to(t) {}
+    using ir::IRMutator::mutate;
+    Expr visit(const ir::ProducerLoad* op, const Expr& e) override {
+      Expr r = ir::IRMutator::visit(op, e);
+      auto* load = r.as<ir::ProducerLoad>();
+      if (load->tensor.get() != from) return r;
+      return ir::make_expr<ir::ProducerLoad>(load->dtype, to, load->indices);
+    }
+  } m(from, to);
+  return m.mutate(e);
+}
+
+// A compute tensor whose op is built directly (the stage's body says what it computes).
+inline te::Tensor make_stage_tensor(std::string name, std::vector<Expr> shape, DataType dtype,
+                                    std::vector<IterVar> axis, std::vector<IterVar> reduce_axes, Expr body) {
+  auto op = std::make_shared<te::OperationNode>();
+  op->kind = te::OpKind::compute;
+  op->name = name;
+  op->axis = std::move(axis);
+  op->reduce_axes = std::move(reduce_axes);
+  op->inputs = te::detail::collect_inputs(body);
+  op->body = std::move(body);
+  return te::Tensor(std::make_shared<const te::TensorNode>(te::TensorNode{std::move(name), std::move(shape), dtype, std::move(op)}));
+}
+
+// Fresh data-parallel axes with the same names and ranges.
+inline std::vector<IterVar> copy_axes(const std::vector<IterVar>& axes, ir::VarMap& renamed) {
+  std::vector<IterVar> out;
+  for (auto& iv : axes) {
+    ir::Var v(iv.name());
+    renamed[iv.var()] = v;
+    out.emplace_back(v, iv->dom, iv->kind);
+  }
+  return out;
+}
+
+}  // namespace detail
+
+class Schedule {
+ public:
+  Schedule() = default;
+  explicit Schedule(std::vector<te::Tensor> outputs) : outputs_(std::move(outputs)) {
+    if (outputs_.empty()) throw UserError("nnvm.schedule.no_outputs", "a schedule needs at least one output tensor");
+    for (auto& t : te::post_order(outputs_))
+      if (t.op().kind == te::OpKind::compute) stages_.emplace_back(t);
+    for (auto& o : outputs_) {
+      if (o.op().kind != te::OpKind::compute)
+        throw UserError("nnvm.schedule.output_placeholder", str_cat("output ", o.name(), " is a placeholder, not a computed tensor"));
+      (*this)[o].mark_output();
+    }
+  }
+
+  const std::vector<te::Tensor>& outputs() const { return outputs_; }
+  // Stages in producer-before-consumer order.
+  const std::vector<Stage>& stages() const { return stages_; }
+
+  Stage operator[](const te::Tensor& t) const {
+    for (auto& s : stages_)
+      if (s.tensor().same_as(t)) return s;
+    throw UserError("nnvm.schedule.unknown_tensor",
+                    str_cat("tensor ", t.name(), " is not computed by this schedule"
+                                                 " (a placeholder, or not an input of its outputs)"));
+  }
+
+  // A stage that copies `t` into memory of `scope` for the given readers, which then read the
+  // copy. Returns the copy (schedule it like any stage, typically compute_at a reader's loop).
+  te::Tensor cache_read(const te::Tensor& t, ir::MemoryScope scope, const std::vector<te::Tensor>& readers) {
+    if (readers.empty())
+      throw UserError("nnvm.schedule.cache_read_readers", str_cat("cache_read of ", t.name(), " needs at least one reader"));
+    size_t first = stages_.size();
+    for (auto& r : readers) {
+      size_t p = position((*this)[r]);
+      if (!reads(stages_[p].node().body, t.get()))
+        throw UserError("nnvm.schedule.cache_read_not_reader", str_cat("stage ", r.name(), " does not read ", t.name()));
+      first = std::min(first, p);
+    }
+    std::vector<IterVar> axis;
+    std::vector<Expr> idx;
+    for (size_t d = 0; d < t.rank(); ++d) {
+      ir::Var v(te::detail::default_axis_name(d, t.rank()));
+      axis.emplace_back(v, ir::Range{Expr(int64_t(0)), t.shape()[d]}, ir::IterKind::data_par);
+      idx.push_back(v);
+    }
+    Expr body = t(idx);
+    te::Tensor cache = detail::make_stage_tensor(t.name() + "." + ir::scope_name(scope), t.shape(), t.dtype(), axis, {}, body);
+    for (auto& r : readers) {
+      Stage st = (*this)[r];
+      st.set_body(detail::redirect_reads(st.node().body, t.get(), cache.node_ptr()));
+    }
+    Stage cs(cache, body, axis, {});
+    cs.set_scope(scope);
+    stages_.insert(stages_.begin() + long(first), cs);
+    return cache;
+  }
+
+  // Moves the computation of `t` into a new stage whose result lives in `scope`; `t`'s own
+  // stage becomes a copy out of it. Returns the new stage's tensor. `t`'s stage must not be
+  // scheduled yet (its loops are replaced).
+  te::Tensor cache_write(const te::Tensor& t, ir::MemoryScope scope) {
+    Stage st = (*this)[t];
+    if (!st.node().relations.empty() || !st.node().attrs.empty())
+      throw UserError("nnvm.schedule.cache_write_scheduled",
+                      "cache_write must come before any other primitive on the stage (its loops are rebuilt)", st.ctx());
+    ir::VarMap renamed;
+    std::vector<IterVar> axis = detail::copy_axes(st.node().axis, renamed);
+    Expr body = ir::substitute(st.node().body, renamed);
+    te::Tensor cache = detail::make_stage_tensor(t.name() + "." + ir::scope_name(scope), t.shape(), t.dtype(), axis,
+                                                 st.node().reduce_axes, body);
+    Stage cs(cache, body, axis, st.node().reduce_axes);
+    cs.set_scope(scope);
+    std::vector<Expr> idx;
+    for (auto& iv : st.node().axis) idx.push_back(iv.var());
+    st.reset(cache(idx), st.node().axis, {});
+    stages_.insert(stages_.begin() + long(position(st)), cs);
+    return cache;
+  }
+
+  // Factors the reduction of `t` over the split part `factor_axis` (the outer or inner loop of
+  // a split of one reduction axis) into a new stage with one more data-parallel dimension,
+  // indexed by that loop: t_rf(f, i...) = partial reductions, t(i...) = reduce over f of t_rf.
+  // Returns t_rf; `t`'s stage is reset to the final reduction over f.
+  te::Tensor rfactor(const te::Tensor& t, const IterVar& factor_axis) {
+    Stage st = (*this)[t];
+    const StageNode& n = st.node();
+    auto* red = n.body.as<ir::Reduce>();
+    if (!red) throw UserError("nnvm.schedule.rfactor_not_reduction", "rfactor needs a reduction stage", st.ctx());
+    const SplitRelation* split = nullptr;
+    for (auto& rel : n.relations) {
+      auto* s = std::get_if<SplitRelation>(&rel);
+      if (s && (s->outer.same_as(factor_axis) || s->inner.same_as(factor_axis))) split = s;
+    }
+    bool root_reduce = split && std::any_of(n.reduce_axes.begin(), n.reduce_axes.end(),
+                                            [&](const IterVar& r) { return r.same_as(split->parent); });
+    if (!split || !root_reduce || n.relations.size() != 1)
+      throw UserError("nnvm.schedule.rfactor_axis",
+                      "rfactor needs the outer or inner loop of a single split of a reduction axis, "
+                      "and no other split or fuse on the stage",
+                      st.ctx(factor_axis));
+    const IterVar& rk = split->parent;
+    Expr ext = rk->dom.extent;
+    Expr inner_ext = split->factor.defined() ? split->factor : ceil_div(ext, split->nparts);
+    Expr outer_ext = split->factor.defined() ? ceil_div(ext, split->factor) : split->nparts;
+    bool factor_is_inner = split->inner.same_as(factor_axis);
+    Expr f_ext = factor_is_inner ? inner_ext : outer_ext, rest_ext = factor_is_inner ? outer_ext : inner_ext;
+
+    // t_rf(f, i...) = reduce over (rest, other reduction axes) of source with rk rebuilt.
+    ir::VarMap renamed;
+    ir::Var f(factor_axis.name());
+    std::vector<IterVar> rf_axis{IterVar(f, {Expr(int64_t(0)), f_ext}, ir::IterKind::data_par)};
+    for (auto& iv : detail::copy_axes(n.axis, renamed)) rf_axis.push_back(iv);
+    IterVar rest(ir::Var(factor_is_inner ? split->outer.name() : split->inner.name()), {Expr(int64_t(0)), rest_ext},
+                 ir::IterKind::reduce);
+    Expr outer_v = factor_is_inner ? Expr(rest.var()) : Expr(f), inner_v = factor_is_inner ? Expr(f) : Expr(rest.var());
+    Expr rk_value = rk->dom.min + outer_v * inner_ext + inner_v;
+    renamed[rk.var()] = rk_value;
+    std::vector<IterVar> rf_reduce{rest};
+    for (auto& r : n.reduce_axes)
+      if (!r.same_as(rk)) rf_reduce.push_back(r);
+    Expr cond = red->condition.defined() ? ir::substitute(red->condition, renamed) : Expr();
+    const int64_t *ce = ir::as_const_int(ext), *ci = ir::as_const_int(inner_ext);
+    if (!(ce && ci && *ce % *ci == 0)) {
+      Expr in_range = rk_value < rk->dom.min + ext;
+      cond = cond.defined() ? (cond && in_range) : in_range;
+    }
+    Expr rf_body = ir::make_expr<ir::Reduce>(red->dtype, red->combiner, ir::substitute(red->source, renamed), rf_reduce,
+                                             ir::combiner_identity(red->combiner, red->dtype), cond);
+    std::vector<Expr> rf_shape{f_ext};
+    for (auto& e : t.shape()) rf_shape.push_back(e);
+    te::Tensor rf = detail::make_stage_tensor(t.name() + ".rf", rf_shape, t.dtype(), rf_axis, rf_reduce, rf_body);
+
+    // t(i...) = reduce over f' of t_rf(f', i...), starting from the user's init.
+    IterVar f2(ir::Var(factor_axis.name() + ".v"), {Expr(int64_t(0)), f_ext}, ir::IterKind::reduce);
+    std::vector<Expr> idx{f2.var()};
+    for (auto& iv : n.axis) idx.push_back(iv.var());
+    Expr final_body = ir::make_expr<ir::Reduce>(red->dtype, red->combiner, rf(idx), std::vector<IterVar>{f2}, red->init, Expr());
+    std::vector<IterVar> axis = n.axis;
+    st.reset(final_body, axis, {f2});
+    stages_.insert(stages_.begin() + long(position(st)), Stage(rf, rf_body, rf_axis, rf_reduce));
+    return rf;
+  }
+
+ private:
+  size_t position(const Stage& s) const {
+    for (size_t p = 0; p < stages_.size(); ++p)
+      if (stages_[p].same_as(s)) return p;
+    throw InternalError("nnvm.internal", "stage not in schedule");
+  }
+  static bool reads(const Expr& body, const te::TensorNode* t) {
+    for (auto& in : te::detail::collect_inputs(body))
+      if (in.get() == t) return true;
+    return false;
+  }
+
+  std::vector<te::Tensor> outputs_;
+  std::vector<Stage> stages_;
+};
+
+inline Schedule create_schedule(std::vector<te::Tensor> outputs) { return Schedule(std::move(outputs)); }
+inline Schedule create_schedule(const te::Tensor& output) { return Schedule({output}); }
+
+}  // namespace schedule
+NNVM_END_NAMESPACE
+// end nnvm/schedule/schedule.hpp
+// begin nnvm/lower/pipeline.hpp
+// The whole lowering, as one readable list of passes: Schedule -> LoweredFunc.
+//
+// Set NNVM_DUMP_IR to a comma-separated list of pass names (or "all") to print the IR after
+// those passes to stderr; LowerOptions::on_pass receives the same (name, IR) pairs, which is
+// how tutorials show each step.
+
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <sstream>
+
+// begin nnvm/lower/infer_bounds.hpp
+// Bound inference: the range of every loop of every stage, and the region each realized stage
+// must store.
+// Requires: inlined bodies (inline_stages). Ensures: every IterVar of every non-inlined stage
+// has a range; leaf loops start at the range's min. A root stage computes its whole tensor. A
+// stage computed at a consumer's loop computes, per iteration of that loop, the region the
+// consumer reads inside it (points outside the tensor are skipped by edge guards), and stores
+// it in a buffer whose extents are constant upper bounds of that region when they can be
+// proved, else the shape.
+
+#include <unordered_map>
+
+// begin nnvm/lower/inline_stages.hpp
+// Inlining: the per-element body of every stage with reads of compute_inline'd stages
+// replaced by those stages' bodies (recursively).
+// Requires: inlined stages have no reduction (checked by compute_inline).
+// Ensures: no body in the result reads an inlined stage.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace lower {
+
+using BodyMap = std::unordered_map<const schedule::StageNode*, ir::Expr>;
+
+inline BodyMap inline_stages(const schedule::Schedule& sch) {
+  std::unordered_map<const te::TensorNode*, const schedule::StageNode*> inlined;
+  BodyMap bodies;
+  struct Inliner : ir::IRMutator {
+    const std::unordered_map<const te::TensorNode*, const schedule::StageNode*>& inlined;
+    const BodyMap& bodies;
+    Inliner(const std::unordered_map<const te::TensorNode*, const schedule::StageNode*>& i, const BodyMap& b)
+        : inlined(i), bodies(b) {}
+    using ir::IRMutator::mutate;
+    ir::Expr visit(const ir::ProducerLoad* op, const ir::Expr& e) override {
+      ir::Expr r = ir::IRMutator::visit(op, e);
+      auto* load = r.as<ir::ProducerLoad>();
+      auto it = inlined.find(load->tensor.get());
+      if (it == inlined.end()) return r;
+      ir::VarMap m;
+      for (size_t d = 0; d < it->second->axis.size(); ++d) m[it->second->axis[d].var()] = load->indices[d];
+      return ir::substitute(bodies.at(it->second), m);
+    }
+  };
+  // Stages are in producer order, so an inlined producer's body is final before its readers.
+  for (auto& st : sch.stages()) {
+    bodies[&st.node()] = Inliner(inlined, bodies).mutate(st.node().body);
+    if (st.node().attach == schedule::AttachKind::inlined) inlined[st.tensor().get()] = &st.node();
+  }
+  return bodies;
+}
+
+}  // namespace lower
+NNVM_END_NAMESPACE
+// end nnvm/lower/inline_stages.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace lower {
+
+using ir::Expr;
+using ir::IterVar;
+using RangeMap = std::unordered_map<const ir::IterVarNode*, ir::Range>;
+using Values = std::unordered_map<const ir::IterVarNode*, Expr>;
+
+// Where a computed region may cross the tensor's edge (a consumer's tile overshooting it), the
+// producer's loops keep their tile-sized, often constant, extents and guard each point instead.
+struct EdgeGuard {
+  bool lower = false;  // guard root >= 0
+  Expr upper;          // guard root < upper (undefined: no guard)
+};
+
+struct Bounds {
+  RangeMap ranges;
+  std::unordered_map<const ir::IterVarNode*, EdgeGuard> edge_guards;
+  // Realized region of each stage: its mins (the storage origin) and storage extents.
+  std::unordered_map<const schedule::StageNode*, std::vector<ir::Range>> realize;
+};
+
+// Ranges of a stage's split/fused loops from the ranges of its root axes.
+inline void pass_down(const schedule::Stage& stage, RangeMap& ranges) {
+  for (auto& rel : stage.node().relations) {
+    if (auto* s = std::get_if<schedule::SplitRelation>(&rel)) {
+      const ir::Range& parent = ranges.at(s->parent.get());
+      if (s->factor.defined()) {
+        ranges[s->outer.get()] = {Expr(int64_t(0)), schedule::ceil_div(parent.extent, s->factor)};
+        ranges[s->inner.get()] = {Expr(int64_t(0)), s->factor};
+      } else {
+        ranges[s->outer.get()] = {Expr(int64_t(0)), s->nparts};
+        ranges[s->inner.get()] = {Expr(int64_t(0)), schedule::ceil_div(parent.extent, s->nparts)};
+      }
+    } else {
+      auto& f = std::get<schedule::FuseRelation>(rel);
+      ranges[f.fused.get()] = {Expr(int64_t(0)), schedule::mul_const(ranges.at(f.outer.get()).extent,
+                                                                     ranges.at(f.inner.get()).extent)};
+    }
+  }
+}
+
+// The value of every iter var of a stage (root axes included) given its leaves' values.
+inline Values pass_up(const schedule::Stage& stage, const RangeMap& ranges, Values value) {
+  auto& rels = stage.node().relations;
+  for (auto it = rels.rbegin(); it != rels.rend(); ++it) {
+    if (auto* s = std::get_if<schedule::SplitRelation>(&*it)) {
+      Expr factor = s->factor.defined() ? s->factor : ranges.at(s->inner.get()).extent;
+      value[s->parent.get()] = ranges.at(s->parent.get()).min + value.at(s->outer.get()) * factor + value.at(s->inner.get());
+    } else {
+      auto& f = std::get<schedule::FuseRelation>(*it);
+      const ir::Range &ro = ranges.at(f.outer.get()), &ri = ranges.at(f.inner.get());
+      value[f.outer.get()] = ro.min + value.at(f.fused.get()) / ri.extent;
+      value[f.inner.get()] = ri.min + value.at(f.fused.get()) % ri.extent;
+    }
+  }
+  return value;
+}
+
+namespace detail {
+
+inline std::vector<const ir::ProducerLoad*> reads_of(const Expr& body, const te::TensorNode* t) {
+  struct Finder : ir::IRVisitor {
+    const te::TensorNode* t;
+    std::vector<const ir::ProducerLoad*> out;
+    void visit(const ir::ProducerLoad* op) override {
+      if (op->tensor.get() == t) out.push_back(op);
+      ir::IRVisitor::visit(op);
+    }
+  } f;
+  f.t = t;
+  f.visit_expr(body);
+  return f.out;
+}
+
+// Constant ranges of every loop known so far, for simplification and constant upper bounds.
+inline ir::IntervalMap constant_ranges(const RangeMap& ranges, const schedule::Schedule& sch) {
+  ir::IntervalMap out;
+  for (auto& st : sch.stages())
+    for (auto& iv : st.node().all_iter_vars) {
+      auto it = ranges.find(iv.get());
+      if (it == ranges.end()) continue;
+      const int64_t *mn = ir::as_const_int(it->second.min), *ex = ir::as_const_int(it->second.extent);
+      if (mn && ex) out[iv.var().get()] = ir::Interval{*mn, *mn + *ex - 1};
+    }
+  return out;
+}
+
+// The region of `producer` that one iteration of `consumer`'s loop `at` reads.
+inline std::vector<ir::SymInterval> region_read(const schedule::Stage& consumer, const IterVar& at,
+                                                const te::TensorNode* producer, const Expr& consumer_body,
+                                                const RangeMap& ranges, const ir::IntervalMap& known) {
+  const auto& leaves = consumer.leaf_iter_vars();
+  ir::SymIntervalMap relaxed;
+  Values leaf_value;
+  bool inside = false;
+  for (auto& iv : leaves) {
+    leaf_value[iv.get()] = iv.var();
+    if (inside) {
+      const ir::Range& r = ranges.at(iv.get());
+      relaxed[iv.var().get()] = {r.min, r.min + r.extent - 1};
+    }
+    if (iv.same_as(at)) inside = true;
+  }
+  Values value = pass_up(consumer, ranges, leaf_value);
+  ir::VarMap root_sub;
+  for (auto& iv : consumer.node().root_iter_vars) root_sub[iv.var()] = value.at(iv.get());
+  std::vector<ir::SymInterval> region(producer->shape.size());
+  bool first = true;
+  for (auto* load : reads_of(consumer_body, producer)) {
+    for (size_t d = 0; d < region.size(); ++d) {
+      ir::SymInterval r = ir::eval_sym_interval(ir::substitute(load->indices[d], root_sub), relaxed, known);
+      if (first) {
+        region[d] = r;
+      } else {
+        region[d].min = region[d].min.defined() && r.min.defined() ? ir::min(region[d].min, r.min) : Expr();
+        region[d].max = region[d].max.defined() && r.max.defined() ? ir::max(region[d].max, r.max) : Expr();
+      }
+    }
+    first = false;
+  }
+  return region;
+}
+
+}  // namespace detail
+
+inline Bounds infer_bounds(const schedule::Schedule& sch, const BodyMap& bodies) {
+  Bounds b;
+  const auto& stages = sch.stages();
+  // Consumers come after their producers: walk backwards so a consumer's loops are known
+  // before the region of a producer attached to them is derived.
+  for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
+    const schedule::Stage& st = *it;
+    const schedule::StageNode& n = st.node();
+    if (n.attach == schedule::AttachKind::inlined) continue;
+    const auto& shape = st.tensor().shape();
+    std::vector<ir::Range> realize;
+    for (auto& e : shape) realize.push_back({Expr(int64_t(0)), e});
+    for (auto& iv : n.root_iter_vars) b.ranges[iv.get()] = iv->dom;
+    if (n.attach == schedule::AttachKind::at) {
+      schedule::Stage consumer(n.attach_stage.lock());
+      if (consumer.node().attach == schedule::AttachKind::inlined)
+        throw UserError("nnvm.schedule.compute_at_inlined",
+                        str_cat("stage ", st.name(), " is computed at a loop of ", consumer.name(), ", which is inlined"), st.ctx());
+      for (auto& other : stages) {
+        if (other.same_as(consumer) || other.node().attach == schedule::AttachKind::inlined) continue;
+        if (!detail::reads_of(bodies.at(&other.node()), st.tensor().get()).empty())
+          throw UserError("nnvm.schedule.compute_at_consumers",
+                          str_cat("stage ", st.name(), " is computed at a loop of ", consumer.name(), " but ", other.name(),
+                                  " reads it too; compute it at the root, or at a loop of its only reader"),
+                          st.ctx());
+      }
+      ir::IntervalMap known = detail::constant_ranges(b.ranges, sch);
+      auto region = detail::region_read(consumer, n.attach_iv, st.tensor().get(), bodies.at(&consumer.node()), b.ranges, known);
+      for (size_t d = 0; d < n.axis.size(); ++d) {
+        Expr lo = region[d].min, hi = region[d].max;
+        if (!lo.defined() || !hi.defined()) continue;  // unbounded: compute the whole axis
+        lo = ir::simplify(lo, known);
+        hi = ir::simplify(hi, known);
+        Expr extent = ir::simplify(hi - lo + 1, known);
+        b.ranges[n.axis[d].get()] = {lo, extent};
+        EdgeGuard g;
+        g.lower = !ir::can_prove(lo >= 0, known);
+        if (!ir::can_prove(hi < shape[d], known)) g.upper = shape[d];
+        if (g.lower || g.upper.defined()) b.edge_guards[n.axis[d].get()] = g;
+        ir::Interval bound = ir::const_bound(extent, known);
+        const int64_t* full = ir::as_const_int(shape[d]);
+        Expr storage = bound.max && (!full || *bound.max < *full) ? Expr(std::max<int64_t>(*bound.max, 1)) : shape[d];
+        realize[d] = {lo, storage};
+      }
+    }
+    b.realize[&n] = realize;
+    pass_down(st, b.ranges);
+  }
+  return b;
+}
+
+}  // namespace lower
+NNVM_END_NAMESPACE
+// end nnvm/lower/infer_bounds.hpp
+// begin nnvm/lower/schedule_ops.hpp
+// Loop nest construction: turns each stage into loops over its leaf iter vars around a
+// ProducerStore of its body, puts the nests of stages computed at a consumer's loop at the top
+// of that loop, and wraps intermediate tensors in ProducerRealize where they are computed.
+// Requires: inlined bodies and bounds from infer_bounds. Ensures: a statement with
+// ProducerStore/ProducerLoad on tensors (not yet on flat buffers). Non-divisible splits get guards on the original axes, so
+// no point outside a tensor is ever computed; a non-divisible split whose inner loop is
+// vectorized or unrolled is instead partitioned into full tiles and a serial tail, so the full
+// tiles need no guard and still vectorize.
+
+#include <functional>
+#include <unordered_set>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace lower {
+
+using ir::Expr;
+using ir::IterVar;
+using ir::Stmt;
+
+namespace detail {
+
+using IterVarSet = std::unordered_set<const ir::IterVarNode*>;
+
+// Which root axes each iter var of a stage derives from.
+inline std::unordered_map<const ir::IterVarNode*, IterVarSet> root_sets(const schedule::Stage& st) {
+  std::unordered_map<const ir::IterVarNode*, IterVarSet> roots;
+  for (auto& iv : st.node().root_iter_vars) roots[iv.get()] = {iv.get()};
+  for (auto& rel : st.node().relations) {
+    if (auto* s = std::get_if<schedule::SplitRelation>(&rel)) {
+      roots[s->outer.get()] = roots[s->inner.get()] = roots.at(s->parent.get());
+    } else {
+      auto& f = std::get<schedule::FuseRelation>(rel);
+      IterVarSet u = roots.at(f.outer.get());
+      u.insert(roots.at(f.inner.get()).begin(), roots.at(f.inner.get()).end());
+      roots[f.fused.get()] = u;
+    }
+  }
+  return roots;
+}
+
+inline bool provably_divides(const Expr& extent, const Expr& by) {
+  const int64_t *e = ir::as_const_int(extent), *b = ir::as_const_int(by);
+  if (e && b) return *e % *b == 0;
+  return extent.same_as(by);
+}
+
+// A split that is partitioned into full tiles plus a tail instead of being guarded.
+struct Partition {
+  const ir::IterVarNode* outer;
+  const ir::IterVarNode* inner;
+  const ir::IterVarNode* root;
+  Expr root_extent, factor;
+};
+
+inline Stmt guarded(const Expr& cond, Stmt s) { return cond.defined() ? ir::IfThenElse::make(cond, std::move(s)) : s; }
+inline Expr conj(const Expr& a, const Expr& b) { return !a.defined() ? b : !b.defined() ? a : (a && b); }
+
+// Builds the nest of one stage. `attach(iv, inner, ctx)` wraps the body of the loop of leaf `iv`
+// with the nests of the stages computed at that loop.
+class StageNestBuilder {
+ public:
+  // Where a nest is being built: which root axes still need guards, what a partition's tail
+  // fixed (the outer loop's value, the inner loop's extent and kind), which loops are open,
+  // and whether stages attached to loops go in here (not in a reduction's init nest).
+  struct Ctx {
+    IterVarSet guard_roots;
+    std::unordered_map<const ir::IterVarNode*, Expr> fixed, extent;
+    IterVarSet serial;
+    IterVarSet bound;
+    bool attachments = true;
+    int64_t auto_unroll = 0;  // innermost enclosing auto_unroll_max_step pragma
+  };
+  using AttachFn = std::function<Stmt(const IterVar&, Stmt, const Ctx&)>;
+
+  StageNestBuilder(const schedule::Stage& st, const Bounds& bounds, AttachFn attach)
+      : st_(st), ranges_(bounds.ranges), edges_(bounds.edge_guards), attach_(std::move(attach)) {
+    const RangeMap& ranges = bounds.ranges;
+    auto roots = root_sets(st);
+    for (auto& root : st.node().root_iter_vars)
+      if (edges_.count(root.get())) guarded_.insert(root.get());
+    for (auto& leaf : st.leaf_iter_vars())
+      for (auto* r : roots.at(leaf.get())) leaves_of_root_[r].push_back(leaf.get());
+    // A root axis needs a guard when some split under it may overshoot its extent.
+    std::unordered_map<const ir::IterVarNode*, int> overshooting_splits;
+    for (auto& rel : st.node().relations) {
+      auto* s = std::get_if<schedule::SplitRelation>(&rel);
+      if (!s) continue;
+      const Expr& ext = ranges.at(s->parent.get()).extent;
+      bool exact = s->factor.defined() ? provably_divides(ext, s->factor) : provably_divides(ext, s->nparts);
+      if (exact) continue;
+      for (auto* r : roots.at(s->parent.get())) {
+        guarded_.insert(r);
+        ++overshooting_splits[r];
+      }
+    }
+    // Partition the splits of a root axis whose inner loop wants vector or unrolled code.
+    auto leaf_pos = [&](const IterVar& iv) {
+      auto& l = st.leaf_iter_vars();
+      for (size_t p = 0; p < l.size(); ++p)
+        if (l[p].same_as(iv)) return long(p);
+      return -1L;
+    };
+    for (auto& rel : st.node().relations) {
+      auto* s = std::get_if<schedule::SplitRelation>(&rel);
+      if (!s || !s->factor.defined() || !ir::as_const_int(s->factor)) continue;
+      const ir::IterVarNode* root = s->parent.get();
+      bool is_root = roots.at(root).size() == 1 && roots.at(root).count(root);
+      if (!is_root || !guarded_.count(root) || overshooting_splits[root] != 1 || edges_.count(root)) continue;
+      auto* a = st.attr(s->inner);
+      if (!a || (a->kind != ir::ForKind::vectorized && a->kind != ir::ForKind::unrolled)) continue;
+      long po = leaf_pos(s->outer), pi = leaf_pos(s->inner);
+      if (po < 0 || pi < 0 || po > pi) continue;
+      partitions_.push_back({s->outer.get(), s->inner.get(), root, ranges.at(root).extent, s->factor});
+    }
+  }
+
+  Ctx root_ctx() const { return Ctx{guarded_, {}, {}, {}, {}, true, 0}; }
+
+  // Loops over `leaves` (a subsequence of the stage's leaves) around `make_body(ctx)`.
+  template <class MakeBody>
+  Stmt build(const std::vector<IterVar>& leaves, const Ctx& ctx, MakeBody&& make_body) {
+    return build_at(leaves, 0, ctx, make_body);
+  }
+
+  // The value of every iter var (root axes included) inside the innermost loop.
+  Values values(const Ctx& ctx) const {
+    Values value;
+    for (auto& iv : st_.leaf_iter_vars()) {
+      auto f = ctx.fixed.find(iv.get());
+      value[iv.get()] = f != ctx.fixed.end() ? f->second : Expr(iv.var());
+    }
+    return pass_up(st_, ranges_, std::move(value));
+  }
+
+  // The conjunction of the guards of the still-guarded roots of kind `only`.
+  Expr guard(const Ctx& ctx, const Values& value, ir::IterKind only) const {
+    Expr g;
+    for (auto& root : st_.node().root_iter_vars)
+      if (ctx.guard_roots.count(root.get()) && root->kind == only) g = conj(g, root_condition(root.get(), value));
+    return g;
+  }
+
+  // A root axis stays inside its range (split overshoot) and inside the tensor (edge guard).
+  Expr root_condition(const ir::IterVarNode* root, const Values& value) const {
+    const ir::Range& r = ranges_.at(root);
+    const Expr& v = value.at(root);
+    auto e = edges_.find(root);
+    if (e == edges_.end()) return v < r.min + r.extent;
+    Expr c = conj(e->second.lower ? (v >= 0) : Expr(), e->second.upper.defined() ? (v < e->second.upper) : Expr());
+    return conj(c, v < r.min + r.extent);
+  }
+
+ private:
+  const Partition* partition_of(const IterVar& outer) const {
+    for (auto& p : partitions_)
+      if (p.outer == outer.get()) return &p;
+    return nullptr;
+  }
+
+  // Emits each guard as soon as every loop its axis depends on is open, so it sits outside
+  // the loops it does not depend on (and, in particular, outside vectorized inner loops).
+  template <class MakeBody>
+  Stmt build_at(const std::vector<IterVar>& leaves, size_t pos, const Ctx& outer, MakeBody& make_body) {
+    Ctx ctx = outer;
+    std::vector<const ir::IterVarNode*> taken;
+    for (auto& root : st_.node().root_iter_vars) {
+      if (!ctx.guard_roots.count(root.get())) continue;
+      auto& deps = leaves_of_root_[root.get()];
+      if (std::all_of(deps.begin(), deps.end(), [&](auto* l) { return ctx.bound.count(l) || ctx.fixed.count(l); }))
+        taken.push_back(root.get());
+    }
+    Expr ready;
+    if (!taken.empty()) {
+      Values value = values(ctx);
+      for (auto* r : taken) {
+        ready = conj(ready, root_condition(r, value));
+        ctx.guard_roots.erase(r);
+      }
+    }
+    return guarded(ready, build_loop(leaves, pos, ctx, make_body));
+  }
+
+  // The product of the constant extents of leaves[pos..], or -1 if one is not constant.
+  int64_t nest_steps(const std::vector<IterVar>& leaves, size_t pos, const Ctx& ctx) const {
+    int64_t steps = 1;
+    for (size_t p = pos; p < leaves.size(); ++p) {
+      if (ctx.fixed.count(leaves[p].get())) continue;
+      auto e = ctx.extent.find(leaves[p].get());
+      const int64_t* c = ir::as_const_int(e != ctx.extent.end() ? e->second : ranges_.at(leaves[p].get()).extent);
+      if (!c) return -1;
+      steps *= *c;
+    }
+    return steps;
+  }
+
+  template <class MakeBody>
+  Stmt build_loop(const std::vector<IterVar>& leaves, size_t pos, Ctx& ctx, MakeBody& make_body) {
+    if (pos == leaves.size()) return make_body(ctx);
+    const IterVar& iv = leaves[pos];
+    auto with_attachments = [&](Stmt inner, const Ctx& c) { return c.attachments ? attach_(iv, std::move(inner), c) : inner; };
+    if (ctx.fixed.count(iv.get())) return with_attachments(build_at(leaves, pos + 1, ctx, make_body), ctx);
+    const ir::Range& r = ranges_.at(iv.get());
+    auto* a = st_.attr(iv);
+    ir::ForKind kind = a && !ctx.serial.count(iv.get()) ? a->kind : ir::ForKind::serial;
+    if (kind == ir::ForKind::serial && ctx.auto_unroll > 0) {
+      int64_t steps = nest_steps(leaves, pos, ctx);
+      if (steps >= 0 && steps <= ctx.auto_unroll) kind = ir::ForKind::unrolled;
+    }
+    if (a && a->auto_unroll_max_step > 0) ctx.auto_unroll = a->auto_unroll_max_step;
+    std::string tag = a ? a->thread_tag : std::string();
+    const Partition* part = partition_of(iv);
+    if (part && ctx.guard_roots.count(part->root)) {
+      const int64_t* ext = ir::as_const_int(part->root_extent);
+      int64_t f = *ir::as_const_int(part->factor);
+      Expr full_tiles = ext ? Expr(*ext / f) : part->root_extent / part->factor;
+      Ctx main = ctx, tail = ctx;
+      main.guard_roots.erase(part->root);
+      tail.guard_roots.erase(part->root);
+      tail.fixed[iv.get()] = full_tiles;
+      tail.extent[part->inner] = ext ? Expr(*ext % f) : part->root_extent - full_tiles * part->factor;
+      tail.serial.insert(part->inner);
+      main.bound.insert(iv.get());
+      Stmt main_loop = ir::For::make(iv.var(), Expr(int64_t(0)), full_tiles, kind,
+                                     with_attachments(build_at(leaves, pos + 1, main, make_body), main), tag);
+      // The tail runs once with the outer loop's variable fixed: the attached stages see it too.
+      ir::VarMap fixed{{iv.var(), full_tiles}};
+      Stmt tail_body = ir::substitute(with_attachments(build_at(leaves, pos + 1, tail, make_body), tail), fixed);
+      return ir::Seq::make({main_loop, tail_body});
+    }
+    auto ext_it = ctx.extent.find(iv.get());
+    Expr extent = ext_it != ctx.extent.end() ? ext_it->second : r.extent;
+    ctx.bound.insert(iv.get());
+    return ir::For::make(iv.var(), r.min, extent, kind, with_attachments(build_at(leaves, pos + 1, ctx, make_body), ctx), tag);
+  }
+
+  const schedule::Stage& st_;
+  const RangeMap& ranges_;
+  const std::unordered_map<const ir::IterVarNode*, EdgeGuard>& edges_;
+  AttachFn attach_;
+  IterVarSet guarded_;
+  std::unordered_map<const ir::IterVarNode*, std::vector<const ir::IterVarNode*>> leaves_of_root_;
+  std::vector<Partition> partitions_;
+};
+
+inline Expr combine(ir::Combiner c, Expr acc, Expr x) {
+  switch (c) {
+    case ir::Combiner::sum: return acc + x;
+    case ir::Combiner::prod: return acc * x;
+    case ir::Combiner::min: return ir::min(acc, x);
+    case ir::Combiner::max: return ir::max(acc, x);
+  }
+  return acc;
+}
+
+// Lowers every stage into nests, placing attached stages inside their consumers' loops.
+class NestLowering {
+ public:
+  NestLowering(const schedule::Schedule& sch, const BodyMap& bodies, const Bounds& bounds,
+               const std::vector<te::Tensor>& args)
+      : sch_(sch), bodies_(bodies), bounds_(bounds), args_(args) {
+    for (auto& st : sch.stages()) {
+      const auto& n = st.node();
+      bool is_arg = std::any_of(args.begin(), args.end(), [&](const te::Tensor& a) { return a.same_as(st.tensor()); });
+      if (is_arg && n.attach != schedule::AttachKind::root)
+        throw UserError("nnvm.lower.arg_not_root",
+                        str_cat("tensor ", st.name(), " is a kernel argument, so it must be computed whole at the root, "
+                                                     "not inlined or computed at another stage's loop"),
+                        st.ctx());
+      if (n.attach == schedule::AttachKind::at) attached_[n.attach_iv.get()].push_back(st);
+    }
+  }
+
+  Stmt lower_all() {
+    std::vector<Stmt> nests;
+    std::vector<schedule::Stage> realized;
+    for (auto& st : sch_.stages()) {
+      if (st.node().attach != schedule::AttachKind::root) continue;
+      nests.push_back(stage_nest(st));
+      if (!is_arg(st)) realized.push_back(st);
+    }
+    Stmt body = ir::Seq::make(nests);
+    for (auto it = realized.rbegin(); it != realized.rend(); ++it) body = realize(*it, body);
+    for (auto& [iv, stages] : attached_)
+      for (auto& st : stages)
+        if (!placed_.count(&st.node()))
+          throw UserError("nnvm.schedule.compute_at_unused_loop",
+                          str_cat("stage ", st.name(), " is computed at loop ", st.node().attach_iv.name(),
+                                  ", which is no longer a loop of its consumer (split or fused afterwards)"),
+                          st.ctx());
+    return body;
+  }
+
+ private:
+  bool is_arg(const schedule::Stage& st) const {
+    return std::any_of(args_.begin(), args_.end(), [&](const te::Tensor& a) { return a.same_as(st.tensor()); });
+  }
+  Stmt realize(const schedule::Stage& st, Stmt body) const {
+    return ir::make_stmt<ir::ProducerRealize>(st.tensor().node_ptr(), bounds_.realize.at(&st.node()), st.node().scope,
+                                              std::move(body));
+  }
+
+  // Attached stages of loop `iv`, computed first in its body and stored around it.
+  Stmt attach(const IterVar& iv, Stmt inner) {
+    auto it = attached_.find(iv.get());
+    if (it == attached_.end()) return inner;
+    std::vector<Stmt> seq;
+    for (auto& st : it->second) {
+      placed_.insert(&st.node());
+      seq.push_back(stage_nest(st));
+    }
+    seq.push_back(inner);
+    Stmt body = ir::Seq::make(seq);
+    for (auto s = it->second.rbegin(); s != it->second.rend(); ++s) body = realize(*s, body);
+    return body;
+  }
+
+  // The loop nest of one stage. A reduction becomes, inside the loops that enclose its first
+  // reduction loop, an init nest over the remaining data-parallel loops followed by the update.
+  Stmt stage_nest(const schedule::Stage& st) {
+    using Ctx = StageNestBuilder::Ctx;
+    const schedule::StageNode& n = st.node();
+    const Expr& body = bodies_.at(&n);
+    StageNestBuilder builder(st, bounds_, [this](const IterVar& iv, Stmt inner, const Ctx&) { return attach(iv, std::move(inner)); });
+    auto substitute_axes = [&](const Expr& e, const Values& value) {
+      ir::VarMap m;
+      for (auto& iv : n.root_iter_vars) m[iv.var()] = value.at(iv.get());
+      return ir::substitute(e, m);
+    };
+    auto out_indices = [&](const Values& value) {
+      std::vector<Expr> idx;
+      for (auto& iv : n.axis) idx.push_back(value.at(iv.get()));
+      return idx;
+    };
+    const auto& tensor = st.tensor().node_ptr();
+    const auto& leaves = st.leaf_iter_vars();
+    const ir::Reduce* red = body.as<ir::Reduce>();
+    if (!red) {
+      return builder.build(leaves, builder.root_ctx(), [&](const Ctx& ctx) {
+        auto value = builder.values(ctx);
+        Stmt store = ir::make_stmt<ir::ProducerStore>(tensor, substitute_axes(body, value), out_indices(value));
+        return guarded(builder.guard(ctx, value, ir::IterKind::data_par), store);
+      });
+    }
+    auto is_reduce = [](const IterVar& iv) { return iv->kind == ir::IterKind::reduce; };
+    auto first = std::find_if(leaves.begin(), leaves.end(), is_reduce);
+    std::vector<IterVar> prefix(leaves.begin(), first), rest(first, leaves.end()), init_leaves;
+    std::copy_if(rest.begin(), rest.end(), std::back_inserter(init_leaves), [&](auto& iv) { return !is_reduce(iv); });
+    return builder.build(prefix, builder.root_ctx(), [&](const Ctx& outer) {
+      Ctx init_ctx = outer;
+      init_ctx.attachments = false;  // attached producers feed the update, not the init
+      Stmt init = builder.build(init_leaves, init_ctx, [&](const Ctx& ctx) {
+        auto value = builder.values(ctx);
+        Stmt s = ir::make_stmt<ir::ProducerStore>(tensor, substitute_axes(red->init, value), out_indices(value));
+        return guarded(builder.guard(ctx, value, ir::IterKind::data_par), s);
+      });
+      Stmt update = builder.build(rest, outer, [&](const Ctx& ctx) {
+        auto value = builder.values(ctx);
+        auto idx = out_indices(value);
+        Expr acc = ir::make_expr<ir::ProducerLoad>(red->dtype, tensor, idx);
+        Stmt s = ir::make_stmt<ir::ProducerStore>(tensor, combine(red->combiner, acc, substitute_axes(red->source, value)), idx);
+        Expr cond = conj(builder.guard(ctx, value, ir::IterKind::data_par), builder.guard(ctx, value, ir::IterKind::reduce));
+        if (red->condition.defined()) cond = conj(cond, substitute_axes(red->condition, value));
+        return guarded(cond, s);
+      });
+      return ir::Seq::make({init, update});
+    });
+  }
+
+  const schedule::Schedule& sch_;
+  const BodyMap& bodies_;
+  const Bounds& bounds_;
+  const std::vector<te::Tensor>& args_;
+  std::unordered_map<const ir::IterVarNode*, std::vector<schedule::Stage>> attached_;
+  std::unordered_set<const schedule::StageNode*> placed_;
+};
+
+}  // namespace detail
+
+// Requires: every tensor in `args` is a placeholder or a root stage of `sch`.
+// Ensures: one nest per root stage in producer order, attached stages inside their consumers'
+// loops; intermediates (stages not in args) realized where they are computed.
+inline Stmt schedule_ops(const schedule::Schedule& sch, const BodyMap& bodies, const Bounds& bounds,
+                         const std::vector<te::Tensor>& args) {
+  return detail::NestLowering(sch, bodies, bounds, args).lower_all();
+}
+
+}  // namespace lower
+NNVM_END_NAMESPACE
+// end nnvm/lower/schedule_ops.hpp
+// begin nnvm/lower/storage_flatten.hpp
+// Storage flattening: multi-dimensional tensor accesses become flat buffer accesses.
+// Requires: output of schedule_ops. Ensures: no ProducerStore/ProducerLoad/ProducerRealize;
+// argument tensors read and written through the given param buffers; realized intermediates
+// become Allocates of the realized region, indexed relative to the region's min.
+
+#include <unordered_map>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace lower {
+
+// Row-major flat offset of `indices` within a region of `extents` starting at `mins`.
+inline ir::Expr flat_index(const std::vector<ir::Expr>& indices, const std::vector<ir::Expr>& mins,
+                           const std::vector<ir::Expr>& extents) {
+  ir::Expr offset(int64_t(0));
+  for (size_t d = 0; d < indices.size(); ++d) {
+    ir::Expr i = mins.empty() ? indices[d] : indices[d] - mins[d];
+    offset = d == 0 ? i : offset * extents[d] + i;
+  }
+  return offset;
+}
+
+class StorageFlattener : public ir::IRMutator {
+ public:
+  using ArgMap = std::unordered_map<const te::TensorNode*, ir::Buffer>;
+  explicit StorageFlattener(ArgMap args) : args_(std::move(args)) {}
+  using ir::IRMutator::mutate;
+
+ protected:
+  using ir::IRMutator::visit;
+  struct Region {
+    ir::Buffer buffer;
+    std::vector<ir::Expr> mins, extents;
+  };
+
+  const Region& region(const te::TensorNode* t) {
+    auto it = regions_.find(t);
+    if (it != regions_.end()) return it->second;
+    auto a = args_.find(t);
+    if (a == args_.end())
+      throw UserError("nnvm.lower.missing_arg",
+                      str_cat("tensor ", t->name, " is read but is neither a kernel argument nor computed by the schedule; "
+                                                 "pass it in the argument list"));
+    return regions_[t] = Region{a->second, {}, a->second->shape};
+  }
+
+  ir::Expr visit(const ir::ProducerLoad* op, const ir::Expr&) override {
+    std::vector<ir::Expr> idx;
+    for (auto& i : op->indices) idx.push_back(mutate(i));
+    const Region& r = region(op->tensor.get());
+    return ir::Load::make(r.buffer, flat_index(idx, r.mins, r.extents));
+  }
+  ir::Stmt visit(const ir::ProducerStore* op, const ir::Stmt&) override {
+    std::vector<ir::Expr> idx;
+    for (auto& i : op->indices) idx.push_back(mutate(i));
+    const Region& r = region(op->tensor.get());
+    return ir::Store::make(r.buffer, mutate(op->value), flat_index(idx, r.mins, r.extents));
+  }
+  ir::Stmt visit(const ir::ProducerRealize* op, const ir::Stmt&) override {
+    std::vector<ir::Expr> mins, extents;
+    for (auto& b : op->bounds) {
+      mins.push_back(mutate(b.min));
+      extents.push_back(mutate(b.extent));
+    }
+    ir::Buffer buf(op->tensor->name, op->tensor->dtype, extents, op->scope);
+    regions_[op->tensor.get()] = Region{buf, mins, extents};
+    ir::Stmt body = mutate(op->body);
+    regions_.erase(op->tensor.get());
+    return ir::Allocate::make(buf, body);
+  }
+
+ private:
+  ArgMap args_;
+  std::unordered_map<const te::TensorNode*, Region> regions_;
+};
+
+inline ir::Stmt storage_flatten(const ir::Stmt& s, const StorageFlattener::ArgMap& args) {
+  return StorageFlattener(args).mutate(s);
+}
+
+}  // namespace lower
+NNVM_END_NAMESPACE
+// end nnvm/lower/storage_flatten.hpp
+// begin nnvm/lower/unroll.hpp
+// Unrolling: an `unrolled` loop of constant extent becomes that many copies of its body, each
+// with the loop variable replaced by its value.
+// Requires: flattened storage. Ensures: no `unrolled` loop is left.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace lower {
+
+// Beyond this many copies unrolling only bloats code; the schedule almost certainly meant
+// to unroll an inner loop.
+inline constexpr int64_t kMaxUnrollExtent = 256;
+
+class Unroller : public ir::IRMutator {
+ public:
+  using ir::IRMutator::mutate;
+
+ protected:
+  using ir::IRMutator::visit;
+  ir::Stmt visit(const ir::For* op, const ir::Stmt& s) override {
+    ir::Stmt inner = ir::IRMutator::visit(op, s);
+    auto* f = inner.as<ir::For>();
+    if (!f || f->for_kind != ir::ForKind::unrolled) return inner;
+    const int64_t* ext = ir::as_const_int(f->extent);
+    if (!ext)
+      throw UserError("nnvm.schedule.unroll_extent",
+                      str_cat("unrolled loop ", f->loop_var.name(),
+                              " has a non-constant extent; split it by a constant factor and unroll the inner loop"));
+    if (*ext > kMaxUnrollExtent)
+      throw UserError("nnvm.schedule.unroll_extent",
+                      str_cat("unrolled loop ", f->loop_var.name(), " has ", *ext, " iterations (at most ",
+                              kMaxUnrollExtent, "); split it and unroll the inner loop"));
+    std::vector<ir::Stmt> copies;
+    for (int64_t k = 0; k < *ext; ++k) copies.push_back(ir::substitute(f->body, f->loop_var, f->min + k));
+    return ir::Seq::make(copies);
+  }
+};
+
+inline ir::Stmt unroll_loops(const ir::Stmt& s) { return Unroller().mutate(s); }
+
+}  // namespace lower
+NNVM_END_NAMESPACE
+// end nnvm/lower/unroll.hpp
+// begin nnvm/lower/vectorize.hpp
+// Vectorization: a `vectorized` loop of constant extent becomes one pass of vector code in
+// which the loop variable is ramp(min, 1, extent).
+// Requires: flattened storage. Ensures: no `vectorized` loop is left. A loop whose body cannot
+// become vector code without changing its meaning (a store to one address from every lane, a
+// condition that differs per lane around a store or a load, a nested vector loop, an
+// allocation) stays a serial loop, which is always correct.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace lower {
+
+namespace detail {
+
+inline bool contains_load(const ir::Expr& e) {
+  struct F : ir::IRVisitor {
+    bool found = false;
+    void visit(const ir::Load*) override { found = true; }
+  } f;
+  f.visit_expr(e);
+  return f.found;
+}
+
+// Widens the body of one vectorized loop; `failed` is set when the result would be wrong.
+class Widen : public ir::IRMutator {
+ public:
+  Widen(const ir::Var& var, ir::Expr ramp) : var_(var), ramp_(std::move(ramp)) {}
+  bool failed = false;
+  using ir::IRMutator::mutate;
+
+ protected:
+  using ir::IRMutator::visit;
+  ir::Expr visit(const ir::VarNode* op, const ir::Expr& e) override {
+    if (op == var_.get()) return ramp_;
+    auto it = renamed_.find(op);
+    return it == renamed_.end() ? e : it->second;
+  }
+  ir::Expr visit(const ir::Select* op, const ir::Expr& e) override {
+    ir::Expr c = mutate(op->condition);
+    // A per-lane condition evaluates both sides; a guarded load could then read out of bounds.
+    if (c.dtype().lanes > 1 && (contains_load(op->true_value) || contains_load(op->false_value))) {
+      failed = true;
+      return e;
+    }
+    return ir::IRMutator::visit(op, e);
+  }
+  ir::Expr visit(const ir::Let* op, const ir::Expr& e) override {
+    ir::Expr v = mutate(op->value);
+    if (v.dtype().lanes == 1) return ir::IRMutator::visit(op, e);
+    ir::Var wide(op->var.name(), v.dtype());
+    renamed_[op->var.get()] = wide;
+    ir::Expr b = mutate(op->body);
+    return ir::Let::make(wide, v, b);
+  }
+  ir::Stmt visit(const ir::LetStmt* op, const ir::Stmt& s) override {
+    ir::Expr v = mutate(op->value);
+    if (v.dtype().lanes == 1) return ir::IRMutator::visit(op, s);
+    ir::Var wide(op->var.name(), v.dtype());
+    renamed_[op->var.get()] = wide;
+    return ir::LetStmt::make(wide, v, mutate(op->body));
+  }
+  ir::Stmt visit(const ir::Store* op, const ir::Stmt& s) override {
+    ir::Expr i = mutate(op->index), v = mutate(op->value);
+    // Every lane would write the same address: a loop-carried dependence.
+    if (i.dtype().lanes == 1) {
+      failed = true;
+      return s;
+    }
+    if (v.dtype().lanes == 1) v = ir::Broadcast::make(v, i.dtype().lanes);
+    return ir::Store::make(op->buffer, v, i);
+  }
+  ir::Stmt visit(const ir::IfThenElse* op, const ir::Stmt& s) override {
+    ir::Expr c = mutate(op->condition);
+    if (c.dtype().lanes > 1) {
+      failed = true;
+      return s;
+    }
+    return ir::IRMutator::visit(op, s);
+  }
+  ir::Stmt visit(const ir::For* op, const ir::Stmt& s) override {
+    if (ir::uses_var(op->min, var_) || ir::uses_var(op->extent, var_) || op->for_kind == ir::ForKind::parallel) {
+      failed = true;
+      return s;
+    }
+    return ir::IRMutator::visit(op, s);
+  }
+  ir::Stmt visit(const ir::Allocate*, const ir::Stmt& s) override {
+    failed = true;
+    return s;
+  }
+
+ private:
+  const ir::Var& var_;
+  ir::Expr ramp_;
+  std::unordered_map<const ir::VarNode*, ir::Expr> renamed_;
+};
+
+class Vectorizer : public ir::IRMutator {
+ public:
+  using ir::IRMutator::mutate;
+
+ protected:
+  using ir::IRMutator::visit;
+  ir::Stmt visit(const ir::For* op, const ir::Stmt& s) override {
+    ir::Stmt inner = ir::IRMutator::visit(op, s);  // innermost loops first
+    auto* f = inner.as<ir::For>();
+    if (!f || f->for_kind != ir::ForKind::vectorized) return inner;
+    const int64_t* ext = ir::as_const_int(f->extent);
+    if (!ext)
+      throw UserError("nnvm.schedule.vectorize_extent",
+                      str_cat("vectorized loop ", f->loop_var.name(),
+                              " has a non-constant extent; split it by a constant factor and vectorize the inner loop"));
+    auto serial = [&] { return ir::For::make(f->loop_var, f->min, f->extent, ir::ForKind::serial, f->body); };
+    // GCC/Clang vector types need a power-of-two lane count; a vector wider than 64 lanes is
+    // certainly a scheduling mistake, and one lane is just a loop.
+    if (*ext < 2 || *ext > 64 || (*ext & (*ext - 1)) != 0) return serial();
+    if (contains_vector_code(f->body)) return serial();
+    Widen widen(f->loop_var, ir::Ramp::make(f->min, ir::Expr(int64_t(1)), int(*ext)));
+    ir::Stmt body = widen.mutate(f->body);
+    if (widen.failed) return serial();
+    return body;
+  }
+
+ private:
+  static bool contains_vector_code(const ir::Stmt& s) {
+    struct F : ir::IRVisitor {
+      bool found = false;
+      void visit_expr(const ir::Expr& e) override {
+        if (e.defined() && e.dtype().lanes > 1) found = true;
+        else ir::IRVisitor::visit_expr(e);
+      }
+    } f;
+    f.visit_stmt(s);
+    return f.found;
+  }
+};
+
+}  // namespace detail
+
+inline ir::Stmt vectorize_loops(const ir::Stmt& s) { return detail::Vectorizer().mutate(s); }
+
+}  // namespace lower
+NNVM_END_NAMESPACE
+// end nnvm/lower/vectorize.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace lower {
+
+struct LowerOptions {
+  // Called after every pass with its name and the IR it produced.
+  std::function<void(const std::string& pass, const ir::Stmt&)> on_pass;
+};
+
+// The pass names, in order; NNVM_DUMP_IR accepts these.
+inline const std::vector<std::string>& pass_names() {
+  static const std::vector<std::string> names{"schedule_ops", "storage_flatten", "simplify",
+                                              "vectorize",    "unroll",          "final_simplify"};
+  return names;
+}
+
+namespace detail {
+inline bool dump_requested(const std::string& pass) {
+  const char* env = std::getenv("NNVM_DUMP_IR");
+  if (!env || !*env) return false;
+  std::stringstream ss(env);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (item == "all" || item == pass) return true;
+  return false;
+}
+
+// Symbolic sizes that the parameters' shapes define, in first-use order.
+inline std::vector<ir::Var> shape_vars(const std::vector<ir::Buffer>& params) {
+  std::vector<ir::Var> out;
+  for (auto& p : params)
+    for (auto& e : p->shape)
+      for (auto& v : ir::vars_of(e))
+        if (std::none_of(out.begin(), out.end(), [&](const ir::Var& x) { return x.same_as(v); })) out.push_back(v);
+  return out;
+}
+
+// Variables the body reads without defining them (loops, lets) — each must be a size var.
+inline std::vector<ir::Var> free_vars(const ir::Stmt& body) {
+  struct Finder : ir::IRVisitor {
+    std::unordered_set<const ir::VarNode*> bound;
+    std::vector<ir::Var> free;
+    void visit_expr(const ir::Expr& e) override {
+      if (e.defined() && e.kind() == ir::ExprKind::Var) {
+        auto* v = e.as<ir::VarNode>();
+        if (!bound.count(v) && std::none_of(free.begin(), free.end(), [&](auto& x) { return x.get() == v; }))
+          free.push_back(ir::Var::from(e));
+        return;
+      }
+      ir::IRVisitor::visit_expr(e);
+    }
+    void visit(const ir::For* op) override { bound.insert(op->loop_var.get()); ir::IRVisitor::visit(op); }
+    void visit(const ir::LetStmt* op) override { bound.insert(op->var.get()); ir::IRVisitor::visit(op); }
+    void visit(const ir::Let* op) override { bound.insert(op->var.get()); ir::IRVisitor::visit(op); }
+  } f;
+  f.visit_stmt(body);
+  return f.free;
+}
+
+inline std::string describe_schedule(const schedule::Schedule& sch) {
+  std::string out;
+  for (auto& st : sch.stages()) {
+    out += (out.empty() ? "" : "; ") + st.name() + ": ";
+    for (size_t i = 0; i < st.leaf_iter_vars().size(); ++i) {
+      auto& iv = st.leaf_iter_vars()[i];
+      auto* a = st.attr(iv);
+      out += (i ? ", " : "") + std::string(a && a->kind != ir::ForKind::serial ? ir::for_kind_name(a->kind) : "") +
+             (a && a->kind != ir::ForKind::serial ? " " : "") + iv.name();
+    }
+  }
+  return out;
+}
+}  // namespace detail
+
+// Lowers `sch` into a kernel named `name` whose arguments are `args` (inputs and outputs, in
+// the caller's order). Every tensor the outputs read must be an argument or a stage.
+inline ir::LoweredFunc lower(const schedule::Schedule& sch, const std::vector<te::Tensor>& args,
+                             const std::string& name, const LowerOptions& options = {}) {
+  if (args.empty()) throw UserError("nnvm.lower.no_args", str_cat("kernel ", name, " needs at least one argument"));
+  for (auto& out : sch.outputs())
+    if (std::none_of(args.begin(), args.end(), [&](const te::Tensor& a) { return a.same_as(out); }))
+      throw UserError("nnvm.lower.output_not_arg",
+                      str_cat("output ", out.name(), " of the schedule is not among the arguments of kernel ", name,
+                              "; its result would be lost"));
+  ir::LoweredFunc fn;
+  fn.name = name;
+  fn.origin = detail::describe_schedule(sch);
+  StorageFlattener::ArgMap arg_buffers;
+  for (auto& t : args) {
+    if (arg_buffers.count(t.get()))
+      throw UserError("nnvm.lower.duplicate_arg", str_cat("tensor ", t.name(), " appears twice among the arguments of kernel ", name));
+    fn.params.emplace_back(t.name(), t.dtype(), t.shape());
+    arg_buffers[t.get()] = fn.params.back();
+  }
+  auto step = [&](const std::string& pass, ir::Stmt s) {
+    if (options.on_pass) options.on_pass(pass, s);
+    if (detail::dump_requested(pass)) std::cerr << "// ---- after " << pass << " (" << name << ")\n" << ir::to_string(s) << "\n";
+    return s;
+  };
+  BodyMap bodies = inline_stages(sch);
+  ir::Stmt s = step("schedule_ops", schedule_ops(sch, bodies, infer_bounds(sch, bodies), args));
+  s = step("storage_flatten", storage_flatten(s, arg_buffers));
+  s = step("simplify", ir::simplify(s));
+  s = step("vectorize", vectorize_loops(s));
+  s = step("unroll", unroll_loops(s));
+  s = step("final_simplify", ir::simplify(s));
+  fn.size_vars = detail::shape_vars(fn.params);
+  for (auto& v : detail::free_vars(s))
+    if (std::none_of(fn.size_vars.begin(), fn.size_vars.end(), [&](const ir::Var& x) { return x.same_as(v); }))
+      throw UserError("nnvm.lower.unbound_size",
+                      str_cat("symbolic size ", v.name(), " is used by kernel ", name,
+                              " but is not an extent of any argument, so no call could bind it"));
+  fn.body = s;
+  ir::verify(fn);
+  return fn;
+}
+
+}  // namespace lower
+NNVM_END_NAMESPACE
+// end nnvm/lower/pipeline.hpp
+// begin nnvm/target/arguments.hpp
+// Checks the buffers given to a kernel call against the kernel's signature and binds its
+// symbolic sizes. Shared by the interpreter and every JIT, so all report the same errors.
+
+#include <optional>
+#include <span>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+namespace detail {
+// Evaluates an integer shape expression once every symbolic size in it is bound.
+inline std::optional<int64_t> eval_shape_expr(const ir::Expr& e, const ir::VarMap& bound) {
+  ir::Expr s = ir::substitute(e, bound);
+  struct Eval {
+    std::optional<int64_t> operator()(const ir::Expr& x) const {
+      if (auto* c = ir::as_const_int(x)) return *c;
+      if (auto* c = x.as<ir::Cast>()) return (*this)(c->value);
+      auto bin = [&](auto a, auto b, auto f) -> std::optional<int64_t> {
+        auto va = (*this)(a), vb = (*this)(b);
+        if (!va || !vb) return std::nullopt;
+        return f(*va, *vb);
+      };
+      if (auto* o = x.as<ir::Add>()) return bin(o->a, o->b, [](int64_t p, int64_t q) { return p + q; });
+      if (auto* o = x.as<ir::Sub>()) return bin(o->a, o->b, [](int64_t p, int64_t q) { return p - q; });
+      if (auto* o = x.as<ir::Mul>()) return bin(o->a, o->b, [](int64_t p, int64_t q) { return p * q; });
+      if (auto* o = x.as<ir::Div>()) return bin(o->a, o->b, [](int64_t p, int64_t q) { return q ? p / q : 0; });
+      if (auto* o = x.as<ir::Mod>()) return bin(o->a, o->b, [](int64_t p, int64_t q) { return q ? p % q : 0; });
+      if (auto* o = x.as<ir::Min>()) return bin(o->a, o->b, [](int64_t p, int64_t q) { return std::min(p, q); });
+      if (auto* o = x.as<ir::Max>()) return bin(o->a, o->b, [](int64_t p, int64_t q) { return std::max(p, q); });
+      return std::nullopt;
+    }
+  };
+  return Eval{}(s);
+}
+}  // namespace detail
+
+// Returns the value of each of fn.size_vars, in order. Throws UserError naming the kernel, the
+// argument and the axis when the count, dtype, rank or an extent is wrong, or a size is unbound.
+inline std::vector<int64_t> bind_arguments(const ir::LoweredFunc& fn, std::span<const BufferView> args) {
+  if (args.size() != fn.params.size())
+    throw UserError("nnvm.call.arg_count", str_cat("kernel ", fn.name, " takes ", fn.params.size(),
+                                                   " buffers but was called with ", args.size()));
+  ir::VarMap bound;
+  std::unordered_map<const ir::VarNode*, int64_t> values;
+  // First pass: bind every extent that is a bare symbolic size.
+  for (size_t a = 0; a < args.size(); ++a) {
+    const ir::Buffer& p = fn.params[a];
+    const BufferView& v = args[a];
+    auto where = [&] { return std::vector<std::string>{"kernel " + fn.name, "argument " + std::to_string(a) + " (" + p->name + ")"}; };
+    if (v.dtype != p->dtype)
+      throw UserError("nnvm.call.dtype", str_cat("expected a ", p->dtype, " buffer, got ", v.dtype), where());
+    if (v.shape.size() != p->shape.size())
+      throw UserError("nnvm.call.rank", str_cat("expected rank ", p->shape.size(), ", got rank ", v.shape.size()), where());
+    if (v.data == nullptr && v.numel() > 0)
+      throw UserError("nnvm.call.null_data", "buffer data pointer is null", where());
+    for (size_t d = 0; d < v.shape.size(); ++d) {
+      if (auto* var = p->shape[d].as<ir::VarNode>()) {
+        auto [it, inserted] = values.emplace(var, v.shape[d]);
+        if (!inserted && it->second != v.shape[d])
+          throw UserError("nnvm.call.size_conflict",
+                          str_cat("axis ", d, " has extent ", v.shape[d], " but size ", var->name,
+                                  " was already bound to ", it->second, " by an earlier argument"),
+                          where());
+        bound[ir::Var::from(p->shape[d])] = ir::Expr(v.shape[d]);
+      }
+    }
+  }
+  // Second pass: every extent must now evaluate and match.
+  for (size_t a = 0; a < args.size(); ++a) {
+    const ir::Buffer& p = fn.params[a];
+    for (size_t d = 0; d < p->shape.size(); ++d) {
+      auto expect = detail::eval_shape_expr(p->shape[d], bound);
+      std::vector<std::string> where{"kernel " + fn.name, "argument " + std::to_string(a) + " (" + p->name + ")",
+                                     "axis " + std::to_string(d)};
+      if (!expect)
+        throw UserError("nnvm.call.unbound_size", "extent depends on a symbolic size no argument binds", where);
+      if (*expect != args[a].shape[d])
+        throw UserError("nnvm.call.shape", str_cat("expected extent ", *expect, ", got ", args[a].shape[d]), where);
+    }
+  }
+  std::vector<int64_t> out;
+  for (auto& v : fn.size_vars) {
+    auto it = values.find(v.get());
+    if (it == values.end())
+      throw UserError("nnvm.call.unbound_size",
+                      str_cat("symbolic size ", v.name(), " of kernel ", fn.name,
+                              " is not the extent of any argument, so no call can bind it"));
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/arguments.hpp
+// begin nnvm/target/interpreter.hpp
+// The reference interpreter: runs a lowered kernel on host buffers with the exact semantics of
+// docs/lowered_ir.md. It is the oracle every schedule and every emitter is checked against, so
+// it is strict: every load and store is bounds-checked, scratch memory starts as NaN/garbage,
+// and integer division by zero is an error instead of undefined behaviour.
+
+#include <array>
+#include <concepts>
+
+// begin nnvm/target/interp/check.hpp
+// The interpreter's static check of a kernel body, run before anything executes: nodes that
+// lowering must have removed, element types no back end supports, and arithmetic on storage
+// types are reported here, so the evaluator's hot path need not test for them.
+
+// begin nnvm/target/interp/value.hpp
+// Runtime values of the reference interpreter and the per-lane kernels that give the lowered
+// IR its meaning (docs/lowered_ir.md). A lane is 64 raw bits, so scalar evaluation never touches
+// the heap; the element type, known from the IR node, says how to read them.
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace target::interp {
+
+// Signed integers are held sign-extended, unsigned integers and bool zero-extended, float32 in
+// the low 32 bits, float64 in all 64. float16/bfloat16 values are held as the float32 they
+// equal exactly: they are only loaded, stored and cast.
+struct Lane {
+  uint64_t u;
+  int64_t i() const { return int64_t(u); }
+  float f() const { return std::bit_cast<float>(uint32_t(u)); }
+  double d() const { return std::bit_cast<double>(u); }
+  static Lane of_i(int64_t v) { return {uint64_t(v)}; }
+  static Lane of_u(uint64_t v) { return {v}; }
+  static Lane of(float v) { return {std::bit_cast<uint32_t>(v)}; }
+  static Lane of(double v) { return {std::bit_cast<uint64_t>(v)}; }
+};
+
+// A vector value. Up to 64 lanes live inline (no allocation per vector operation); wider
+// vectors spill to the heap.
+class LaneVec {
+ public:
+  static constexpr int kInline = 64;
+  LaneVec() = default;
+  LaneVec(const LaneVec&) = delete;
+  LaneVec& operator=(const LaneVec&) = delete;
+
+  void resize(int n) {
+    n_ = n;
+    if (n > kInline && heap_.size() < size_t(n)) heap_.resize(size_t(n));
+  }
+  int size() const { return n_; }
+  Lane* data() { return n_ > kInline ? heap_.data() : inline_; }
+  const Lane* data() const { return n_ > kInline ? heap_.data() : inline_; }
+  Lane& operator[](int k) { return data()[k]; }
+  Lane operator[](int k) const { return data()[k]; }
+
+ private:
+  int n_ = 0;
+  Lane inline_[kInline];
+  std::vector<Lane> heap_;
+};
+
+// The interpretation of a scalar element type; `unsupported` for types no back end handles.
+enum class Elem : uint8_t { i, u, b, f32, f64, f16, bf16, unsupported };
+
+inline Elem elem_of(DataType t) {
+  bool int_width = t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
+  switch (t.code) {
+    case DataType::Code::Int: return int_width ? Elem::i : Elem::unsupported;
+    case DataType::Code::UInt: return int_width ? Elem::u : Elem::unsupported;
+    case DataType::Code::Bool: return t.bits == 8 ? Elem::b : Elem::unsupported;
+    case DataType::Code::Float:
+      return t.bits == 32 ? Elem::f32 : t.bits == 64 ? Elem::f64 : t.bits == 16 ? Elem::f16 : Elem::unsupported;
+    case DataType::Code::BFloat: return t.bits == 16 ? Elem::bf16 : Elem::unsupported;
+    case DataType::Code::Handle: return Elem::unsupported;
+  }
+  return Elem::unsupported;
+}
+inline bool is_integral(Elem c) { return c == Elem::i || c == Elem::u || c == Elem::b; }
+
+// Brings an integer result back to its type's width: narrow types wrap, bool becomes 0 or 1.
+inline Lane wrap_int(Elem c, int bits, uint64_t v) {
+  if (c == Elem::b) return {v != 0};
+  if (bits >= 64) return {v};
+  unsigned sh = unsigned(64 - bits);
+  if (c == Elem::i) return Lane::of_i(int64_t(v << sh) >> sh);
+  return {v & ((uint64_t(1) << bits) - 1)};
+}
+
+// Float to integer conversion is undefined in C when the value does not fit; the interpreter
+// must not be, so it saturates to int64 (NaN gives 0) and then wraps to the target width,
+// which agrees with C for every value that fits.
+template <class F>
+uint64_t float_to_int_bits(Elem to, int bits, F x) {
+  if (std::isnan(x)) return 0;
+  if (to == Elem::u && bits == 64 && x >= F(0)) {
+    if (x >= F(18446744073709551616.0)) return std::numeric_limits<uint64_t>::max();
+    return uint64_t(x);
+  }
+  if (x >= F(9223372036854775808.0)) return uint64_t(std::numeric_limits<int64_t>::max());
+  if (x < F(-9223372036854775808.0)) return uint64_t(std::numeric_limits<int64_t>::min());
+  return uint64_t(int64_t(x));
+}
+
+template <class S>
+Lane convert(Elem to, int bits, S x) {
+  switch (to) {
+    case Elem::b: return {x != S(0)};
+    case Elem::i:
+    case Elem::u:
+      if constexpr (std::is_floating_point_v<S>) return wrap_int(to, bits, float_to_int_bits(to, bits, x));
+      else return wrap_int(to, bits, uint64_t(x));
+    case Elem::f32: return Lane::of(float(x));
+    case Elem::f64: return Lane::of(double(x));
+    // Conversions to the storage types go through float32, as the emitted helpers do.
+    case Elem::f16: return Lane::of(float16::to_float(float16::from_float(float(x))));
+    case Elem::bf16: return Lane::of(bfloat16::to_float(bfloat16::from_float(float(x))));
+    case Elem::unsupported: break;
+  }
+  return {0};
+}
+
+inline Lane cast_lane(Elem to, int to_bits, Elem from, Lane v) {
+  switch (from) {
+    case Elem::i: return convert(to, to_bits, v.i());
+    case Elem::u:
+    case Elem::b: return convert(to, to_bits, v.u);
+    case Elem::f32:
+    case Elem::f16:
+    case Elem::bf16: return convert(to, to_bits, v.f());
+    case Elem::f64: return convert(to, to_bits, v.d());
+    case Elem::unsupported: break;
+  }
+  return {0};
+}
+
+template <class T>
+Lane float_binop(ir::ExprKind k, T a, T b) {
+  using K = ir::ExprKind;
+  switch (k) {
+    case K::Add: return Lane::of(T(a + b));
+    case K::Sub: return Lane::of(T(a - b));
+    case K::Mul: return Lane::of(T(a * b));
+    case K::Div: return Lane::of(T(a / b));
+    case K::Mod: return Lane::of(T(std::fmod(a, b)));
+    case K::Min: return Lane::of(a < b ? a : b);
+    case K::Max: return Lane::of(a > b ? a : b);
+    case K::EQ: return {a == b};
+    case K::NE: return {a != b};
+    case K::LT: return {a < b};
+    case K::LE: return {a <= b};
+    case K::GT: return {a > b};
+    case K::GE: return {a >= b};
+    default: return {0};
+  }
+}
+
+// Requires a non-zero divisor for Div and Mod (the caller reports division by zero).
+inline Lane int_binop(ir::ExprKind k, Elem c, int bits, Lane a, Lane b) {
+  using K = ir::ExprKind;
+  bool s = c == Elem::i;
+  auto lt = [s](Lane x, Lane y) { return s ? x.i() < y.i() : x.u < y.u; };
+  switch (k) {
+    case K::Add: return wrap_int(c, bits, a.u + b.u);
+    case K::Sub: return wrap_int(c, bits, a.u - b.u);
+    case K::Mul: return wrap_int(c, bits, a.u * b.u);
+    // x / -1 is a negation; done in unsigned arithmetic so INT64_MIN / -1 cannot trap.
+    case K::Div:
+      if (!s) return wrap_int(c, bits, a.u / b.u);
+      return wrap_int(c, bits, b.i() == -1 ? 0 - a.u : uint64_t(a.i() / b.i()));
+    case K::Mod:
+      if (!s) return wrap_int(c, bits, a.u % b.u);
+      return wrap_int(c, bits, b.i() == -1 ? 0 : uint64_t(a.i() % b.i()));
+    case K::Min: return lt(a, b) ? a : b;
+    case K::Max: return lt(b, a) ? a : b;
+    case K::EQ: return {a.u == b.u};
+    case K::NE: return {a.u != b.u};
+    case K::LT: return {lt(a, b)};
+    case K::LE: return {!lt(b, a)};
+    case K::GT: return {lt(b, a)};
+    case K::GE: return {!lt(a, b)};
+    case K::And: return {a.u != 0 && b.u != 0};
+    case K::Or: return {a.u != 0 || b.u != 0};
+    default: return {0};
+  }
+}
+
+// A binary node's result; `c`/`bits` describe the operands' element type.
+inline Lane binop(ir::ExprKind k, Elem c, int bits, Lane a, Lane b) {
+  if (c == Elem::f32) return float_binop(k, a.f(), b.f());
+  if (c == Elem::f64) return float_binop(k, a.d(), b.d());
+  return int_binop(k, c, bits, a, b);
+}
+
+// The math library in the argument's precision: the float overloads of <cmath> are the C
+// library's `f` functions (expf, ...), as emitted C calls them.
+template <class T>
+Lane float_call(ir::CallOp op, T x, T y) {
+  using O = ir::CallOp;
+  switch (op) {
+    case O::exp: return Lane::of(T(std::exp(x)));
+    case O::exp2: return Lane::of(T(std::exp2(x)));
+    case O::log: return Lane::of(T(std::log(x)));
+    case O::log2: return Lane::of(T(std::log2(x)));
+    case O::log1p: return Lane::of(T(std::log1p(x)));
+    case O::expm1: return Lane::of(T(std::expm1(x)));
+    case O::sqrt: return Lane::of(T(std::sqrt(x)));
+    case O::rsqrt: return Lane::of(T(T(1) / std::sqrt(x)));
+    case O::tanh: return Lane::of(T(std::tanh(x)));
+    case O::erf: return Lane::of(T(std::erf(x)));
+    case O::sigmoid: return Lane::of(T(T(1) / (T(1) + std::exp(-x))));
+    case O::pow: return Lane::of(T(std::pow(x, y)));
+    case O::abs: return Lane::of(T(std::fabs(x)));
+    case O::floor: return Lane::of(T(std::floor(x)));
+    case O::ceil: return Lane::of(T(std::ceil(x)));
+    case O::round: return Lane::of(T(std::nearbyint(x)));
+    case O::trunc: return Lane::of(T(std::trunc(x)));
+    case O::sin: return Lane::of(T(std::sin(x)));
+    case O::cos: return Lane::of(T(std::cos(x)));
+    case O::tan: return Lane::of(T(std::tan(x)));
+    case O::asin: return Lane::of(T(std::asin(x)));
+    case O::acos: return Lane::of(T(std::acos(x)));
+    case O::atan: return Lane::of(T(std::atan(x)));
+    case O::atan2: return Lane::of(T(std::atan2(x, y)));
+    case O::sinh: return Lane::of(T(std::sinh(x)));
+    case O::cosh: return Lane::of(T(std::cosh(x)));
+    case O::asinh: return Lane::of(T(std::asinh(x)));
+    case O::acosh: return Lane::of(T(std::acosh(x)));
+    case O::atanh: return Lane::of(T(std::atanh(x)));
+    case O::fmod: return Lane::of(T(std::fmod(x, y)));
+    case O::isnan: return {std::isnan(x) ? 1u : 0u};
+    case O::isinf: return {std::isinf(x) ? 1u : 0u};
+    case O::copysign: return Lane::of(T(std::copysign(x, y)));
+  }
+  return {0};
+}
+
+// `c`/`bits` describe the arguments' element type; `y` is ignored by unary ops. Only abs
+// takes integers (checked by Call::make).
+inline Lane call_lane(ir::CallOp op, Elem c, int bits, Lane x, Lane y) {
+  if (c == Elem::f32) return float_call(op, x.f(), y.f());
+  if (c == Elem::f64) return float_call(op, x.d(), y.d());
+  if (c == Elem::i && x.i() < 0) return wrap_int(c, bits, 0 - x.u);
+  return x;
+}
+
+template <class T>
+T read_as(const std::byte* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+template <class T>
+void write_as(std::byte* p, T v) {
+  std::memcpy(p, &v, sizeof(T));
+}
+
+// Reads one element of type (c, bits) at p; bool bytes other than 0 read as true.
+inline Lane load_elem(Elem c, int bits, const std::byte* p) {
+  switch (c) {
+    case Elem::i:
+      switch (bits) {
+        case 8: return Lane::of_i(read_as<int8_t>(p));
+        case 16: return Lane::of_i(read_as<int16_t>(p));
+        case 32: return Lane::of_i(read_as<int32_t>(p));
+        default: return Lane::of_i(read_as<int64_t>(p));
+      }
+    case Elem::u:
+      switch (bits) {
+        case 8: return {read_as<uint8_t>(p)};
+        case 16: return {read_as<uint16_t>(p)};
+        case 32: return {read_as<uint32_t>(p)};
+        default: return {read_as<uint64_t>(p)};
+      }
+    case Elem::b: return {read_as<uint8_t>(p) != 0};
+    case Elem::f32: return Lane::of(read_as<float>(p));
+    case Elem::f64: return Lane::of(read_as<double>(p));
+    case Elem::f16: return Lane::of(float16::to_float(read_as<uint16_t>(p)));
+    case Elem::bf16: return Lane::of(bfloat16::to_float(read_as<uint16_t>(p)));
+    case Elem::unsupported: break;
+  }
+  return {0};
+}
+
+inline void store_elem(Elem c, int bits, std::byte* p, Lane v) {
+  switch (c) {
+    case Elem::i:
+    case Elem::u:
+      switch (bits) {
+        case 8: return write_as(p, uint8_t(v.u));
+        case 16: return write_as(p, uint16_t(v.u));
+        case 32: return write_as(p, uint32_t(v.u));
+        default: return write_as(p, v.u);
+      }
+    case Elem::b: return write_as(p, uint8_t(v.u != 0));
+    case Elem::f32: return write_as(p, v.f());
+    case Elem::f64: return write_as(p, v.d());
+    case Elem::f16: return write_as(p, float16::from_float(v.f()));
+    case Elem::bf16: return write_as(p, bfloat16::from_float(v.f()));
+    case Elem::unsupported: break;
+  }
+}
+
+// Fills fresh scratch memory so that a kernel reading it before writing it is caught: floats
+// become quiet NaNs, every other type the byte pattern 0xCD.
+inline void fill_uninitialized(Elem c, int bits, std::byte* p, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) {
+    switch (c) {
+      case Elem::f32: write_as(p + 4 * k, uint32_t(0x7fc00000u)); break;
+      case Elem::f64: write_as(p + 8 * k, uint64_t(0x7ff8000000000000u)); break;
+      case Elem::f16: write_as(p + 2 * k, uint16_t(0x7e00u)); break;
+      case Elem::bf16: write_as(p + 2 * k, uint16_t(0x7fc0u)); break;
+      default: std::memset(p, 0xCD, size_t(n) * size_t(bits / 8)); return;
+    }
+  }
+}
+
+}  // namespace target::interp
+NNVM_END_NAMESPACE
+// end nnvm/target/interp/value.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace target::interp {
+
+class InterpretableChecker : public ir::IRVisitor {
+ public:
+  explicit InterpretableChecker(const ir::LoweredFunc& fn) : fn_(fn) {}
+
+  void visit_expr(const ir::Expr& e) override {
+    if (!e.defined()) fail("nnvm.interp.malformed", "an expression operand is undefined");
+    check_dtype(e.dtype(), "an expression");
+    ir::IRVisitor::visit_expr(e);
+  }
+
+ protected:
+  using ir::IRVisitor::visit;
+#define NNVM_CHECK_BINARY(N)                                             \
+  void visit(const ir::N* op) override {                                 \
+    check_arith(op->a.dtype(), #N);                                      \
+    ir::IRVisitor::visit(op);                                            \
+  }
+  NNVM_FOR_EACH_BINARY(NNVM_CHECK_BINARY)
+#undef NNVM_CHECK_BINARY
+  void visit(const ir::Call* op) override {
+    for (auto& a : op->args) check_arith(a.dtype(), ir::call_op_name(op->op));
+    ir::IRVisitor::visit(op);
+  }
+  void visit(const ir::Load* op) override {
+    check_dtype(op->buffer->dtype, "buffer " + op->buffer->name);
+    ir::IRVisitor::visit(op);
+  }
+  void visit(const ir::Reduce*) override { unlowered("Reduce"); }
+  void visit(const ir::ProducerLoad*) override { unlowered("ProducerLoad"); }
+
+  void visit(const ir::For* op) override {
+    if (!op->loop_var.dtype().is_scalar() || !op->min.dtype().is_scalar() || !op->extent.dtype().is_scalar())
+      fail("nnvm.interp.malformed", str_cat("loop ", op->loop_var.name(), " has vector bounds"));
+    ir::IRVisitor::visit(op);
+  }
+  void visit(const ir::Store* op) override {
+    check_dtype(op->buffer->dtype, "buffer " + op->buffer->name);
+    ir::IRVisitor::visit(op);
+  }
+  void visit(const ir::Allocate* op) override {
+    check_dtype(op->buffer->dtype, "buffer " + op->buffer->name);
+    for (auto& e : op->buffer->shape)
+      if (!e.defined() || !e.dtype().is_int() || !e.dtype().is_scalar())
+        fail("nnvm.interp.malformed", str_cat("allocation ", op->buffer->name, " has a non-integer extent"));
+    ir::IRVisitor::visit(op);
+  }
+  void visit(const ir::ProducerStore*) override { unlowered("ProducerStore"); }
+  void visit(const ir::ProducerRealize*) override { unlowered("ProducerRealize"); }
+
+ private:
+  [[noreturn]] void fail(const char* id, std::string msg) const {
+    throw InternalError(id, std::move(msg), {"kernel " + fn_.name});
+  }
+  [[noreturn]] void unlowered(const char* node) const {
+    fail("nnvm.interp.unlowered", str_cat("a ", node, " node reached the interpreter; lowering must remove it"));
+  }
+  void check_dtype(DataType t, const std::string& what) const {
+    if (elem_of(t) == Elem::unsupported)
+      fail("nnvm.interp.unsupported_dtype", str_cat(what, " has type ", t, ", which no back end supports"));
+  }
+  void check_arith(DataType t, const char* op) const {
+    if (t.is_storage_only())
+      fail("nnvm.interp.storage_only_arith", str_cat(op, " on ", t, ", a storage type; cast to float32 first"));
+  }
+
+  const ir::LoweredFunc& fn_;
+};
+
+inline void check_interpretable(const ir::LoweredFunc& fn) {
+  InterpretableChecker checker(fn);
+  for (auto& p : fn.params) {
+    if (elem_of(p->dtype) == Elem::unsupported || !p->dtype.is_scalar())
+      throw InternalError("nnvm.interp.unsupported_dtype",
+                          str_cat("parameter ", p->name, " has element type ", p->dtype), {"kernel " + fn.name});
+  }
+  checker.visit_stmt(fn.body);
+}
+
+}  // namespace target::interp
+NNVM_END_NAMESPACE
+// end nnvm/target/interp/check.hpp
+// begin nnvm/target/interp/machine.hpp
+// The reference interpreter's evaluator: walks a checked kernel body (interp/check.hpp) with
+// variables and buffers resolved through maps keyed by node identity. Scalar expressions
+// evaluate to one Lane, vector expressions into a LaneVec.
+
+#include <memory>
+#include <span>
+#include <unordered_map>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace target::interp {
+
+class Machine {
+ public:
+  explicit Machine(const ir::LoweredFunc& fn) : fn_(fn) {}
+
+  // `sizes` are the values of fn.size_vars, as bind_arguments() returns them; `args` must
+  // already have been validated by it.
+  void run(std::span<const BufferView> args, const std::vector<int64_t>& sizes) {
+    for (size_t a = 0; a < args.size(); ++a)
+      buffers_[fn_.params[a].get()] = BufferSlot{static_cast<std::byte*>(args[a].data), args[a].numel()};
+    for (size_t k = 0; k < fn_.size_vars.size(); ++k) {
+      const ir::Var& v = fn_.size_vars[k];
+      VarSlot& slot = vars_[v.get()];
+      slot.state = VarSlot::scalar;
+      slot.s = convert(elem_of(v.dtype()), v.dtype().bits, sizes[k]);
+    }
+    exec(fn_.body);
+  }
+
+ private:
+  struct VarSlot {
+    enum State : uint8_t { unbound, scalar, vector } state = unbound;
+    Lane s{0};
+    std::vector<Lane> v;
+  };
+  struct BufferSlot {
+    std::byte* data = nullptr;
+    int64_t numel = -1;  // -1: not bound
+  };
+
+  // Binds `var` to `value` for the lifetime of the scope object and restores any outer binding
+  // after. The value is computed before the scope opens, so it sees the outer binding.
+  class VarScope {
+   public:
+    VarScope(Machine& m, const ir::VarNode* var, VarSlot value) : slot_(m.vars_[var]), saved_(std::move(slot_)) {
+      slot_ = std::move(value);
+    }
+    ~VarScope() { slot_ = std::move(saved_); }
+    VarScope(const VarScope&) = delete;
+    VarScope& operator=(const VarScope&) = delete;
+    VarSlot& slot() { return slot_; }
+
+   private:
+    VarSlot& slot_;
+    VarSlot saved_;
+  };
+
+  std::vector<std::string> where() const { return {"kernel " + fn_.name}; }
+
+  [[noreturn]] void unbound(const ir::VarNode* var) const {
+    throw InternalError("nnvm.interp.unbound_var",
+                        str_cat("variable ", var->name, " (", var->dtype, ") is used outside any scope that binds it"),
+                        where());
+  }
+  [[noreturn]] void div_by_zero(const ir::ExprNode* n) const {
+    throw UserError("nnvm.interp.div_by_zero",
+                    str_cat("integer ", n->kind == ir::ExprKind::Div ? "division" : "modulo", " by zero on ",
+                            n->dtype, " values"),
+                    where());
+  }
+  [[noreturn]] void malformed(std::string msg) const {
+    throw InternalError("nnvm.interp.malformed", std::move(msg), where());
+  }
+
+  BufferSlot& buffer(const ir::Buffer& b) {
+    auto it = buffers_.find(b.get());
+    if (it == buffers_.end() || it->second.numel < 0)
+      throw InternalError("nnvm.interp.unbound_buffer",
+                          str_cat("buffer ", b->name, " is neither a parameter nor allocated in an enclosing scope"),
+                          where());
+    return it->second;
+  }
+  void check_index(const ir::Buffer& b, const BufferSlot& slot, int64_t index, const char* access) const {
+    if (index < 0 || index >= slot.numel)
+      throw InternalError("nnvm.interp.out_of_bounds",
+                          str_cat(access, " of buffer ", b->name, " at index ", index, " is out of bounds (",
+                                  b->name, " has ", slot.numel, " elements)"),
+                          where());
+  }
+
+  // ---- expressions -------------------------------------------------------------------------
+
+  Lane eval(const ir::Expr& e) {
+    using K = ir::ExprKind;
+    const ir::ExprNode* n = e.get();
+    switch (n->kind) {
+      case K::IntImm: return Lane::of_i(static_cast<const ir::IntImm*>(n)->value);
+      case K::UIntImm: return {static_cast<const ir::UIntImm*>(n)->value};
+      case K::FloatImm: return convert(elem_of(n->dtype), n->dtype.bits, static_cast<const ir::FloatImm*>(n)->value);
+      case K::Var: {
+        auto* var = static_cast<const ir::VarNode*>(n);
+        auto it = vars_.find(var);
+        if (it == vars_.end() || it->second.state != VarSlot::scalar) unbound(var);
+        return it->second.s;
+      }
+#define NNVM_BINARY_CASE(N) \
+  case K::N: return eval_binary(n, static_cast<const ir::N*>(n)->a, static_cast<const ir::N*>(n)->b);
+      NNVM_FOR_EACH_BINARY(NNVM_BINARY_CASE)
+#undef NNVM_BINARY_CASE
+      case K::Not: return {eval(static_cast<const ir::Not*>(n)->a).u == 0};
+      case K::Select: {
+        // Only the chosen branch runs: the other may be a guarded out-of-bounds load.
+        auto* op = static_cast<const ir::Select*>(n);
+        return eval(op->condition).u ? eval(op->true_value) : eval(op->false_value);
+      }
+      case K::Cast: {
+        auto* op = static_cast<const ir::Cast*>(n);
+        return cast_lane(elem_of(n->dtype), n->dtype.bits, elem_of(op->value.dtype()), eval(op->value));
+      }
+      case K::Call: {
+        auto* op = static_cast<const ir::Call*>(n);
+        DataType t = op->args[0].dtype();
+        Lane x = eval(op->args[0]), y = op->args.size() > 1 ? eval(op->args[1]) : Lane{0};
+        return call_lane(op->op, elem_of(t), t.bits, x, y);
+      }
+      case K::Load: {
+        auto* op = static_cast<const ir::Load*>(n);
+        BufferSlot& slot = buffer(op->buffer);
+        int64_t index = eval(op->index).i();
+        check_index(op->buffer, slot, index, "load");
+        DataType t = op->buffer->dtype;
+        return load_elem(elem_of(t), t.bits, slot.data + index * t.bytes());
+      }
+      case K::Broadcast: return eval(static_cast<const ir::Broadcast*>(n)->value);
+      case K::Let: {
+        auto* op = static_cast<const ir::Let*>(n);
+        VarScope scope(*this, op->var.get(), binding(op->value));
+        return eval(op->body);
+      }
+      case K::Ramp: break;
+      case K::Reduce:
+      case K::ProducerLoad:
+        throw InternalError("nnvm.interp.unlowered", "a tensor-level expression reached the interpreter", where());
+    }
+    malformed(str_cat("a ", n->dtype, " node was evaluated as a scalar"));
+  }
+
+  // Evaluates `e` (any lane count) into `out`.
+  void eval_vec(const ir::Expr& e, LaneVec& out) {
+    using K = ir::ExprKind;
+    const ir::ExprNode* n = e.get();
+    const int lanes = n->dtype.lanes;
+    if (lanes == 1) {
+      out.resize(1);
+      out[0] = eval(e);
+      return;
+    }
+    switch (n->kind) {
+      case K::IntImm:
+      case K::UIntImm:
+      case K::FloatImm: {
+        return fill(out, lanes, eval(e));
+      }
+      case K::Var: {
+        auto* var = static_cast<const ir::VarNode*>(n);
+        auto it = vars_.find(var);
+        if (it == vars_.end() || it->second.state != VarSlot::vector || int(it->second.v.size()) != lanes) unbound(var);
+        out.resize(lanes);
+        std::copy(it->second.v.begin(), it->second.v.end(), out.data());
+        return;
+      }
+#define NNVM_BINARY_CASE(N) \
+  case K::N: return eval_binary_vec(n, static_cast<const ir::N*>(n)->a, static_cast<const ir::N*>(n)->b, out);
+      NNVM_FOR_EACH_BINARY(NNVM_BINARY_CASE)
+#undef NNVM_BINARY_CASE
+      case K::Not: {
+        eval_vec(static_cast<const ir::Not*>(n)->a, out);
+        for (int k = 0; k < lanes; ++k) out[k] = {out[k].u == 0};
+        return;
+      }
+      case K::Select: {
+        // A vector select evaluates both sides; lowering only vectorizes one when that is safe.
+        auto* op = static_cast<const ir::Select*>(n);
+        LaneVec cond, other;
+        eval_vec(op->condition, cond);
+        eval_vec(op->true_value, out);
+        eval_vec(op->false_value, other);
+        expect_lanes(out, lanes);
+        expect_lanes(other, lanes);
+        for (int k = 0; k < lanes; ++k)
+          if (!cond[cond.size() == 1 ? 0 : k].u) out[k] = other[k];
+        return;
+      }
+      case K::Cast: {
+        auto* op = static_cast<const ir::Cast*>(n);
+        Elem to = elem_of(n->dtype), from = elem_of(op->value.dtype());
+        eval_vec(op->value, out);
+        expect_lanes(out, lanes);
+        for (int k = 0; k < lanes; ++k) out[k] = cast_lane(to, n->dtype.bits, from, out[k]);
+        return;
+      }
+      case K::Call: {
+        auto* op = static_cast<const ir::Call*>(n);
+        DataType t = op->args[0].dtype();
+        Elem c = elem_of(t);
+        LaneVec y;
+        eval_vec(op->args[0], out);
+        expect_lanes(out, lanes);
+        if (op->args.size() > 1) {
+          eval_vec(op->args[1], y);
+          expect_lanes(y, lanes);
+        }
+        for (int k = 0; k < lanes; ++k) out[k] = call_lane(op->op, c, t.bits, out[k], y.size() ? y[k] : Lane{0});
+        return;
+      }
+      case K::Load: {
+        auto* op = static_cast<const ir::Load*>(n);
+        BufferSlot& slot = buffer(op->buffer);
+        LaneVec index;
+        eval_vec(op->index, index);
+        expect_lanes(index, lanes);
+        for (int k = 0; k < lanes; ++k) check_index(op->buffer, slot, index[k].i(), "load");
+        DataType t = op->buffer->dtype;
+        Elem c = elem_of(t);
+        out.resize(lanes);
+        for (int k = 0; k < lanes; ++k) out[k] = load_elem(c, t.bits, slot.data + index[k].i() * t.bytes());
+        return;
+      }
+      case K::Ramp: {
+        auto* op = static_cast<const ir::Ramp*>(n);
+        Lane base = eval(op->base), stride = eval(op->stride);
+        DataType t = op->base.dtype();
+        Elem c = elem_of(t);
+        out.resize(lanes);
+        for (int k = 0; k < lanes; ++k) out[k] = wrap_int(c, t.bits, base.u + uint64_t(k) * stride.u);
+        return;
+      }
+      case K::Broadcast: return fill(out, lanes, eval(static_cast<const ir::Broadcast*>(n)->value));
+      case K::Let: {
+        auto* op = static_cast<const ir::Let*>(n);
+        VarScope scope(*this, op->var.get(), binding(op->value));
+        return eval_vec(op->body, out);
+      }
+      case K::Reduce:
+      case K::ProducerLoad:
+        throw InternalError("nnvm.interp.unlowered", "a tensor-level expression reached the interpreter", where());
+    }
+  }
+
+  // And/Or evaluate both operands too: the contract promises no short-circuit (vector code and
+  // LLVM cannot give one), so a kernel whose right operand is only safe when guarded by the
+  // left one is reported rather than excused.
+  Lane eval_binary(const ir::ExprNode* n, const ir::Expr& lhs, const ir::Expr& rhs) {
+    DataType t = lhs.dtype();
+    Elem c = elem_of(t);
+    Lane a = eval(lhs), b = eval(rhs);
+    if ((n->kind == ir::ExprKind::Div || n->kind == ir::ExprKind::Mod) && is_integral(c) && b.u == 0) div_by_zero(n);
+    return binop(n->kind, c, t.bits, a, b);
+  }
+  void eval_binary_vec(const ir::ExprNode* n, const ir::Expr& lhs, const ir::Expr& rhs, LaneVec& out) {
+    DataType t = lhs.dtype();
+    Elem c = elem_of(t);
+    const int lanes = n->dtype.lanes;
+    LaneVec b;
+    eval_vec(lhs, out);
+    eval_vec(rhs, b);
+    expect_lanes(out, lanes);
+    expect_lanes(b, lanes);
+    bool check_zero = (n->kind == ir::ExprKind::Div || n->kind == ir::ExprKind::Mod) && is_integral(c);
+    for (int k = 0; k < lanes; ++k) {
+      if (check_zero && b[k].u == 0) div_by_zero(n);
+      out[k] = binop(n->kind, c, t.bits, out[k], b[k]);
+    }
+  }
+
+  static void fill(LaneVec& out, int lanes, Lane v) {
+    out.resize(lanes);
+    for (int k = 0; k < lanes; ++k) out[k] = v;
+  }
+  void expect_lanes(const LaneVec& v, int lanes) const {
+    if (v.size() != lanes) malformed(str_cat("an operand has ", v.size(), " lanes where ", lanes, " were expected"));
+  }
+
+  VarSlot binding(const ir::Expr& value) {
+    if (value.dtype().lanes == 1) return VarSlot{VarSlot::scalar, eval(value), {}};
+    LaneVec v;
+    eval_vec(value, v);
+    return VarSlot{VarSlot::vector, Lane{0}, std::vector<Lane>(v.data(), v.data() + v.size())};
+  }
+
+  // ---- statements --------------------------------------------------------------------------
+
+  void exec(const ir::Stmt& s) {
+    using K = ir::StmtKind;
+    if (!s.defined()) return;
+    switch (s.kind()) {
+      // Every loop kind runs serially, thread_binding loops included: the interpreter checks
+      // what a kernel computes, not how it is spread over threads.
+      case K::For: {
+        auto* op = s.as<ir::For>();
+        int64_t min = eval(op->min).i(), extent = eval(op->extent).i();
+        DataType t = op->loop_var.dtype();
+        Elem c = elem_of(t);
+        VarScope scope(*this, op->loop_var.get(), VarSlot{VarSlot::scalar, Lane{0}, {}});
+        VarSlot& slot = scope.slot();
+        for (int64_t k = 0; k < extent; ++k) {
+          slot.s = wrap_int(c, t.bits, uint64_t(min) + uint64_t(k));
+          exec(op->body);
+        }
+        return;
+      }
+      case K::Store: return store(s.as<ir::Store>());
+      case K::Allocate: return allocate(s.as<ir::Allocate>());
+      case K::IfThenElse: {
+        auto* op = s.as<ir::IfThenElse>();
+        return exec(eval(op->condition).u ? op->then_case : op->else_case);
+      }
+      case K::Seq:
+        for (auto& x : s.as<ir::Seq>()->seq) exec(x);
+        return;
+      case K::LetStmt: {
+        auto* op = s.as<ir::LetStmt>();
+        VarScope scope(*this, op->var.get(), binding(op->value));
+        return exec(op->body);
+      }
+      case K::Evaluate: {
+        LaneVec ignored;
+        return eval_vec(s.as<ir::Evaluate>()->value, ignored);
+      }
+      case K::Barrier: return;  // loops run serially, so there is nothing to wait for
+      case K::ProducerStore:
+      case K::ProducerRealize:
+        throw InternalError("nnvm.interp.unlowered", "a tensor-level statement reached the interpreter", where());
+    }
+  }
+
+  void store(const ir::Store* op) {
+    BufferSlot& slot = buffer(op->buffer);
+    DataType t = op->buffer->dtype;
+    Elem c = elem_of(t);
+    if (op->index.dtype().lanes == 1) {
+      int64_t index = eval(op->index).i();
+      check_index(op->buffer, slot, index, "store");
+      Lane v = eval(op->value);
+      return store_elem(c, t.bits, slot.data + index * t.bytes(), v);
+    }
+    LaneVec index, value;
+    eval_vec(op->index, index);
+    eval_vec(op->value, value);
+    if (value.size() != index.size()) malformed(str_cat("store to ", op->buffer->name, " has mismatched lanes"));
+    // Check every lane before writing any, so a failing store leaves the buffer untouched.
+    for (int k = 0; k < index.size(); ++k) check_index(op->buffer, slot, index[k].i(), "store");
+    for (int k = 0; k < index.size(); ++k) store_elem(c, t.bits, slot.data + index[k].i() * t.bytes(), value[k]);
+  }
+
+  void allocate(const ir::Allocate* op) {
+    const ir::BufferNode* b = op->buffer.get();
+    constexpr int64_t kMaxBytes = int64_t(1) << 34;
+    int64_t numel = 1;
+    for (auto& extent : b->shape) {
+      int64_t e = eval(extent).i();
+      if (e < 0 || (e > 0 && numel > kMaxBytes / e))
+        throw InternalError("nnvm.interp.bad_allocation",
+                            str_cat("allocation ", b->name, " has extent ", e, " (product so far ", numel, ")"),
+                            where());
+      numel *= e;
+    }
+    if (numel * b->dtype.bytes() > kMaxBytes)
+      throw InternalError("nnvm.interp.bad_allocation", str_cat("allocation ", b->name, " of ", numel,
+                                                                " elements exceeds the interpreter's 16 GiB limit"),
+                          where());
+    auto storage = std::make_unique<std::byte[]>(size_t(std::max<int64_t>(numel, 1) * b->dtype.bytes()));
+    fill_uninitialized(elem_of(b->dtype), b->dtype.bits, storage.get(), numel);
+    BufferSlot& slot = buffers_[b];
+    BufferSlot saved = slot;
+    slot = BufferSlot{storage.get(), numel};
+    struct Restore {
+      BufferSlot& slot;
+      BufferSlot saved;
+      ~Restore() { slot = saved; }
+    } restore{slot, saved};
+    exec(op->body);
+  }
+
+  const ir::LoweredFunc& fn_;
+  std::unordered_map<const ir::VarNode*, VarSlot> vars_;
+  std::unordered_map<const ir::BufferNode*, BufferSlot> buffers_;
+};
+
+}  // namespace target::interp
+NNVM_END_NAMESPACE
+// end nnvm/target/interp/machine.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+// Runs `fn` on `args` (one buffer per fn.params, in order; inputs are read, outputs written in
+// place). Throws UserError for bad arguments (ids from bind_arguments) and integer division by
+// zero ("nnvm.interp.div_by_zero"); InternalError for a kernel that breaks the lowered-IR
+// contract: "nnvm.interp.out_of_bounds", "nnvm.interp.unbound_var", "nnvm.interp.unlowered",
+// "nnvm.interp.unbound_buffer", "nnvm.interp.unsupported_dtype", "nnvm.interp.storage_only_arith",
+// "nnvm.interp.bad_allocation", "nnvm.interp.malformed". A kernel that throws midway may have
+// written part of its outputs.
+inline void interpret(const ir::LoweredFunc& fn, std::span<const BufferView> args) {
+  std::vector<int64_t> sizes = bind_arguments(fn, args);
+  interp::check_interpretable(fn);
+  interp::Machine(fn).run(args, sizes);
+}
+
+template <class A>
+concept InterpretArgument = std::same_as<std::remove_reference_t<A>, NDArray> ||
+                            std::same_as<std::remove_cvref_t<A>, BufferView>;
+
+// interpret(fn, a, b, c) with NDArrays and/or BufferViews, in fn.params order.
+template <InterpretArgument... A>
+void interpret(const ir::LoweredFunc& fn, A&&... arrays) {
+  auto view = [](auto& a) -> BufferView {
+    if constexpr (std::same_as<std::remove_cvref_t<decltype(a)>, NDArray>) return a.view();
+    else return a;
+  };
+  const std::array<BufferView, sizeof...(A)> views{view(arrays)...};
+  interpret(fn, std::span<const BufferView>(views));
+}
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/interpreter.hpp
+// begin nnvm/target/c_like.hpp
+// The shared emitter for C-family source (C, and later CUDA, OpenCL, Metal): a visitor that
+// prints lowered IR (docs/lowered_ir.md) as statements and expressions. A dialect overrides the
+// small virtual hooks (type spellings, math names, vector loads/stores, parallel and
+// thread-bound loops, allocations) and writes the function signatures around the body.
+//
+// Vector values: arithmetic that every C-family vector type supports (+ - * and float /, and
+// & | ^ on bool lanes) stays a vector expression; every other vector node (comparisons,
+// select, cast, call, min/max, integer div/mod, gathers) is computed lane by lane in a short
+// `for (int lane ...)` loop, printed by the scalar rules so that both agree exactly.
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+// begin nnvm/runtime/kernel_abi.h
+/* The binary interface between compiled nnvm kernels and whoever calls them (the C JIT, the
+ * LLVM JIT, the deploy runtime, or a user's own C program). Plain C99.
+ *
+ * A kernel is
+ *   int32_t name(void* const* args, const int64_t* sizes, void* workspace,
+ *                uint64_t workspace_bytes, const nnvm_kernel_env* env);
+ * args[i] is the data of tensor parameter i, sizes[j] the value of symbolic size j (see
+ * docs/lowered_ir.md). workspace is caller-owned scratch memory, 64-byte aligned, of at least
+ * name_workspace_bytes(sizes) bytes; it may be NULL when that is 0. env may be NULL: parallel
+ * loops then run serially. The kernel returns 0 on success or one of the nnvm_status codes.
+ *
+ * The declarations live in one macro so that the C emitter can paste this very text into
+ * generated sources (which must stand alone) without a second copy: see kernel_abi_source()
+ * in nnvm/target/c_like.hpp. Comments inside the macro vanish when it is stringified. */
+#ifndef NNVM_KERNEL_ABI_H
+#define NNVM_KERNEL_ABI_H
+
+#include <stdint.h>
+
+#define NNVM_KERNEL_ABI_DECLS                                                               \
+  /* Status codes a kernel (or a parallel body) returns. */                                \
+  enum nnvm_status {                                                                        \
+    NNVM_STATUS_OK = 0,                                                                     \
+    NNVM_STATUS_WORKSPACE_TOO_SMALL = 1, /* workspace_bytes < name_workspace_bytes(sizes) */ \
+    NNVM_STATUS_RUNTIME_FAILURE = 2      /* the thread pool could not run a parallel loop */ \
+  };                                                                                        \
+  /* One chunk [begin, end) of a parallel loop's iterations; returns a status. */           \
+  typedef int32_t (*nnvm_parallel_body)(int64_t begin, int64_t end, void* closure);        \
+  /* Runs body over [0, n) in chunks, possibly concurrently; returns the first non-zero     \
+     status of any chunk. */                                                                \
+  typedef int32_t (*nnvm_parallel_for_fn)(void* pool, int64_t n, nnvm_parallel_body body,  \
+                                          void* closure);                                  \
+  /* What the caller lends a kernel. pool is opaque to the kernel. */                       \
+  typedef struct nnvm_kernel_env {                                                          \
+    void* pool;                                                                             \
+    nnvm_parallel_for_fn parallel_for;                                                      \
+  } nnvm_kernel_env;                                                                        \
+  typedef int32_t (*nnvm_kernel_fn)(void* const* args, const int64_t* sizes, void* workspace, \
+                                    uint64_t workspace_bytes, const nnvm_kernel_env* env); \
+  typedef uint64_t (*nnvm_workspace_bytes_fn)(const int64_t* sizes);
+
+NNVM_KERNEL_ABI_DECLS
+
+#endif /* NNVM_KERNEL_ABI_H */
+// end nnvm/runtime/kernel_abi.h
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+namespace detail {
+#define NNVM_KERNEL_ABI_STR_(...) #__VA_ARGS__
+#define NNVM_KERNEL_ABI_STR(...) NNVM_KERNEL_ABI_STR_(__VA_ARGS__)
+// Lays the one-line stringified declarations out one per line, with braces indented.
+inline std::string format_c_decls(const std::string& text) {
+  std::string out;
+  int indent = 0, paren = 0;
+  bool at_start = true;
+  auto newline = [&] {
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += '\n';
+    at_start = true;
+  };
+  auto put = [&](char c) {
+    if (at_start) {
+      if (c == ' ') return;
+      out.append(size_t(indent), ' ');
+      at_start = false;
+    }
+    out += c;
+  };
+  for (char c : text) {
+    if (c == '{') {
+      put('{');
+      indent += 2;
+      newline();
+    } else if (c == '}') {
+      if (!at_start) newline();
+      indent -= 2;
+      put('}');
+    } else if ((c == ';' || (c == ',' && indent > 0)) && paren == 0) {
+      put(c);
+      newline();
+    } else {
+      paren += c == '(' ? 1 : c == ')' ? -1 : 0;
+      put(c);
+    }
+  }
+  return out;
+}
+}  // namespace detail
+
+// kernel_abi.h's declarations under its own include guard, for pasting into generated C so
+// that the source stands alone. The text comes from the NNVM_KERNEL_ABI_DECLS macro, the only
+// definition of the ABI.
+inline const std::string& kernel_abi_source() {
+  static const std::string text =
+      "#ifndef NNVM_KERNEL_ABI_H\n#define NNVM_KERNEL_ABI_H\n#include <stdint.h>\n" +
+      detail::format_c_decls(NNVM_KERNEL_ABI_STR(NNVM_KERNEL_ABI_DECLS)) + "#endif\n";
+  return text;
+}
+#undef NNVM_KERNEL_ABI_STR
+#undef NNVM_KERNEL_ABI_STR_
+
+// A printed expression and the C precedence of its outermost operator. `atom` marks text that
+// may be repeated freely (a name, a non-negative literal, a lane access).
+struct CExpr {
+  std::string text;
+  int prec = 16;
+  bool atom = false;
+};
+
+namespace cprec {
+inline constexpr int primary = 16, unary = 15, mul = 13, add = 12, rel = 10, eq = 9, bit_and = 8,
+                     bit_xor = 7, bit_or = 6, log_and = 5, log_or = 4, cond = 3;
+}
+
+// Unique, valid C identifiers: `i.outer` becomes `i_outer`, a second `i` becomes `i_1`.
+class NameTable {
+ public:
+  void reserve(const std::string& name) { used_.insert(name); }
+  bool taken(const std::string& name) const { return used_.count(name) != 0; }
+  std::string fresh(const std::string& hint) {
+    std::string base = sanitize(hint), name = base;
+    for (int k = 1; used_.count(name); ++k) name = base + "_" + std::to_string(k);
+    used_.insert(name);
+    return name;
+  }
+  static std::string sanitize(const std::string& hint) {
+    std::string s;
+    for (char c : hint) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+    // Leading digits are invalid, leading underscores are reserved, nnvm_ is the emitter's.
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '_' ||
+        s.rfind("nnvm_", 0) == 0 || s.rfind("NNVM_", 0) == 0)
+      s = "v" + s;
+    return s;
+  }
+
+ private:
+  std::set<std::string> used_;
+};
+
+class CLikeEmitter : public ir::IRVisitor {
+ public:
+  // Largest stack array (bytes) an Allocate may become.
+  static constexpr int64_t kMaxStackBytes = 64 * 1024;
+
+ protected:
+  // ---- dialect hooks -------------------------------------------------------------------------
+
+  // Spelling of a scalar type as stored in memory (bool is one byte, float16 its bits).
+  virtual std::string scalar_type(DataType t) const {
+    switch (t.code) {
+      case DataType::Code::Bool: return "uint8_t";
+      case DataType::Code::Int: return "int" + std::to_string(t.bits) + "_t";
+      case DataType::Code::UInt: return "uint" + std::to_string(t.bits) + "_t";
+      case DataType::Code::Float:
+        return t.bits == 32 ? "float" : t.bits == 64 ? "double" : "uint16_t";
+      case DataType::Code::BFloat: return "uint16_t";
+      case DataType::Code::Handle: return "void*";
+    }
+    return "void";
+  }
+  // Spelling of a vector type; the default names a typedef that the dialect declares from
+  // used_vector_types().
+  virtual std::string vector_type(DataType t) {
+    std::string name = "nnvm_" + vector_elem_name(t) + "x" + std::to_string(t.lanes);
+    used_vector_types_.emplace(name, t);
+    return name;
+  }
+  // The C function computing `op` in type t's precision (expf for float32).
+  virtual std::string math_function(ir::CallOp op, DataType t) const {
+    std::string name = op == ir::CallOp::abs ? "fabs" : op == ir::CallOp::round ? "nearbyint" : ir::call_op_name(op);
+    return t.bits == 32 ? name + "f" : name;
+  }
+  // A contiguous load of t.lanes elements starting at &buf[base]; may emit statements.
+  virtual CExpr contiguous_load(const std::string& buf, const CExpr& base, DataType t) = 0;
+  virtual void contiguous_store(const std::string& buf, const CExpr& base, const std::string& value, DataType t) = 0;
+  virtual void emit_parallel_for(const ir::For* op) { emit_serial_for(op); }
+  virtual void emit_thread_bound_for(const ir::For* op) {
+    throw BackendError("nnvm.codegen.thread_binding",
+                       str_cat("loop ", op->loop_var.name(), " is bound to GPU axis '", op->thread_tag,
+                               "', which this CPU back end cannot run; build the kernel for a GPU target"),
+                       context());
+  }
+  virtual void emit_barrier(const ir::Barrier*) { line("// barrier: a no-op for one CPU thread"); }
+  // Declares `name` as a private array of `count` elements (the default: a stack array).
+  virtual void emit_stack_array(const std::string& name, DataType t, int64_t count) {
+    line(str_cat(scalar_type(t), " ", name, "[", std::max<int64_t>(count, 1), "];"));
+  }
+  // Memory for an Allocate; the default handles constant sizes on the stack.
+  virtual void emit_allocate(const ir::Allocate* op) {
+    emit_stack_allocate(op, "private");
+  }
+
+  // ---- state the dialect drives --------------------------------------------------------------
+
+  std::string out_;  // the function body being printed
+  int indent_ = 0;
+  NameTable names_;
+  std::string kernel_name_;  // for error context
+  std::map<std::string, DataType> used_vector_types_;
+  // Which storage conversion helpers the code calls (clang warns about unused static inlines):
+  // f16->f32, f32->f16, bf16->f32, f32->bf16.
+  bool needs_storage_[4] = {false, false, false, false};
+
+  std::vector<std::string> context() const { return {"kernel " + kernel_name_}; }
+  void line(const std::string& s) { out_ += std::string(size_t(indent_), ' ') + s + "\n"; }
+
+  // Names every emitted identifier must avoid: C keywords, library names the code calls, and
+  // the parameters of the kernel ABI.
+  void reserve_common_names() {
+    static const char* const words[] = {
+        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+        "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+        "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+        "union", "unsigned", "void", "volatile", "while", "main", "NULL", "INFINITY", "NAN",
+        "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+        "size_t", "uintptr_t", "isnan", "isinf", "fabs", "fabsf", "nearbyint", "nearbyintf",
+        "args", "sizes", "workspace", "workspace_bytes", "env", "lane", "bool", "true", "false",
+        "half", "signbit"};
+    for (auto* w : words) names_.reserve(w);
+    for (int op = 0; op <= int(ir::CallOp::copysign); ++op) {
+      std::string n = ir::call_op_name(ir::CallOp(op));
+      names_.reserve(n);
+      names_.reserve(n + "f");
+    }
+  }
+
+  // ---- scopes ------------------------------------------------------------------------------
+
+  std::string bind_var(const ir::Var& v) {
+    std::string name = names_.fresh(v.name());
+    vars_[v.get()].push_back(name);
+    return name;
+  }
+  void bind_var_as(const ir::Var& v, const std::string& name) { vars_[v.get()].push_back(name); }
+  void unbind_var(const ir::Var& v) { vars_[v.get()].pop_back(); }
+  bool is_bound(const ir::VarNode* v) const {
+    auto it = vars_.find(v);
+    return it != vars_.end() && !it->second.empty();
+  }
+  std::string bind_buffer(const ir::Buffer& b) {
+    std::string name = names_.fresh(b->name);
+    buffers_[b.get()].push_back(name);
+    return name;
+  }
+  void bind_buffer_as(const ir::Buffer& b, const std::string& name) { buffers_[b.get()].push_back(name); }
+  void unbind_buffer(const ir::Buffer& b) { buffers_[b.get()].pop_back(); }
+  bool is_bound(const ir::BufferNode* b) const {
+    auto it = buffers_.find(b);
+    return it != buffers_.end() && !it->second.empty();
+  }
+  const std::string& buffer_name(const ir::Buffer& b) const {
+    auto it = buffers_.find(b.get());
+    if (it == buffers_.end() || it->second.empty())
+      throw InternalError("nnvm.codegen.unbound_buffer",
+                          str_cat("buffer ", b->name, " is neither a parameter nor allocated around its use"),
+                          context());
+    return it->second.back();
+  }
+  void reset_scopes() {
+    vars_.clear();
+    buffers_.clear();
+    lane_values_.clear();
+    vector_memo_.clear();
+  }
+
+  // ---- printing ----------------------------------------------------------------------------
+
+  CExpr print(const ir::Expr& e) {
+    if (!e.defined()) throw InternalError("nnvm.codegen.undefined_expr", "undefined expression", context());
+    bool memo = e.dtype().is_vector();
+    if (memo)
+      if (auto it = vector_memo_.find(e.get()); it != vector_memo_.end()) return it->second;
+    visit_expr(e);
+    if (memo && result_.atom) vector_memo_[e.get()] = result_;
+    return std::move(result_);
+  }
+  // A vector node shared within one statement (the same Load feeding several operands) is
+  // computed once; the temporaries are not reused across statements, which may store between.
+  void visit_stmt(const ir::Stmt& s) override {
+    vector_memo_.clear();
+    ir::IRVisitor::visit_stmt(s);
+  }
+  // `e` as an operand of an operator of precedence p (right: the right-hand side).
+  static std::string operand(const CExpr& e, int p, bool right = false) {
+    return e.prec < p || (right && e.prec == p) ? "(" + e.text + ")" : e.text;
+  }
+  // Text that may be repeated: `e` itself when it is an atom, else a new const temporary.
+  std::string atom(const CExpr& e, DataType t, const char* hint = "t") {
+    if (e.atom) return e.text;
+    std::string name = names_.fresh(hint);
+    line(str_cat("const ", type_name(t), " ", name, " = ", e.text, ";"));
+    return name;
+  }
+  std::string type_name(DataType t) { return t.is_vector() ? vector_type(t) : scalar_type(t); }
+
+  void emit_body(const ir::Stmt& s) { visit_stmt(s); }
+
+  void emit_serial_for(const ir::For* op) {
+    CExpr mn = print(op->min), ext = print(op->extent);
+    std::string end;
+    if (ir::is_const_int(op->min, 0)) {
+      end = ext.text;
+    } else {
+      std::string m = atom(mn, op->min.dtype(), "begin");
+      mn = {m, cprec::primary, true};
+      end = m + " + " + operand(ext, cprec::add, true);
+    }
+    std::string v = bind_var(op->loop_var);
+    line(str_cat("for (", scalar_type(op->loop_var.dtype()), " ", v, " = ", mn.text, "; ", v, " < ", end, "; ++", v, ") {"));
+    block(op->body);
+    line("}");
+    unbind_var(op->loop_var);
+  }
+  void block(const ir::Stmt& s) {
+    indent_ += 2;
+    visit_stmt(s);
+    indent_ -= 2;
+  }
+
+  // An Allocate that becomes a private stack array; a symbolic or huge size is an error.
+  void emit_stack_allocate(const ir::Allocate* op, const char* why) {
+    int64_t count = 1;
+    for (auto& d : op->buffer->shape) {
+      const int64_t* c = ir::as_const_int(d);
+      if (!c || *c < 0 || (count = count * *c) * op->buffer->dtype.bytes() > kMaxStackBytes)
+        throw BackendError("nnvm.codegen.allocate_size",
+                           str_cat("allocation ", op->buffer->name, " is ", why,
+                                   " storage, which needs a constant size of at most ", kMaxStackBytes,
+                                   " bytes; move it out of the parallel loop or give it a constant shape"),
+                           context());
+    }
+    std::string name = bind_buffer(op->buffer);
+    emit_stack_array(name, op->buffer->dtype, count);
+    visit_stmt(op->body);
+    unbind_buffer(op->buffer);
+  }
+
+  // The text of the f16/bf16 helpers (C99, also valid in the GPU dialects) that were used.
+  std::string storage_helpers_source() const {
+    std::string s;
+    if (needs_storage_[0])
+      s += R"(static inline float nnvm_f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu, out;
+  float f;
+  if (exp == 0x1fu) {
+    out = sign | 0x7f800000u | (man << 13);
+  } else if (exp != 0) {
+    out = sign | ((exp + 112u) << 23) | (man << 13);
+  } else if (man == 0) {
+    out = sign;
+  } else {
+    int e = -1;
+    do { ++e; man <<= 1; } while (!(man & 0x400u));
+    out = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3ffu) << 13);
+  }
+  __builtin_memcpy(&f, &out, 4);
+  return f;
+}
+)";
+    if (needs_storage_[1])
+      s += R"(static inline uint16_t nnvm_f32_to_f16(float f) {
+  uint32_t x, sign, absx, half, rem;
+  __builtin_memcpy(&x, &f, 4);
+  sign = (x >> 16) & 0x8000u;
+  absx = x & 0x7fffffffu;
+  if (absx >= 0x7f800000u) return (uint16_t)(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0u));
+  if (absx >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);
+  if (absx < 0x38800000u) {
+    uint32_t man, mid;
+    int shift;
+    if (absx < 0x33000000u) return (uint16_t)sign;
+    man = (absx & 0x7fffffu) | 0x800000u;
+    shift = 113 - (int)(absx >> 23) + 13;
+    half = man >> shift;
+    rem = man & ((1u << shift) - 1u);
+    mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1u))) ++half;
+    return (uint16_t)(sign | half);
+  }
+  half = (absx >> 13) - (112u << 10);
+  rem = absx & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;
+  return (uint16_t)(sign | half);
+}
+)";
+    if (needs_storage_[2])
+      s += R"(static inline float nnvm_bf16_to_f32(uint16_t b) {
+  uint32_t x = (uint32_t)b << 16;
+  float f;
+  __builtin_memcpy(&f, &x, 4);
+  return f;
+}
+)";
+    if (needs_storage_[3])
+      s += R"(static inline uint16_t nnvm_f32_to_bf16(float f) {
+  uint32_t x;
+  __builtin_memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return (uint16_t)(x >> 16);
+}
+)";
+    return s;
+  }
+
+  static std::string vector_elem_name(DataType t) {
+    if (t.is_bool()) return "uint8";
+    if (t.is_storage_only()) return "uint16";
+    return t.element_of().str();
+  }
+  // Lanes rounded up to a power of two: GCC/Clang vector sizes must be one.
+  static int padded_lanes(int lanes) {
+    int p = 1;
+    while (p < lanes) p *= 2;
+    return p;
+  }
+
+  // ---- literals ------------------------------------------------------------------------------
+
+  virtual CExpr float_literal(double v, DataType t) {
+    if (t.is_storage_only()) {
+      uint16_t bits = t.code == DataType::Code::BFloat ? bfloat16::from_float(float(v)) : float16::from_float(float(v));
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "(uint16_t)0x%04x", unsigned(bits));
+      return {buf, cprec::unary};
+    }
+    bool f32 = t.bits == 32;
+    if (std::isnan(v)) return {f32 ? "NAN" : "(double)NAN", f32 ? cprec::primary : cprec::unary, true};
+    if (std::isinf(v)) {
+      std::string s = f32 ? "INFINITY" : "(double)INFINITY";
+      return v > 0 ? CExpr{s, f32 ? cprec::primary : cprec::unary, true} : CExpr{"-" + s, cprec::unary, true};
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f32 ? "%.9g" : "%.17g", v);
+    std::string s = buf;
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    if (f32) s += "f";
+    return {s, v < 0 || std::signbit(v) ? cprec::unary : cprec::primary, true};
+  }
+  static CExpr int_literal(DataType t, int64_t v) {
+    std::string s;
+    if (t.bits == 64 && (v < INT32_MIN || v > INT32_MAX))
+      s = v == INT64_MIN ? "(-INT64_C(9223372036854775807) - 1)" : "INT64_C(" + std::to_string(v) + ")";
+    else if (t.bits == 32 && v == INT32_MIN)
+      s = "(-2147483647 - 1)";
+    else
+      s = std::to_string(v);
+    return {s, s[0] == '-' ? cprec::unary : cprec::primary, s[0] != '('};
+  }
+  static CExpr uint_literal(DataType t, uint64_t v) {
+    if (t.is_bool() || t.bits < 32) return {std::to_string(v), cprec::primary, true};
+    if (v > 0xffffffffu) return {"UINT64_C(" + std::to_string(v) + ")", cprec::primary, true};
+    return {std::to_string(v) + "u", cprec::primary, true};
+  }
+
+  // ---- expressions ---------------------------------------------------------------------------
+
+  using ir::IRVisitor::visit;
+
+  void visit(const ir::IntImm* op) override { result_ = int_literal(op->dtype, op->value); }
+  void visit(const ir::UIntImm* op) override { result_ = uint_literal(op->dtype, op->value); }
+  void visit(const ir::FloatImm* op) override { result_ = float_literal(op->value, op->dtype); }
+  void visit(const ir::VarNode* op) override {
+    if (auto it = lane_values_.find(op); it != lane_values_.end()) {
+      result_ = it->second;
+      return;
+    }
+    auto it = vars_.find(op);
+    if (it == vars_.end() || it->second.empty())
+      throw InternalError("nnvm.codegen.unbound_var",
+                          str_cat("variable ", op->name, " is used but is not a size, loop or let variable in scope"),
+                          context());
+    result_ = {it->second.back(), cprec::primary, true};
+  }
+
+#define NNVM_C_ARITH(Node, sym, p) \
+  void visit(const ir::Node* op) override { result_ = arith(op, sym, p); }
+  NNVM_C_ARITH(Add, "+", cprec::add)
+  NNVM_C_ARITH(Sub, "-", cprec::add)
+  NNVM_C_ARITH(Mul, "*", cprec::mul)
+  NNVM_C_ARITH(Div, "/", cprec::mul)
+  NNVM_C_ARITH(Mod, "%", cprec::mul)
+#undef NNVM_C_ARITH
+#define NNVM_C_CMP(Node, sym, p) \
+  void visit(const ir::Node* op) override { result_ = compare(op, sym, p); }
+  NNVM_C_CMP(EQ, "==", cprec::eq)
+  NNVM_C_CMP(NE, "!=", cprec::eq)
+  NNVM_C_CMP(LT, "<", cprec::rel)
+  NNVM_C_CMP(LE, "<=", cprec::rel)
+  NNVM_C_CMP(GT, ">", cprec::rel)
+  NNVM_C_CMP(GE, ">=", cprec::rel)
+#undef NNVM_C_CMP
+
+  void visit(const ir::Min* op) override { result_ = min_max(op, "<"); }
+  void visit(const ir::Max* op) override { result_ = min_max(op, ">"); }
+
+  void visit(const ir::And* op) override { result_ = logical(op, "&&", "&", cprec::log_and, cprec::bit_and); }
+  void visit(const ir::Or* op) override { result_ = logical(op, "||", "|", cprec::log_or, cprec::bit_or); }
+  void visit(const ir::Not* op) override {
+    CExpr a = print(op->a);
+    if (op->dtype.is_vector()) {
+      result_ = {bit_operand(a) + " ^ 1", cprec::bit_xor};
+    } else {
+      result_ = {"!" + operand(a, cprec::unary), cprec::unary};
+    }
+  }
+
+  void visit(const ir::Select* op) override {
+    if (op->dtype.is_vector()) {
+      result_ = lanewise({op->condition, op->true_value, op->false_value},
+                         [](const std::vector<ir::Expr>& x) { return ir::Select::make(x[0], x[1], x[2]); });
+      return;
+    }
+    // Only the chosen branch runs (a guarded load may be out of bounds in the other one), so a
+    // branch that needs statements of its own turns the select into an if/else.
+    CExpr c = print(op->condition);
+    auto [pre_t, t] = isolated(op->true_value);
+    auto [pre_f, f] = isolated(op->false_value);
+    if (pre_t.empty() && pre_f.empty()) {
+      result_ = {str_cat(operand(c, cprec::log_or), " ? ", operand(t, cprec::log_or), " : ", operand(f, cprec::cond)),
+                 cprec::cond};
+      return;
+    }
+    std::string tmp = names_.fresh("t");
+    line(str_cat(type_name(op->dtype), " ", tmp, ";"));
+    line(str_cat("if (", c.text, ") {"));
+    out_ += pre_t;
+    line(str_cat("  ", tmp, " = ", t.text, ";"));
+    line("} else {");
+    out_ += pre_f;
+    line(str_cat("  ", tmp, " = ", f.text, ";"));
+    line("}");
+    result_ = {tmp, cprec::primary, true};
+  }
+
+  void visit(const ir::Cast* op) override {
+    if (op->dtype.is_vector()) {
+      DataType to = op->dtype.element_of();
+      result_ = lanewise({op->value}, [to](const std::vector<ir::Expr>& x) { return ir::Cast::make(to, x[0]); });
+      return;
+    }
+    DataType from = op->value.dtype(), to = op->dtype;
+    CExpr v = print(op->value);
+    if (from.is_storage_only()) {
+      v = {storage_to_float(from, v.text), cprec::primary};
+      from = dtype::float32;
+      if (to == from) { result_ = v; return; }
+    }
+    if (to.is_bool()) {
+      result_ = {operand(v, cprec::rel) + " != 0", cprec::eq};
+    } else if (to.is_storage_only()) {
+      std::string f = from == dtype::float32 ? v.text : "(float)" + operand(v, cprec::unary);
+      result_ = {float_to_storage(to, f), cprec::primary};
+    } else {
+      result_ = {"(" + scalar_type(to) + ")" + operand(v, cprec::unary), cprec::unary};
+    }
+  }
+
+  void visit(const ir::Call* op) override {
+    if (op->dtype.is_vector() || op->args[0].dtype().is_vector()) {
+      ir::CallOp c = op->op;
+      result_ = lanewise(op->args, [c](const std::vector<ir::Expr>& x) { return ir::Call::make(c, x); });
+      return;
+    }
+    DataType t = op->args[0].dtype();
+    std::vector<CExpr> a;
+    for (auto& x : op->args) a.push_back(print(x));
+    CExpr one = float_literal(1.0, t);
+    switch (op->op) {
+      case ir::CallOp::sigmoid:
+        result_ = {str_cat(one.text, " / (", one.text, " + ", math_function(ir::CallOp::exp, t), "(-",
+                           operand(a[0], cprec::unary), "))"),
+                   cprec::mul};
+        return;
+      case ir::CallOp::rsqrt:
+        result_ = {str_cat(one.text, " / ", math_function(ir::CallOp::sqrt, t), "(", a[0].text, ")"), cprec::mul};
+        return;
+      case ir::CallOp::isnan:
+      case ir::CallOp::isinf:
+        result_ = {str_cat(ir::call_op_name(op->op), "(", a[0].text, ")"), cprec::primary};
+        return;
+      case ir::CallOp::abs:
+        if (!t.is_float()) {
+          std::string x = atom(a[0], t);
+          CExpr r{str_cat(x, " < 0 ? -", x, " : ", x), cprec::cond};
+          result_ = t.bits < 32 ? CExpr{"(" + scalar_type(t) + ")(" + r.text + ")", cprec::unary} : r;
+          return;
+        }
+        break;
+      default: break;
+    }
+    std::string s = math_function(op->op, t) + "(";
+    for (size_t i = 0; i < a.size(); ++i) s += (i ? ", " : "") + a[i].text;
+    result_ = {s + ")", cprec::primary};
+  }
+
+  void visit(const ir::Load* op) override {
+    if (op->dtype.is_vector()) {
+      if (auto* r = op->index.as<ir::Ramp>(); r && ir::is_const_int(r->stride, 1)) {
+        result_ = contiguous_load(buffer_name(op->buffer), print(r->base), op->dtype);
+        return;
+      }
+      ir::Buffer b = op->buffer;
+      result_ = lanewise({op->index}, [b](const std::vector<ir::Expr>& x) { return ir::Load::make(b, x[0]); });
+      return;
+    }
+    CExpr i = print(op->index);
+    result_ = {buffer_name(op->buffer) + "[" + i.text + "]", cprec::primary};
+  }
+
+  void visit(const ir::Ramp* op) override { result_ = materialize_lanes(op->dtype, ramp_lane(op)); }
+  void visit(const ir::Broadcast* op) override {
+    std::string s = atom(print(op->value), op->value.dtype());
+    std::string text = "((" + vector_type(op->dtype) + "){";
+    for (int l = 0; l < op->lanes; ++l) text += (l ? ", " : "") + s;
+    result_ = {text + "})", cprec::primary};
+  }
+  void visit(const ir::Let* op) override {
+    CExpr v = print(op->value);
+    std::string name = names_.fresh(op->var.name());
+    line(str_cat("const ", type_name(op->value.dtype()), " ", name, " = ", v.text, ";"));
+    bind_var_as(op->var, name);
+    CExpr b = print(op->body);
+    unbind_var(op->var);
+    result_ = b;
+  }
+  void visit(const ir::Reduce*) override { not_lowered("Reduce"); }
+  void visit(const ir::ProducerLoad*) override { not_lowered("ProducerLoad"); }
+
+  // ---- statements ----------------------------------------------------------------------------
+
+  void visit(const ir::For* op) override {
+    switch (op->for_kind) {
+      case ir::ForKind::parallel: return emit_parallel_for(op);
+      case ir::ForKind::thread_binding: return emit_thread_bound_for(op);
+      default: return emit_serial_for(op);
+    }
+  }
+  void visit(const ir::Store* op) override {
+    const std::string& buf = buffer_name(op->buffer);
+    DataType t = op->value.dtype();
+    if (t.is_vector()) {
+      if (auto* r = op->index.as<ir::Ramp>(); r && ir::is_const_int(r->stride, 1)) {
+        CExpr base = print(r->base);
+        std::string v = atom(print(op->value), t, "v");
+        contiguous_store(buf, base, v, t);
+        return;
+      }
+      CExpr i = lane_value(op->index), v = lane_value(op->value);
+      line(str_cat("for (int lane = 0; lane < ", t.lanes, "; ++lane) ", buf, "[", i.text, "] = ", v.text, ";"));
+      return;
+    }
+    CExpr i = print(op->index), v = print(op->value);
+    line(str_cat(buf, "[", i.text, "] = ", v.text, ";"));
+  }
+  void visit(const ir::Allocate* op) override { emit_allocate(op); }
+  void visit(const ir::IfThenElse* op) override {
+    CExpr c = print(op->condition);
+    line("if (" + c.text + ") {");
+    block(op->then_case);
+    if (op->else_case.defined()) {
+      line("} else {");
+      block(op->else_case);
+    }
+    line("}");
+  }
+  void visit(const ir::LetStmt* op) override {
+    CExpr v = print(op->value);
+    std::string name = bind_var(op->var);
+    line(str_cat("const ", type_name(op->value.dtype()), " ", name, " = ", v.text, ";"));
+    const ir::VarNode* var = op->var.get();
+    if (!ir::uses_var_if(op->body, [var](const ir::VarNode* n) { return n == var; })) line("(void)" + name + ";");
+    visit_stmt(op->body);
+    unbind_var(op->var);
+  }
+  void visit(const ir::Evaluate* op) override {
+    if (ir::is_const(op->value)) return;
+    CExpr v = print(op->value);
+    line("(void)(" + v.text + ");");
+  }
+  void visit(const ir::Barrier* op) override { emit_barrier(op); }
+  void visit(const ir::ProducerStore*) override { not_lowered("ProducerStore"); }
+  void visit(const ir::ProducerRealize*) override { not_lowered("ProducerRealize"); }
+
+ private:
+  std::unordered_map<const ir::VarNode*, std::vector<std::string>> vars_;
+  std::unordered_map<const ir::BufferNode*, std::vector<std::string>> buffers_;
+  // Placeholder variables standing for one lane of a vector operand inside a lane loop.
+  std::unordered_map<const ir::VarNode*, CExpr> lane_values_;
+  std::unordered_map<const ir::ExprNode*, CExpr> vector_memo_;
+  CExpr result_;
+
+  [[noreturn]] void not_lowered(const char* node) const {
+    throw InternalError("nnvm.codegen.not_lowered",
+                        str_cat(node, " reached the emitter; lower() removes it (see docs/lowered_ir.md)"), context());
+  }
+
+  // Prints `e` into a separate buffer, one level deeper, returning (statements, value).
+  std::pair<std::string, CExpr> isolated(const ir::Expr& e) {
+    std::string saved = std::move(out_);
+    out_.clear();
+    indent_ += 2;
+    CExpr v = print(e);
+    indent_ -= 2;
+    std::string pre = std::move(out_);
+    out_ = std::move(saved);
+    return {std::move(pre), std::move(v)};
+  }
+
+  std::string storage_to_float(DataType t, const std::string& v) {
+    bool bf = t.code == DataType::Code::BFloat;
+    needs_storage_[bf ? 2 : 0] = true;
+    return (bf ? "nnvm_bf16_to_f32(" : "nnvm_f16_to_f32(") + v + ")";
+  }
+  std::string float_to_storage(DataType t, const std::string& v) {
+    bool bf = t.code == DataType::Code::BFloat;
+    needs_storage_[bf ? 3 : 1] = true;
+    return (bf ? "nnvm_f32_to_bf16(" : "nnvm_f32_to_f16(") + v + ")";
+  }
+
+  // Operands of & | ^ are parenthesized unless primary, which also keeps -Wparentheses quiet.
+  static std::string bit_operand(const CExpr& e) { return e.prec >= cprec::unary ? e.text : "(" + e.text + ")"; }
+
+  template <class N>
+  CExpr arith(const N* op, const char* sym, int p) {
+    DataType t = op->dtype;
+    bool native = t.is_vector() && !t.is_bool() &&
+                  (N::kKind == ir::ExprKind::Add || N::kKind == ir::ExprKind::Sub || N::kKind == ir::ExprKind::Mul ||
+                   (N::kKind == ir::ExprKind::Div && t.is_float()));
+    if (t.is_vector() && !native)
+      return lanewise({op->a, op->b}, [](const std::vector<ir::Expr>& x) { return N::make(x[0], x[1]); });
+    if (t.is_vector()) {
+      // A broadcast operand becomes the scalar: vector-op-scalar is supported and cheaper.
+      auto side = [&](const ir::Expr& e, const ir::Expr& other) {
+        if (auto* b = e.as<ir::Broadcast>(); b && !other.as<ir::Broadcast>())
+          return CExpr{atom(print(b->value), b->value.dtype()), cprec::primary, true};
+        return print(e);
+      };
+      CExpr a = side(op->a, op->b), b = side(op->b, op->a);
+      return {operand(a, p) + " " + sym + " " + operand(b, p, true), p};
+    }
+    CExpr a = print(op->a), b = print(op->b);
+    if (N::kKind == ir::ExprKind::Mod && t.is_float())
+      return {str_cat(math_function(ir::CallOp::fmod, t), "(", a.text, ", ", b.text, ")"), cprec::primary};
+    std::string at = operand(a, p), bt = operand(b, p, true);
+    // Two int64 literals would be computed in int and could overflow: widen one.
+    if (t.bits == 64 && t.is_integer() && ir::is_const(op->a) && ir::is_const(op->b))
+      at = "(" + scalar_type(t) + ")" + operand(a, cprec::unary);
+    if (t.is_integer() && t.bits < 32) {
+      // C computes narrow types in int; wrap back to the type's width. uint16 products would
+      // overflow int, so they are computed in uint32.
+      if (t.is_uint() && N::kKind == ir::ExprKind::Mul) at = "(uint32_t)" + operand(a, cprec::unary);
+      return {str_cat("(", scalar_type(t), ")(", at, " ", sym, " ", bt, ")"), cprec::unary};
+    }
+    return {at + " " + sym + " " + bt, p};
+  }
+
+  template <class N>
+  CExpr compare(const N* op, const char* sym, int p) {
+    if (op->dtype.is_vector())
+      return lanewise({op->a, op->b}, [](const std::vector<ir::Expr>& x) { return N::make(x[0], x[1]); });
+    CExpr a = print(op->a), b = print(op->b);
+    // Comparisons of comparisons get parentheses, as -Wparentheses asks.
+    return {operand(a, cprec::rel + 1) + " " + sym + " " + operand(b, cprec::rel + 1), p};
+  }
+
+  template <class N>
+  CExpr min_max(const N* op, const char* sym) {
+    if (op->dtype.is_vector())
+      return lanewise({op->a, op->b}, [](const std::vector<ir::Expr>& x) { return N::make(x[0], x[1]); });
+    std::string a = atom(print(op->a), op->dtype), b = atom(print(op->b), op->dtype);
+    return {str_cat(a, " ", sym, " ", b, " ? ", a, " : ", b), cprec::cond};
+  }
+
+  template <class N>
+  CExpr logical(const N* op, const char* sym, const char* bit_sym, int p, int bit_p) {
+    CExpr a = print(op->a), b = print(op->b);
+    if (op->dtype.is_vector()) return {bit_operand(a) + " " + bit_sym + " " + bit_operand(b), bit_p};
+    auto side = [&](const CExpr& e) {
+      bool paren = e.prec < p || (p == cprec::log_or && e.prec == cprec::log_and);
+      return paren ? "(" + e.text + ")" : e.text;
+    };
+    return {side(a) + " " + sym + " " + side(b), p};
+  }
+
+  // One lane of `e` as text valid inside a `for (int lane ...)` loop: a scalar or broadcast is
+  // its (hoisted) value, a ramp its formula, anything else an element of a vector temporary.
+  CExpr lane_value(const ir::Expr& e) {
+    if (e.dtype().is_scalar()) {
+      CExpr s = print(e);
+      return s.atom ? s : CExpr{atom(s, e.dtype()), cprec::primary, true};
+    }
+    if (auto* b = e.as<ir::Broadcast>()) return lane_value(b->value);
+    if (auto* r = e.as<ir::Ramp>()) return ramp_lane(r);
+    std::string v = atom(print(e), e.dtype(), "v");
+    return {v + "[lane]", cprec::primary, true};
+  }
+
+  CExpr ramp_lane(const ir::Ramp* r) {
+    std::string step = ir::is_const_int(r->stride, 1) ? "lane" : atom(print(r->stride), r->stride.dtype()) + " * lane";
+    if (ir::is_const_int(r->base, 0)) return {step, step == "lane" ? cprec::primary : cprec::mul, true};
+    return {"(" + atom(print(r->base), r->base.dtype()) + " + " + step + ")", cprec::primary, true};
+  }
+
+  // A vector temporary filled lane by lane from `lane`, returned as an atom.
+  CExpr materialize_lanes(DataType t, const CExpr& lane) {
+    std::string v = names_.fresh("v");
+    line(str_cat(vector_type(t), " ", v, " = {0};"));
+    line(str_cat("for (int lane = 0; lane < ", t.lanes, "; ++lane) ", v, "[lane] = ", lane.text, ";"));
+    return {v, cprec::primary, true};
+  }
+
+  // Computes a vector node lane by lane: `build` makes the scalar node from one lane of each
+  // operand, and the scalar printing rules give its text.
+  template <class Build>
+  CExpr lanewise(const std::vector<ir::Expr>& operands, Build build) {
+    std::vector<ir::Expr> lanes;
+    std::vector<ir::Var> placeholders;
+    int n = 1;
+    for (auto& x : operands) {
+      n = std::max<int>(n, x.dtype().lanes);
+      ir::Var p("lane", x.dtype().element_of());
+      lane_values_[p.get()] = lane_value(x);
+      placeholders.push_back(p);
+      lanes.push_back(p);
+    }
+    ir::Expr scalar = build(lanes);
+    // Printing a node over atoms adds no statements, so the text is valid inside the loop.
+    CExpr text = print(scalar);
+    for (auto& p : placeholders) lane_values_.erase(p.get());
+    return materialize_lanes(scalar.dtype().with_lanes(n), text);
+  }
+};
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/c_like.hpp
+// begin nnvm/target/c_emitter.hpp
+// The C dialect: lowered kernels as one self-contained C99 source (GCC/Clang vector extensions
+// for vector values) that compiles with `cc -std=c99 -Wall -Wextra -Werror -pedantic`.
+//
+// Each kernel `name` exports the calling convention of docs/lowered_ir.md,
+//   int32_t name(void* const* args, const int64_t* sizes, void* workspace,
+//                uint64_t workspace_bytes, const nnvm_kernel_env* env);
+// and `uint64_t name_workspace_bytes(const int64_t* sizes)`.
+// Memory: every global-scope Allocate outside parallel loops gets its own 64-byte aligned slice
+// of the caller's workspace (no reuse between allocations: that is the storage planner's job);
+// local-scope Allocates of constant size, and every Allocate inside a parallel loop, are stack
+// arrays private to their scope (inside a parallel loop a symbolic or >64 KiB size is a
+// BackendError, nnvm.codegen.allocate_size). The kernel never calls malloc and returns
+// NNVM_STATUS_WORKSPACE_TOO_SMALL when workspace_bytes is too small.
+// Parallel loops are outlined into static functions taking a closure struct and run through
+// env->parallel_for (serially when env or env->parallel_for is NULL); parallel loops nested in
+// them run serially.
+
+#include <algorithm>
+#include <unordered_set>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+// C source for several kernels plus the exported symbol of each (kernel names are sanitized
+// and made unique within the module: two kernels named "add" export add and add_1).
+struct CModule {
+  std::string source;
+  std::vector<std::string> symbols;
+};
+
+class CEmitter : public CLikeEmitter {
+ public:
+  CModule emit_module(const std::vector<ir::LoweredFunc>& fns) {
+    CModule m;
+    // Symbols avoid C keywords and the library functions the code calls, but not each other's
+    // local names (a kernel's locals are distinct from every module-level name).
+    NameTable reserved;
+    std::swap(names_, reserved);
+    reserve_common_names();
+    std::swap(names_, reserved);
+    for (auto& fn : fns) {
+      std::string base = NameTable::sanitize(fn.name.empty() ? "kernel" : fn.name), name = base;
+      for (int k = 1; reserved.taken(name) || module_names_.count(name) || module_names_.count(name + "_workspace_bytes"); ++k)
+        name = base + "_" + std::to_string(k);
+      module_names_.insert(name);
+      module_names_.insert(name + "_workspace_bytes");
+      m.symbols.push_back(name);
+    }
+    std::string kernels;
+    for (size_t i = 0; i < fns.size(); ++i) kernels += "\n" + emit_kernel(fns[i], m.symbols[i]);
+
+    std::string& s = m.source;
+    s = "// Generated by nnvm " + std::to_string(NNVM_VERSION_MAJOR) + "." + std::to_string(NNVM_VERSION_MINOR) +
+        "." + std::to_string(NNVM_VERSION_PATCH) + ": C99 with GCC/Clang vector extensions.\n";
+    for (size_t i = 0; i < fns.size(); ++i) s += "//   " + m.symbols[i] + ": " + comment_text(fns[i].origin) + "\n";
+    s += "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n\n" + kernel_abi_source();
+    if (!used_vector_types_.empty()) s += "\n";
+    for (auto& [name, t] : used_vector_types_)
+      s += str_cat("typedef ", scalar_type(t.element_of()), " ", name, " __attribute__((vector_size(",
+                   padded_lanes(t.lanes) * t.bytes(), ")));\n");
+    std::string helpers = storage_helpers_source();
+    if (needs_launch_)
+      helpers += R"(static int32_t nnvm_parallel_launch(const nnvm_kernel_env* env, int64_t n, nnvm_parallel_body body, void* closure) {
+  if (env != NULL && env->parallel_for != NULL) return env->parallel_for(env->pool, n, body, closure);
+  return body(0, n, closure);
+}
+)";
+    if (!helpers.empty()) s += "\n" + helpers;
+    s += kernels;
+    return m;
+  }
+
+ protected:
+  CExpr contiguous_load(const std::string& buf, const CExpr& base, DataType t) override {
+    std::string v = names_.fresh("v");
+    line(str_cat(vector_type(t), " ", v, padded_lanes(t.lanes) != t.lanes ? " = {0}" : "", ";"));
+    line(str_cat("__builtin_memcpy(&", v, ", &", buf, "[", base.text, "], ", t.lanes, " * sizeof(",
+                 scalar_type(t.element_of()), "));"));
+    return {v, cprec::primary, true};
+  }
+  void contiguous_store(const std::string& buf, const CExpr& base, const std::string& value, DataType t) override {
+    line(str_cat("__builtin_memcpy(&", buf, "[", base.text, "], &", value, ", ", t.lanes, " * sizeof(",
+                 scalar_type(t.element_of()), "));"));
+  }
+  void emit_stack_array(const std::string& name, DataType t, int64_t count) override {
+    line(str_cat(scalar_type(t), " ", name, "[", std::max<int64_t>(count, 1), "] __attribute__((aligned(64)));"));
+  }
+  void emit_allocate(const ir::Allocate* op) override {
+    auto it = workspace_offsets_.find(op);
+    if (it == workspace_offsets_.end()) {
+      emit_stack_allocate(op, in_parallel_ ? "inside a parallel loop, so per-iteration private" : "local-scope");
+      return;
+    }
+    std::string name = bind_buffer(op->buffer), t = scalar_type(op->buffer->dtype);
+    line(str_cat(t, "* ", name, " = (", t, "*)((char*)workspace + ", it->second, ");"));
+    visit_stmt(op->body);
+    unbind_buffer(op->buffer);
+  }
+  void emit_parallel_for(const ir::For* op) override {
+    if (in_parallel_) return emit_serial_for(op);
+    Captures cap = captures(op);
+    CExpr extent = print(op->extent);
+    std::string fname = names_.fresh(symbol_ + "_parallel_" + std::to_string(parallel_count_++));
+    std::string sname = names_.fresh(fname + "_closure");
+    module_names_.insert(fname);
+    module_names_.insert(sname);
+    std::vector<std::pair<std::string, std::string>> fields;  // (type, name)
+    for (auto& b : cap.buffers) fields.push_back({pointer_type(b), buffer_name(b)});
+    for (auto& v : cap.vars) fields.push_back({type_name(v.dtype()), print(v).text});
+    if (!fields.empty()) {
+      std::string s = "typedef struct " + sname + " {\n";
+      for (auto& [t, n] : fields) s += "  " + t + " " + n + ";\n";
+      defs_ += s + "} " + sname + ";\n";
+    }
+
+    // The outlined body, printed with the same names for everything it captures.
+    std::string saved = std::move(out_);
+    int saved_indent = indent_;
+    out_.clear();
+    indent_ = 2;
+    in_parallel_ = true;
+    std::string closure = names_.fresh("closure"), begin = names_.fresh("begin"), end = names_.fresh("end");
+    if (fields.empty()) {
+      line("(void)" + closure + ";");
+    } else {
+      std::string c = names_.fresh("captured");
+      line(str_cat("const ", sname, "* ", c, " = (const ", sname, "*)", closure, ";"));
+      for (auto& [t, n] : fields) line(str_cat(t, " ", n, " = ", c, "->", n, ";"));
+    }
+    if (ir::is_const_int(op->min, 0) && op->loop_var.dtype() == dtype::int64) {
+      std::string v = bind_var(op->loop_var);
+      line(str_cat("for (int64_t ", v, " = ", begin, "; ", v, " < ", end, "; ++", v, ") {"));
+    } else {
+      std::string mn = atom(print(op->min), op->min.dtype(), "first");
+      std::string it = names_.fresh("iter");
+      line(str_cat("for (int64_t ", it, " = ", begin, "; ", it, " < ", end, "; ++", it, ") {"));
+      std::string v = bind_var(op->loop_var), t = scalar_type(op->loop_var.dtype());
+      line(str_cat("  const ", t, " ", v, " = (", t, ")(", mn, " + ", it, ");"));
+    }
+    block(op->body);
+    line("}");
+    unbind_var(op->loop_var);
+    line("return NNVM_STATUS_OK;");
+    defs_ += str_cat("static int32_t ", fname, "(int64_t ", begin, ", int64_t ", end, ", void* ", closure, ") {\n",
+                     out_, "}\n");
+    out_ = std::move(saved);
+    indent_ = saved_indent;
+    in_parallel_ = false;
+
+    std::string status = names_.fresh("status"), arg = "NULL";
+    line("{");
+    if (!fields.empty()) {
+      arg = names_.fresh("closure");
+      std::string init;
+      for (auto& f : fields) init += (init.empty() ? "" : ", ") + f.second;
+      line(str_cat("  ", sname, " ", arg, " = {", init, "};"));
+      arg = "&" + arg;
+    }
+    line(str_cat("  const int32_t ", status, " = nnvm_parallel_launch(env, ", extent.text, ", ", fname, ", ", arg, ");"));
+    line(str_cat("  if (", status, " != 0) return ", status, ";"));
+    line("}");
+    needs_launch_ = uses_env_ = true;
+  }
+
+ private:
+  std::set<std::string> module_names_;
+  std::string symbol_, defs_;
+  bool in_parallel_ = false, needs_launch_ = false, uses_env_ = false;
+  int parallel_count_ = 0;
+  std::unordered_map<const ir::Allocate*, std::string> workspace_offsets_;
+  std::unordered_set<const ir::BufferNode*> stored_;
+
+  static std::string comment_text(const std::string& s) {
+    std::string out;
+    for (char c : s) out += (c == '\n' || c == '\r') ? ' ' : c == '\\' ? '/' : c;
+    return out.empty() ? "(origin not recorded)" : out;
+  }
+  std::string pointer_type(const ir::Buffer& b) const {
+    return (stored_.count(b.get()) ? "" : "const ") + scalar_type(b->dtype) + "*";
+  }
+
+  // What a kernel body touches: buffers it stores, buffers and variables it uses, and which
+  // global Allocates take workspace (those outside parallel loops, unless local and constant).
+  struct Scan : ir::IRVisitor {
+    int parallel_depth = 0;
+    std::vector<const ir::Allocate*> workspace;
+    std::unordered_set<const ir::BufferNode*> stored, used;
+    std::unordered_set<const ir::VarNode*> vars;
+    using ir::IRVisitor::visit;
+    void visit(const ir::For* op) override {
+      int p = op->for_kind == ir::ForKind::parallel;
+      parallel_depth += p;
+      ir::IRVisitor::visit(op);
+      parallel_depth -= p;
+    }
+    void visit(const ir::Allocate* op) override {
+      if (parallel_depth == 0 && !stack_eligible(op)) workspace.push_back(op);
+      ir::IRVisitor::visit(op);
+    }
+    void visit(const ir::Store* op) override {
+      stored.insert(op->buffer.get());
+      used.insert(op->buffer.get());
+      ir::IRVisitor::visit(op);
+    }
+    void visit(const ir::Load* op) override {
+      used.insert(op->buffer.get());
+      ir::IRVisitor::visit(op);
+    }
+    void visit(const ir::VarNode* op) override { vars.insert(op); }
+    static bool stack_eligible(const ir::Allocate* op) {
+      if (op->buffer->scope != ir::MemoryScope::local) return false;
+      int64_t bytes = op->buffer->dtype.bytes();
+      for (auto& d : op->buffer->shape) {
+        const int64_t* c = ir::as_const_int(d);
+        if (!c || *c < 0 || (bytes *= *c) > kMaxStackBytes) return false;
+      }
+      return true;
+    }
+  };
+
+  // Variables and buffers a parallel loop reads from its enclosing scope, in first-use order.
+  struct Captures {
+    std::vector<ir::Var> vars;
+    std::vector<ir::Buffer> buffers;
+  };
+  Captures captures(const ir::For* op) {
+    struct Collect : ir::IRVisitor {
+      CEmitter& self;
+      Captures out;
+      std::unordered_set<const void*> seen, inner;
+      explicit Collect(CEmitter& s) : self(s) {}
+      using ir::IRVisitor::visit;
+      void visit(const ir::VarNode* op) override {
+        if (inner.count(op) || !self.is_bound(op) || !seen.insert(op).second) return;
+        out.vars.push_back(ir::Var(std::shared_ptr<const ir::VarNode>(std::shared_ptr<const ir::VarNode>(), op)));
+      }
+      void buffer(const ir::Buffer& b) {
+        if (inner.count(b.get()) || !self.is_bound(b.get()) || !seen.insert(b.get()).second) return;
+        out.buffers.push_back(b);
+      }
+      void visit(const ir::Load* op) override {
+        buffer(op->buffer);
+        ir::IRVisitor::visit(op);
+      }
+      void visit(const ir::Store* op) override {
+        buffer(op->buffer);
+        ir::IRVisitor::visit(op);
+      }
+      void visit(const ir::Allocate* op) override {
+        inner.insert(op->buffer.get());
+        ir::IRVisitor::visit(op);
+      }
+      void visit(const ir::For* op) override {
+        inner.insert(op->loop_var.get());
+        ir::IRVisitor::visit(op);
+      }
+      void visit(const ir::LetStmt* op) override {
+        visit_expr(op->value);
+        inner.insert(op->var.get());
+        visit_stmt(op->body);
+      }
+      void visit(const ir::Let* op) override {
+        visit_expr(op->value);
+        inner.insert(op->var.get());
+        visit_expr(op->body);
+      }
+    } c(*this);
+    c.inner.insert(op->loop_var.get());
+    c.visit_expr(op->min);
+    c.visit_stmt(op->body);
+    return std::move(c.out);
+  }
+
+  // Emits the workspace layout; returns the name of the total byte count ("" when none).
+  std::string emit_layout(const ir::LoweredFunc& fn, const std::vector<const ir::Allocate*>& plan, bool offsets) {
+    if (plan.empty()) return "";
+    std::string total = names_.fresh("workspace_needed");
+    line("uint64_t " + total + " = 0;");
+    for (auto* a : plan) {
+      std::string bytes;
+      int64_t constant = a->buffer->dtype.bytes();
+      for (auto& d : a->buffer->shape) {
+        if (auto* c = ir::as_const_int(d)) {
+          constant *= *c;
+          continue;
+        }
+        if (ir::uses_var_if(d, [&](const ir::VarNode* v) {
+              return std::none_of(fn.size_vars.begin(), fn.size_vars.end(), [&](auto& s) { return s.get() == v; });
+            }))
+          throw BackendError("nnvm.codegen.allocate_size",
+                             str_cat("allocation ", a->buffer->name,
+                                     " has a size that depends on a loop or let variable; workspace sizes may only "
+                                     "use the kernel's symbolic sizes"),
+                             context());
+        bytes += "(uint64_t)" + operand(print(d), cprec::unary) + " * ";
+      }
+      bytes += std::to_string(constant) + "u";
+      if (offsets) {
+        std::string off = names_.fresh(a->buffer->name + "_offset");
+        line(str_cat("const uint64_t ", off, " = ", total, ";"));
+        workspace_offsets_[a] = off;
+      }
+      line(str_cat(total, " += (", bytes, " + 63u) / 64u * 64u;"));
+    }
+    return total;
+  }
+
+  // Declares the size variables `pred` selects from sizes[]; returns how many.
+  template <class Pred>
+  int bind_sizes(const ir::LoweredFunc& fn, Pred pred) {
+    int n = 0;
+    for (size_t j = 0; j < fn.size_vars.size(); ++j) {
+      const ir::Var& v = fn.size_vars[j];
+      if (!pred(v.get())) continue;
+      std::string name = bind_var(v), t = scalar_type(v.dtype());
+      line(str_cat("const ", t, " ", name, " = ", t == "int64_t" ? "" : "(" + t + ")", "sizes[", j, "];"));
+      ++n;
+    }
+    return n;
+  }
+
+  std::string emit_kernel(const ir::LoweredFunc& fn, const std::string& symbol) {
+    kernel_name_ = fn.name;
+    symbol_ = symbol;
+    names_ = NameTable();
+    reserve_common_names();
+    for (auto& n : module_names_) names_.reserve(n);
+    reset_scopes();
+    defs_.clear();
+    parallel_count_ = 0;
+    uses_env_ = false;
+    workspace_offsets_.clear();
+    if (!fn.body.defined())
+      throw InternalError("nnvm.codegen.empty_kernel", "kernel has no body", context());
+    Scan scan;
+    scan.visit_stmt(fn.body);
+    stored_ = scan.stored;
+    std::unordered_set<const ir::VarNode*> layout_vars;
+    for (auto* a : scan.workspace)
+      for (auto& d : a->buffer->shape)
+        ir::uses_var_if(d, [&](const ir::VarNode* v) { return layout_vars.insert(v), false; });
+
+    // name_workspace_bytes, printed with its own copy of the name table.
+    NameTable kernel_names = names_;
+    out_.clear();
+    indent_ = 2;
+    int n_sizes = bind_sizes(fn, [&](const ir::VarNode* v) { return layout_vars.count(v) != 0; });
+    std::string total = emit_layout(fn, scan.workspace, false);
+    std::string ws = str_cat("uint64_t ", symbol, "_workspace_bytes(const int64_t* sizes) {\n",
+                             n_sizes ? "" : "  (void)sizes;\n", out_, "  return ", total.empty() ? "0" : total,
+                             ";\n}\n");
+    reset_scopes();
+    names_ = kernel_names;
+
+    // The kernel itself.
+    out_.clear();
+    bool any_param = false;
+    for (size_t i = 0; i < fn.params.size(); ++i) {
+      const ir::Buffer& p = fn.params[i];
+      std::string name = bind_buffer(p);
+      if (!scan.used.count(p.get())) continue;
+      std::string t = pointer_type(p);
+      line(str_cat(t, " ", name, " = (", t, ")args[", i, "];"));
+      any_param = true;
+    }
+    n_sizes = bind_sizes(fn, [&](const ir::VarNode* v) { return scan.vars.count(v) || layout_vars.count(v); });
+    total = emit_layout(fn, scan.workspace, true);
+    if (!total.empty())
+      line(str_cat("if (workspace_bytes < ", total, ") return NNVM_STATUS_WORKSPACE_TOO_SMALL;"));
+    emit_body(fn.body);
+    line("return NNVM_STATUS_OK;");
+
+    std::string unused;
+    if (!any_param) unused += "  (void)args;\n";
+    if (!n_sizes) unused += "  (void)sizes;\n";
+    if (total.empty()) unused += "  (void)workspace;\n  (void)workspace_bytes;\n";
+    if (!uses_env_) unused += "  (void)env;\n";
+    return str_cat("// Kernel ", symbol, " (", comment_text(fn.origin), ")\n", defs_, ws, "int32_t ", symbol,
+                   "(void* const* args, const int64_t* sizes, void* workspace, uint64_t workspace_bytes, "
+                   "const nnvm_kernel_env* env) {\n",
+                   unused, out_, "}\n");
+  }
+};
+
+// C source of one kernel, or of a module of several (one compiler call builds them all).
+inline std::string emit_c(const std::vector<ir::LoweredFunc>& fns) { return CEmitter().emit_module(fns).source; }
+inline std::string emit_c(const ir::LoweredFunc& fn) { return emit_c(std::vector<ir::LoweredFunc>{fn}); }
+// The symbols emit_c exports for `fns`, in order (name_workspace_bytes is each plus that suffix).
+inline CModule emit_c_module(const std::vector<ir::LoweredFunc>& fns) { return CEmitter().emit_module(fns); }
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/c_emitter.hpp
+// begin nnvm/target/c_jit.hpp
+// The host C JIT: emits C for lowered kernels, compiles it with the system C compiler into a
+// shared library, dlopens it, and calls it through the kernel ABI (POSIX only).
+//
+// Compiled libraries are cached by an FNV-1a 64 hash of (source, flags, compiler command and its
+// --version) both on disk (NNVM_CACHE_DIR, else $XDG_CACHE_HOME/nnvm, else /tmp/nnvm-<uid>) and
+// in a process-wide map, so a kernel is compiled once per machine, not once per run.
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <sstream>
+#include <unordered_map>
+
+// begin nnvm/runtime/thread_pool.hpp
+// nnvm's one CPU parallel runtime: a small fixed pool of worker threads that compiled kernels
+// reach through the C ABI in kernel_abi.h (env->parallel_for), so generated code needs no OpenMP.
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace runtime {
+
+namespace detail {
+// True on pool workers, and on a caller while it runs its own chunk: a parallel_for started
+// there runs serially instead of waiting on workers that may all be busy with its parent.
+inline thread_local bool in_parallel_region = false;
+}  // namespace detail
+
+// NNVM_NUM_THREADS when set to a positive number, else the hardware's thread count (at least 1).
+inline int default_num_threads() {
+  if (const char* s = std::getenv("NNVM_NUM_THREADS")) {
+    char* end = nullptr;
+    long v = std::strtol(s, &end, 10);
+    if (end != s && *end == '\0' && v > 0) return int(std::min<long>(v, 1024));
+  }
+  return std::max(1, int(std::thread::hardware_concurrency()));
+}
+
+// Splits [0, n) into at most num_threads() equal contiguous chunks (static chunking), runs one
+// on the calling thread and the rest on workers, and waits for all of them. One parallel_for
+// runs at a time per pool; concurrent callers queue.
+class ThreadPool {
+ public:
+  // num_threads counts the caller too, so a pool of 1 has no workers and runs serially.
+  explicit ThreadPool(int num_threads = default_num_threads()) : default_threads_(std::max(1, num_threads)) {}
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+  ~ThreadPool() {
+    {
+      std::lock_guard<std::mutex> lk(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : workers_) t.join();
+  }
+
+  int num_threads() const { return default_threads_; }
+
+  // The process-wide pool that JIT-compiled kernels use (sized by default_num_threads()).
+  static ThreadPool& global() {
+    static ThreadPool pool;
+    return pool;
+  }
+
+  // Runs body over [0, n) with up to `num_threads` threads (0: the pool's own count; more than
+  // that starts extra workers, which then stay). Returns the first non-zero status that a chunk
+  // returned; chunks not yet started when one fails are skipped. May throw std::system_error
+  // when a thread cannot be started (nnvm_pool_parallel_for turns that into a status).
+  int32_t parallel_for(int64_t n, nnvm_parallel_body body, void* closure, int num_threads = 0) {
+    if (n <= 0) return 0;
+    int threads = num_threads > 0 ? num_threads : default_threads_;
+    int64_t chunks = std::min<int64_t>(n, threads);
+    if (chunks <= 1 || detail::in_parallel_region) return body(0, n, closure);
+
+    std::lock_guard<std::mutex> serial(dispatch_);
+    {
+      std::unique_lock<std::mutex> lk(mutex_);
+      while (int64_t(workers_.size()) < chunks - 1) workers_.emplace_back([this] { worker_loop(); });
+      // A worker that woke late for the previous job may still be looking at it.
+      done_.wait(lk, [&] { return active_ == 0; });
+      job_.body = body;
+      job_.closure = closure;
+      job_.n = n;
+      job_.chunks = chunks;
+      job_.helpers = int(chunks - 1);
+      job_.next.store(0);
+      job_.finished.store(0);
+      job_.status.store(0);
+      ++generation_;
+    }
+    wake_.notify_all();
+    detail::in_parallel_region = true;
+    run_chunks();
+    detail::in_parallel_region = false;
+    std::unique_lock<std::mutex> lk(mutex_);
+    done_.wait(lk, [&] { return job_.finished.load() == job_.chunks; });
+    return job_.status.load();
+  }
+
+ private:
+  struct Job {
+    nnvm_parallel_body body = nullptr;
+    void* closure = nullptr;
+    int64_t n = 0, chunks = 0;
+    int helpers = 0;  // how many workers may join (the rest stay asleep)
+    std::atomic<int64_t> next{0}, finished{0};
+    std::atomic<int32_t> status{0};
+  };
+
+  void run_chunks() {
+    for (;;) {
+      int64_t c = job_.next.fetch_add(1);
+      if (c >= job_.chunks) return;
+      if (job_.status.load(std::memory_order_relaxed) == 0) {
+        int64_t begin = job_.n * c / job_.chunks, end = job_.n * (c + 1) / job_.chunks;
+        int32_t st = job_.body(begin, end, job_.closure);
+        int32_t zero = 0;
+        if (st != 0) job_.status.compare_exchange_strong(zero, st);
+      }
+      if (job_.finished.fetch_add(1) + 1 == job_.chunks) {
+        std::lock_guard<std::mutex> lk(mutex_);
+        done_.notify_all();
+      }
+    }
+  }
+
+  void worker_loop() {
+    detail::in_parallel_region = true;
+    uint64_t seen = 0;
+    std::unique_lock<std::mutex> lk(mutex_);
+    seen = generation_;
+    for (;;) {
+      wake_.wait(lk, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+      if (job_.helpers == 0) continue;
+      --job_.helpers;
+      ++active_;
+      lk.unlock();
+      run_chunks();
+      lk.lock();
+      if (--active_ == 0) done_.notify_all();
+    }
+  }
+
+  const int default_threads_;
+  std::mutex dispatch_;  // one job at a time
+  std::mutex mutex_;     // guards everything below except the job's atomics
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> workers_;
+  Job job_;
+  uint64_t generation_ = 0;
+  int active_ = 0;
+  bool stop_ = false;
+};
+
+// What env->pool points to for nnvm_pool_parallel_for: a pool and a thread limit (0: the pool's).
+struct PoolRef {
+  ThreadPool* pool = nullptr;
+  int32_t num_threads = 0;
+};
+
+}  // namespace runtime
+NNVM_END_NAMESPACE
+
+// The C ABI entry compiled kernels call through env->parallel_for. `pool` is a
+// nnvm::runtime::PoolRef*; NULL means the global pool. Never throws: failures become
+// NNVM_STATUS_RUNTIME_FAILURE.
+extern "C" inline int32_t nnvm_pool_parallel_for(void* pool, int64_t n, nnvm_parallel_body body,
+                                                 void* closure) {
+  try {
+    auto* ref = static_cast<const nnvm::runtime::PoolRef*>(pool);
+    nnvm::runtime::ThreadPool& p = ref && ref->pool ? *ref->pool : nnvm::runtime::ThreadPool::global();
+    return p.parallel_for(n, body, closure, ref ? ref->num_threads : 0);
+  } catch (...) {
+    return NNVM_STATUS_RUNTIME_FAILURE;
+  }
+}
+// end nnvm/runtime/thread_pool.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+struct CJitOptions {
+  std::string compiler;                 // empty: $CC, else "cc"
+  std::vector<std::string> extra_flags;  // appended after the default flags
+  std::string cache_dir;                // empty: the default cache directory
+  int num_threads = 0;                  // threads for parallel loops; 0: NNVM_NUM_THREADS or all
+};
+
+namespace detail {
+
+inline uint64_t fnv1a64(const std::string& s, uint64_t h = 14695981039346656037ull) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+inline std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs a shell command; returns (exit status, stdout+stderr).
+inline std::pair<int, std::string> run_command(const std::string& cmd) {
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) throw BackendError("nnvm.codegen.c.compile_failed", "cannot start a shell to run: " + cmd);
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  int st = pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+inline std::string cache_dir(const CJitOptions& o) {
+  if (!o.cache_dir.empty()) return o.cache_dir;
+  if (const char* d = std::getenv("NNVM_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/nnvm";
+  return "/tmp/nnvm-" + std::to_string(getuid());
+}
+
+inline void make_dirs(const std::string& path) {
+  for (size_t i = 1; i <= path.size(); ++i) {
+    if (i == path.size() || path[i] == '/') {
+      std::string prefix = path.substr(0, i);
+      if (mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST)
+        throw BackendError("nnvm.codegen.c.cache_dir", str_cat("cannot create cache directory ", prefix, ": ",
+                                                               std::strerror(errno)));
+    }
+  }
+}
+
+// Writes `text` to `path` through a temporary file and a rename, so readers never see half.
+inline void write_atomically(const std::string& path, const std::string& text) {
+  static std::atomic<uint64_t> counter{0};
+  std::string tmp = str_cat(path, ".tmp.", getpid(), ".", counter++);
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    if (!f) throw BackendError("nnvm.codegen.c.cache_dir", "cannot write " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw BackendError("nnvm.codegen.c.cache_dir", "cannot rename " + tmp + " to " + path);
+}
+
+struct Library {
+  void* handle = nullptr;
+  std::string path;
+  std::shared_ptr<const std::string> source;
+  ~Library() {
+    if (handle) dlclose(handle);
+  }
+  void* symbol(const std::string& name) const {
+    void* s = dlsym(handle, name.c_str());
+    if (!s) throw BackendError("nnvm.codegen.c.missing_symbol", str_cat("symbol ", name, " not found in ", path));
+    return s;
+  }
+};
+
+// Compiles (or finds in the caches) the shared library for `source`.
+inline std::shared_ptr<Library> compile_c(const std::string& source, const CJitOptions& o) {
+  std::string cc = o.compiler;
+  if (cc.empty()) cc = std::getenv("CC") && *std::getenv("CC") ? std::getenv("CC") : "cc";
+  std::string flags = "-O3 -march=native -ffp-contract=fast -std=c99 -fPIC -shared";
+  for (auto& f : o.extra_flags) flags += " " + shell_quote(f);
+
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::string> versions;
+  static std::unordered_map<uint64_t, std::shared_ptr<Library>> loaded;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto v = versions.find(cc);
+  if (v == versions.end()) v = versions.emplace(cc, run_command(cc + " --version").second).first;
+  uint64_t h = fnv1a64(source + "\n" + flags + "\n" + cc + "\n" + v->second);
+  if (auto it = loaded.find(h); it != loaded.end()) return it->second;
+
+  std::string dir = cache_dir(o);
+  make_dirs(dir);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  std::string stem = dir + "/nnvm_" + hex, c_path = stem + ".c", so_path = stem + ".so";
+
+  auto lib = std::make_shared<Library>();
+  lib->path = so_path;
+  lib->source = std::make_shared<const std::string>(source);
+  lib->handle = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);  // the disk cache
+  if (!lib->handle) {
+    write_atomically(c_path, source);
+    std::string tmp = str_cat(so_path, ".tmp.", getpid());
+    std::string cmd = str_cat(cc, " ", flags, " -o ", shell_quote(tmp), " ", shell_quote(c_path), " -lm");
+    auto [status, output] = run_command(cmd);
+    if (status != 0) {
+      std::remove(tmp.c_str());
+      throw BackendError("nnvm.codegen.c.compile_failed",
+                         str_cat("the C compiler failed (exit status ", status, ") on ", c_path, "\ncommand: ", cmd,
+                                 "\n", output));
+    }
+    if (std::rename(tmp.c_str(), so_path.c_str()) != 0)
+      throw BackendError("nnvm.codegen.c.cache_dir", "cannot rename " + tmp + " to " + so_path);
+    lib->handle = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib->handle)
+      throw BackendError("nnvm.codegen.c.load_failed", str_cat("dlopen of ", so_path, " failed: ", dlerror()));
+  }
+  loaded.emplace(h, lib);
+  return lib;
+}
+
+// A 64-byte aligned scratch buffer per calling thread that only grows.
+inline void* thread_workspace(uint64_t bytes) {
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  thread_local std::unique_ptr<void, Free> buf;
+  thread_local uint64_t capacity = 0;
+  if (bytes == 0) return nullptr;
+  if (bytes > capacity) {
+    uint64_t cap = (std::max(bytes, capacity * 2) + 63) / 64 * 64;
+    buf.reset(std::aligned_alloc(64, size_t(cap)));
+    if (!buf) {
+      capacity = 0;
+      throw std::bad_alloc();
+    }
+    capacity = cap;
+  }
+  return buf.get();
+}
+
+}  // namespace detail
+
+// A compiled kernel. Copies share the loaded library, which stays loaded while any exists.
+class CKernel {
+ public:
+  CKernel() = default;
+  CKernel(std::shared_ptr<detail::Library> lib, ir::LoweredFunc fn, const std::string& symbol, int num_threads)
+      : lib_(std::move(lib)), fn_(std::move(fn)), symbol_(symbol), num_threads_(num_threads) {
+    kernel_ = reinterpret_cast<nnvm_kernel_fn>(lib_->symbol(symbol));
+    workspace_bytes_ = reinterpret_cast<nnvm_workspace_bytes_fn>(lib_->symbol(symbol + "_workspace_bytes"));
+  }
+
+  bool defined() const { return kernel_ != nullptr; }
+  const ir::LoweredFunc& func() const { return fn_; }
+  // The C source of the module this kernel was compiled in, and the kernel's symbol there.
+  const std::string& source() const { return *lib_->source; }
+  const std::string& symbol() const { return symbol_; }
+  const std::string& library_path() const { return lib_->path; }
+  // The raw entry points, for callers that drive the kernel ABI themselves.
+  nnvm_kernel_fn raw_function() const { return kernel_; }
+  nnvm_workspace_bytes_fn raw_workspace_bytes() const { return workspace_bytes_; }
+  // Threads for parallel loops (0: the process-wide pool's count, from NNVM_NUM_THREADS).
+  int num_threads() const { return num_threads_; }
+  void set_num_threads(int n) { num_threads_ = std::max(0, n); }
+
+  // Scratch bytes a call with these symbolic sizes (in func().size_vars order) needs.
+  uint64_t workspace_bytes(std::span<const int64_t> sizes) const {
+    check_defined();
+    if (sizes.size() != fn_.size_vars.size())
+      throw UserError("nnvm.call.size_count", str_cat("kernel ", fn_.name, " has ", fn_.size_vars.size(),
+                                                      " symbolic sizes, got ", sizes.size()));
+    return workspace_bytes_(sizes.data());
+  }
+
+  // Runs the kernel on `args` (one per func().params, checked by bind_arguments: a wrong buffer
+  // is a UserError). num_threads overrides the kernel's setting for this call when positive.
+  void call(std::span<const BufferView> args, int num_threads = 0) const {
+    check_defined();
+    std::vector<int64_t> sizes = bind_arguments(fn_, args);
+    std::vector<void*> data;
+    for (auto& a : args) data.push_back(a.data);
+    uint64_t need = workspace_bytes_(sizes.data());
+    void* ws = detail::thread_workspace(need);
+    runtime::PoolRef pool{&runtime::ThreadPool::global(), num_threads > 0 ? num_threads : num_threads_};
+    nnvm_kernel_env env{&pool, &nnvm_pool_parallel_for};
+    int32_t status = kernel_(data.data(), sizes.data(), ws, need, &env);
+    if (status == NNVM_STATUS_OK) return;
+    if (status == NNVM_STATUS_RUNTIME_FAILURE)
+      throw BackendError("nnvm.runtime.parallel_failure",
+                         str_cat("kernel ", fn_.name, ": the thread pool could not run a parallel loop"));
+    throw BackendError("nnvm.codegen.c.kernel_status",
+                       str_cat("kernel ", fn_.name, " returned status ", status,
+                               status == NNVM_STATUS_WORKSPACE_TOO_SMALL ? " (workspace too small)" : ""));
+  }
+  void operator()(std::span<const BufferView> args) const { call(args); }
+  // kernel(a, b, c) with NDArrays or BufferViews.
+  template <class... A>
+    requires(std::is_constructible_v<BufferView, A&> && ...)
+  void operator()(A&&... args) const {
+    std::array<BufferView, sizeof...(A)> views{BufferView(args)...};
+    call(std::span<const BufferView>(views.data(), views.size()));
+  }
+
+ private:
+  void check_defined() const {
+    if (!kernel_) throw UserError("nnvm.call.undefined_kernel", "called a default-constructed CKernel");
+  }
+  std::shared_ptr<detail::Library> lib_;
+  ir::LoweredFunc fn_;
+  std::string symbol_;
+  int num_threads_ = 0;
+  nnvm_kernel_fn kernel_ = nullptr;
+  nnvm_workspace_bytes_fn workspace_bytes_ = nullptr;
+};
+
+// Compiles all `fns` with ONE compiler call (a module), returning their kernels in order.
+inline std::vector<CKernel> jit_c(const std::vector<ir::LoweredFunc>& fns, const CJitOptions& options = {}) {
+  if (fns.empty()) return {};
+  CModule m = emit_c_module(fns);
+  auto lib = detail::compile_c(m.source, options);
+  std::vector<CKernel> out;
+  for (size_t i = 0; i < fns.size(); ++i) out.emplace_back(lib, fns[i], m.symbols[i], options.num_threads);
+  return out;
+}
+inline CKernel jit_c(const ir::LoweredFunc& fn, const CJitOptions& options = {}) {
+  return std::move(jit_c(std::vector<ir::LoweredFunc>{fn}, options)[0]);
+}
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/c_jit.hpp
+// begin nnvm/ops/ops.hpp
+// The operator library: op definitions, the registry with the built-in ops, and build/jit.
+
+// begin nnvm/ops/registry.hpp
+// The operator registry: op definitions by name and by importer name ("onnx:Relu").
+//
+// There is one default registry, made with the built-in ops on first use (a function-local
+// static, so no static initializers run), and a user's op joins it with one call:
+//   ops::register_op(OpDef{.name = "hard_swish", ...});
+// Code that must not see other code's ops (tests, a plugin host) makes its own OpRegistry.
+//
+// Thread safety: registration and lookup may run concurrently (a shared mutex guards the maps).
+// Ops are never removed or replaced, so an `const OpDef&` a lookup returned stays valid, and
+// unchanged, for as long as the registry exists.
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+
+// begin nnvm/ops/builtin.hpp
+// The built-in operators: one list, sorted by op name. Adding an op is one file, one include
+// and one line here.
+
+// begin nnvm/ops/elementwise/relu.hpp
+// relu(X) = max(X, 0), elementwise. ONNX Relu.
+
+// begin nnvm/ops/op_def.hpp
+// The definition of one operator: everything nnvm knows about it, in one value. Built-in ops
+// and a user's own ops are the same kind of thing; the registry (registry.hpp) only stores them.
+//
+// Shape and dtype rules are not a separate function: `compute` checks its inputs and decides
+// the output shapes and dtypes as it builds the output tensors, and `infer_types` runs it on
+// placeholders. Building the compute is cheap (no lowering), and one function cannot drift
+// from another that restates its rules.
+//
+// Attribute names: an op that answers to an importer name uses that format's attribute names
+// (Gemm's transA, Softmax's axis), so an importer passes a node's attributes through unchanged.
+
+#include <functional>
+
+// begin nnvm/ops/attrs.hpp
+// Operator attributes: the named, typed parameters of one use of an operator (Gemm's transB,
+// Softmax's axis). The graph layer fills them from a model's attributes; kernel authors fill them
+// with the typed setters.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// The five kinds a model file can carry (ONNX INT, FLOAT, STRING, INTS, FLOATS).
+using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>>;
+
+inline const char* attr_kind_name(const AttrValue& v) {
+  static const char* const names[] = {"an int", "a float", "a string", "a list of ints", "a list of floats"};
+  return names[v.index()];
+}
+
+// A name -> value map with typed getters. A getter without a default throws UserError
+// "nnvm.ops.attr" when the attribute is missing; every getter throws it when the attribute has
+// another kind. One widening is allowed because model files write `1` for `1.0`: an int (or an
+// int list) is accepted where a float (float list) is asked for. A float is never read as an int.
+class Attrs {
+ public:
+  // Typed setters (named, because an overloaded set("k", 1) would be ambiguous); they chain:
+  // Attrs().set_int("transB", 1).set_float("alpha", 0.5).
+  Attrs& set_int(std::string name, int64_t v) { return set(std::move(name), AttrValue(v)); }
+  Attrs& set_float(std::string name, double v) { return set(std::move(name), AttrValue(v)); }
+  Attrs& set_string(std::string name, std::string v) { return set(std::move(name), AttrValue(std::move(v))); }
+  Attrs& set_ints(std::string name, std::vector<int64_t> v) { return set(std::move(name), AttrValue(std::move(v))); }
+  Attrs& set_floats(std::string name, std::vector<double> v) { return set(std::move(name), AttrValue(std::move(v))); }
+  // For importers that already hold a variant. Replaces an existing value.
+  Attrs& set(std::string name, AttrValue v) {
+    values_.insert_or_assign(std::move(name), std::move(v));
+    return *this;
+  }
+
+  bool has(std::string_view name) const { return values_.find(name) != values_.end(); }
+  const AttrValue* find(std::string_view name) const {
+    auto it = values_.find(name);
+    return it == values_.end() ? nullptr : &it->second;
+  }
+  // Sorted by name, for printing and for hashing a kernel cache key.
+  const std::map<std::string, AttrValue, std::less<>>& values() const { return values_; }
+  size_t size() const { return values_.size(); }
+
+  int64_t get_int(std::string_view name) const { return *as<int64_t>(require(name), name, "an int"); }
+  int64_t get_int(std::string_view name, int64_t fallback) const {
+    auto* v = find(name);
+    return v ? *as<int64_t>(*v, name, "an int") : fallback;
+  }
+  double get_float(std::string_view name) const { return to_float(require(name), name); }
+  double get_float(std::string_view name, double fallback) const {
+    auto* v = find(name);
+    return v ? to_float(*v, name) : fallback;
+  }
+  const std::string& get_string(std::string_view name) const { return *as<std::string>(require(name), name, "a string"); }
+  std::string get_string(std::string_view name, std::string fallback) const {
+    auto* v = find(name);
+    return v ? *as<std::string>(*v, name, "a string") : fallback;
+  }
+  const std::vector<int64_t>& get_ints(std::string_view name) const {
+    return *as<std::vector<int64_t>>(require(name), name, "a list of ints");
+  }
+  std::vector<int64_t> get_ints(std::string_view name, std::vector<int64_t> fallback) const {
+    auto* v = find(name);
+    return v ? *as<std::vector<int64_t>>(*v, name, "a list of ints") : fallback;
+  }
+  std::vector<double> get_floats(std::string_view name) const { return to_floats(require(name), name); }
+  std::vector<double> get_floats(std::string_view name, std::vector<double> fallback) const {
+    auto* v = find(name);
+    return v ? to_floats(*v, name) : fallback;
+  }
+
+ private:
+  static std::vector<std::string> where(std::string_view name) { return {"attribute " + std::string(name)}; }
+  const AttrValue& require(std::string_view name) const {
+    auto* v = find(name);
+    if (!v) {
+      std::string present;
+      for (auto& [k, _] : values_) present += (present.empty() ? "" : ", ") + k;
+      throw UserError("nnvm.ops.attr",
+                      str_cat("required attribute '", name, "' is missing (given: ",
+                              present.empty() ? "none" : present, ")"),
+                      where(name));
+    }
+    return *v;
+  }
+  template <class T>
+  static const T* as(const AttrValue& v, std::string_view name, const char* wanted) {
+    if (auto* p = std::get_if<T>(&v)) return p;
+    throw UserError("nnvm.ops.attr",
+                    str_cat("attribute '", name, "' is ", attr_kind_name(v), " but must be ", wanted), where(name));
+  }
+  static double to_float(const AttrValue& v, std::string_view name) {
+    if (auto* i = std::get_if<int64_t>(&v)) return double(*i);
+    return *as<double>(v, name, "a float");
+  }
+  static std::vector<double> to_floats(const AttrValue& v, std::string_view name) {
+    if (auto* is = std::get_if<std::vector<int64_t>>(&v)) return std::vector<double>(is->begin(), is->end());
+    return *as<std::vector<double>>(v, name, "a list of floats");
+  }
+
+  std::map<std::string, AttrValue, std::less<>> values_;
+};
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/attrs.hpp
+// begin nnvm/target/target.hpp
+// What code is generated for: the back-end kind and the few machine facts that default schedules
+// need. Deliberately small; back ends add fields when a schedule needs to know more.
+
+#include <algorithm>
+#include <string>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+struct Target {
+  // "c": host CPU through the C emitter (JIT or source). Later kinds: "llvm", "cuda", ...
+  std::string kind = "c";
+  // Width of one SIMD register in bits: 128 (SSE, NEON), 256 (AVX2), 512 (AVX-512).
+  int vector_bits = 256;
+  // Threads for parallel loops; 0 means the thread pool's default (NNVM_NUM_THREADS or all).
+  int num_threads = 0;
+
+  // Elements of `t` in one SIMD register (at least 1).
+  int vector_lanes(DataType t) const { return std::max(1, vector_bits / std::max(1, int(t.bits))); }
+  bool is_cpu() const { return kind == "c" || kind == "llvm"; }
+};
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/target.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+using target::Target;
+
+// How an op's outputs read its inputs; the graph layer decides what to fuse from it.
+enum class OpPattern : uint8_t {
+  elementwise,  // output[i] depends on input[i] only, same shape
+  broadcast,    // elementwise after broadcasting inputs to a common shape
+  injective,    // each output element reads a few input elements (transpose, reshape, slice)
+  reduction,    // output elements combine many input elements along axes (sum, softmax)
+  out_fusable,  // heavy compute whose output an elementwise op can follow in one loop (dense, conv)
+  opaque,       // do not fuse
+};
+inline const char* pattern_name(OpPattern p) {
+  static const char* const names[] = {"elementwise", "broadcast", "injective", "reduction", "out_fusable", "opaque"};
+  return names[static_cast<int>(p)];
+}
+
+// The type of one tensor value: element type and extents (constants, or symbolic sizes such as
+// a batch `Var`).
+struct TensorType {
+  DataType dtype;
+  std::vector<ir::Expr> shape;
+
+  TensorType() = default;
+  TensorType(DataType t, std::vector<ir::Expr> s) : dtype(t), shape(std::move(s)) {}
+  TensorType(DataType t, const std::vector<int64_t>& s) : dtype(t) {
+    for (int64_t e : s) shape.emplace_back(e);
+  }
+  TensorType(DataType t, std::initializer_list<int64_t> s) : TensorType(t, std::vector<int64_t>(s)) {}
+  static TensorType of(const te::Tensor& t) { return {t.dtype(), t.shape()}; }
+};
+
+using ComputeFn = std::function<std::vector<te::Tensor>(const std::vector<te::Tensor>& inputs, const Attrs& attrs)>;
+// Schedules the stages that produce `outputs` (as made by the op's compute) for `target`.
+using ScheduleFn = std::function<void(schedule::Schedule& sch, const std::vector<te::Tensor>& outputs,
+                                      const Target& target)>;
+
+// An aggregate, so a definition reads as designated initializers:
+//   OpDef{.name = "hard_swish", .importer_names = {"onnx:HardSwish"}, .input_names = {"X"},
+//         .pattern = OpPattern::elementwise, .compute = ..., .default_schedule = ...}
+struct OpDef {
+  // Lowercase identifier, dots allowed for families ("dense", "image.resize"). Unique in a registry.
+  std::string name;
+  // "format:OpType" names importers look the op up by ("onnx:Gemm"); each unique in a registry.
+  std::vector<std::string> importer_names;
+  // One name per input, in order; they name the kernel's parameters and appear in errors.
+  std::vector<std::string> input_names;
+  // How many trailing inputs may be left out (Gemm's C). The compute sees only the given ones.
+  size_t optional_inputs = 0;
+  OpPattern pattern = OpPattern::opaque;
+  // Required. Checks ranks, extents, dtypes and attributes (UserError ids nnvm.ops.input_shape,
+  // nnvm.ops.input_dtype, nnvm.ops.attr) and returns the output tensors (at least one).
+  ComputeFn compute;
+  // Optional: without it the op lowers to its plain loop nest.
+  ScheduleFn default_schedule;
+  // One line for listings and generated docs.
+  std::string doc;
+};
+
+namespace detail {
+inline bool valid_op_name(const std::string& s) {
+  if (s.empty() || s.front() == '.' || s.back() == '.' || !(s.front() >= 'a' && s.front() <= 'z')) return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.')) return false;
+  return true;
+}
+inline bool valid_importer_name(const std::string& s) {
+  size_t colon = s.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size() || s.find(':', colon + 1) != std::string::npos)
+    return false;
+  for (char c : s)
+    if (c == ' ' || c == '\t' || c == '\n') return false;
+  return true;
+}
+
+// Prepends `outer` to a UserError's context chain (outermost first: op › attribute).
+[[noreturn]] inline void rethrow_with_context(const UserError& e, const std::string& outer) {
+  std::vector<std::string> ctx{outer};
+  ctx.insert(ctx.end(), e.context().begin(), e.context().end());
+  throw UserError(e.id(), e.message(), std::move(ctx));
+}
+}  // namespace detail
+
+// Throws UserError "nnvm.ops.invalid" naming what is wrong with `def`.
+inline void validate(const OpDef& def) {
+  auto bad = [&](const std::string& why) {
+    throw UserError("nnvm.ops.invalid", why, {"op " + (def.name.empty() ? std::string("<unnamed>") : def.name)});
+  };
+  if (!detail::valid_op_name(def.name))
+    bad(str_cat("op name '", def.name, "' must be a lowercase identifier (a-z, 0-9, '_', inner '.')"));
+  if (!def.compute) bad("the op has no compute function");
+  if (def.optional_inputs > def.input_names.size())
+    bad(str_cat(def.optional_inputs, " optional inputs but only ", def.input_names.size(), " input names"));
+  for (size_t i = 0; i < def.input_names.size(); ++i) {
+    if (def.input_names[i].empty()) bad(str_cat("input ", i, " has an empty name"));
+    for (size_t j = 0; j < i; ++j)
+      if (def.input_names[i] == def.input_names[j]) bad(str_cat("input name '", def.input_names[i], "' appears twice"));
+  }
+  for (size_t i = 0; i < def.importer_names.size(); ++i) {
+    if (!detail::valid_importer_name(def.importer_names[i]))
+      bad(str_cat("importer name '", def.importer_names[i], "' must read format:OpType, e.g. onnx:Relu"));
+    for (size_t j = 0; j < i; ++j)
+      if (def.importer_names[i] == def.importer_names[j])
+        bad(str_cat("importer name '", def.importer_names[i], "' appears twice"));
+  }
+}
+
+// Runs the op's compute on `inputs` (placeholders, or tensors of an enclosing computation, as a
+// TOPI function would be called). Checks the input count (UserError "nnvm.ops.input_count") and
+// that the compute returned outputs; UserErrors from the compute get "op <name>" as the outermost
+// context.
+inline std::vector<te::Tensor> apply(const OpDef& def, const std::vector<te::Tensor>& inputs, const Attrs& attrs = {}) {
+  std::string where = "op " + def.name;
+  if (!def.compute) throw UserError("nnvm.ops.invalid", "the op has no compute function", {where});
+  size_t most = def.input_names.size(), least = most - std::min(def.optional_inputs, most);
+  if (inputs.size() < least || inputs.size() > most)
+    throw UserError("nnvm.ops.input_count",
+                    str_cat("takes ", least == most ? str_cat(most) : str_cat(least, " to ", most), " input",
+                            most == 1 ? "" : "s", ", got ", inputs.size()),
+                    {where});
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!inputs[i].defined())
+      throw UserError("nnvm.ops.input_count", str_cat("input ", i, " (", def.input_names[i], ") is undefined"), {where});
+  std::vector<te::Tensor> outs;
+  try {
+    outs = def.compute(inputs, attrs);
+  } catch (const UserError& e) {
+    detail::rethrow_with_context(e, where);
+  }
+  if (outs.empty()) throw UserError("nnvm.ops.invalid", "the compute function returned no outputs", {where});
+  for (auto& o : outs)
+    if (!o.defined()) throw UserError("nnvm.ops.invalid", "the compute function returned an undefined tensor", {where});
+  return outs;
+}
+
+// The output types for inputs of the given types: the op's shape and dtype rule. Output extents
+// are expressions of the input extents (simplified), so symbolic sizes flow through.
+inline std::vector<TensorType> infer_types(const OpDef& def, const std::vector<TensorType>& inputs,
+                                           const Attrs& attrs = {}) {
+  std::vector<te::Tensor> ph;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    ph.push_back(te::placeholder(inputs[i].shape, inputs[i].dtype,
+                                 i < def.input_names.size() ? def.input_names[i] : str_cat("in", i)));
+  std::vector<TensorType> out;
+  for (auto& t : apply(def, ph, attrs)) {
+    TensorType tt = TensorType::of(t);
+    for (auto& e : tt.shape) e = ir::simplify(e);
+    out.push_back(std::move(tt));
+  }
+  return out;
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/op_def.hpp
+// begin nnvm/ops/schedule_cpu.hpp
+// Schedule building blocks that CPU default schedules share (TOPI's schedule_injective and
+// friends): each takes one stage and the target, and only uses split, fuse, vectorize and
+// parallel, so every result is correct for any extent, constant or symbolic.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// "nnvm.ops.target" unless `t` is a CPU target; the op name goes into the message.
+inline void require_cpu(const target::Target& t, const std::string& op) {
+  if (!t.is_cpu())
+    throw UserError("nnvm.ops.target", str_cat("op ", op, " has no default schedule for target '", t.kind, "'"),
+                    {"op " + op});
+}
+
+namespace detail {
+// Waking the thread pool costs more than a few thousand multiply-adds of work.
+inline bool worth_parallel(const schedule::Stage& st) {
+  int64_t work = 1;
+  for (auto& iv : st.node().root_iter_vars) {
+    auto* c = ir::as_const_int(iv->dom.extent);
+    if (!c) return true;  // symbolic: may be large
+    work *= *c;
+  }
+  return work >= (int64_t(1) << 14);
+}
+}  // namespace detail
+
+// Data-parallel stage: the innermost axis is split by the SIMD width and vectorized (the
+// lowering peels the remainder into a scalar tail, so odd extents stay vectorized); the other
+// axes are fused into one parallel loop. Splitting a fused axis instead would leave div/mod in
+// every index and defeat vectorization.
+inline void schedule_injective(schedule::Stage st, const target::Target& target) {
+  const auto& axes = st.tensor().op().axis;
+  if (axes.empty()) return;
+  ir::IterVar par = axes.size() >= 2 ? st.fuse(std::vector<ir::IterVar>(axes.begin(), axes.end() - 1)) : ir::IterVar();
+  int lanes = target.vector_lanes(st.tensor().dtype());
+  if (lanes > 1) {
+    auto [outer, inner] = st.split(axes.back(), lanes);
+    st.vectorize(inner);
+    if (!par.defined()) par = outer;
+  } else if (!par.defined()) {
+    par = axes.back();
+  }
+  if (detail::worth_parallel(st)) st.parallel(par);
+}
+
+// Reduction stage: its data-parallel axes fused into one parallel loop; each iteration runs the
+// whole reduction serially (no vectorization: the reduce axis must stay innermost).
+inline void schedule_reduction(schedule::Stage st, const target::Target&) {
+  const auto& axes = st.tensor().op().axis;
+  if (axes.empty()) return;
+  ir::IterVar par = st.fuse(axes);
+  if (detail::worth_parallel(st)) st.parallel(par);
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/schedule_cpu.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// Any numeric dtype; float16/bfloat16 (storage types) compute in float32 and round back.
+inline te::Tensor relu(const te::Tensor& x, std::string name = "relu") {
+  DataType t = x.dtype();
+  if (t.is_bool() || t.is_handle())
+    throw UserError("nnvm.ops.input_dtype", str_cat("input X (tensor ", x.name(), ") is ", t, ", expected a number"),
+                    {"input X"});
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr e = x(std::vector<ir::Expr>(v.begin(), v.end()));
+        if (!t.is_storage_only()) return ir::max(e, ir::make_zero(t));
+        return ir::cast(t, ir::max(ir::cast(dtype::float32, e), ir::make_zero(dtype::float32)));
+      },
+      std::move(name));
+}
+
+inline OpDef relu_def() {
+  return OpDef{
+      .name = "relu",
+      .importer_names = {"onnx:Relu"},
+      .input_names = {"X"},
+      .pattern = OpPattern::elementwise,
+      .compute = [](const std::vector<te::Tensor>& in, const Attrs&) { return std::vector<te::Tensor>{relu(in[0])}; },
+      .default_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            require_cpu(t, "relu");
+            schedule_injective(s[out[0]], t);
+          },
+      .doc = "max(X, 0), elementwise",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/elementwise/relu.hpp
+// begin nnvm/ops/nn/dense.hpp
+// dense: Y = alpha * A' * B' + beta * C, the ONNX Gemm. A' is A (M x K) or, with transA, A's
+// transpose; B' likewise (K x N); the optional bias C broadcasts to (M, N) from the right
+// (shape (), (N), (1, N), (M, 1), (M, N), ...).
+
+// begin nnvm/ops/checks.hpp
+// Input checks shared by op computes. Each throws UserError naming the input and the rule, so an
+// op's compute states its shape rules in a few readable lines.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// "nnvm.ops.input_shape" unless `t` has rank in [least, most].
+inline void check_rank(const te::Tensor& t, const char* input, size_t least, size_t most) {
+  if (t.rank() < least || t.rank() > most)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input ", input, " (tensor ", t.name(), ") has rank ", t.rank(), ", expected ",
+                            least == most ? str_cat(least) : str_cat(least, " to ", most)),
+                    {"input " + std::string(input)});
+}
+inline void check_rank(const te::Tensor& t, const char* input, size_t rank) { check_rank(t, input, rank, rank); }
+
+// "nnvm.ops.input_dtype" unless `t` holds float32 or float64 (types with arithmetic).
+inline void check_float(const te::Tensor& t, const char* input) {
+  DataType d = t.dtype();
+  if (!d.is_float() || d.is_storage_only() || !d.is_scalar())
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("input ", input, " (tensor ", t.name(), ") is ", d, ", expected float32 or float64"),
+                    {"input " + std::string(input)});
+}
+inline void check_same_dtype(const te::Tensor& a, const char* ia, const te::Tensor& b, const char* ib) {
+  if (a.dtype() != b.dtype())
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("inputs ", ia, " (", a.dtype(), ") and ", ib, " (", b.dtype(), ") must have the same dtype"),
+                    {"input " + std::string(ib)});
+}
+
+// True when two extents are equal for every binding of their symbolic sizes that nnvm can see:
+// equal constants or structurally equal expressions. Different size variables are not equal:
+// the graph layer gives one dimension one variable.
+inline bool same_extent(const ir::Expr& a, const ir::Expr& b) {
+  ir::Expr sa = ir::simplify(a), sb = ir::simplify(b);
+  auto *ca = ir::as_const_int(sa), *cb = ir::as_const_int(sb);
+  if (ca && cb) return *ca == *cb;
+  return ir::deep_equal(sa, sb);
+}
+// "nnvm.ops.input_shape" unless extents are the same_extent; `what` says which axes.
+inline void check_same_extent(const ir::Expr& a, const ir::Expr& b, const std::string& what) {
+  if (!same_extent(a, b))
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat(what, " must be equal, got ", ir::to_string(a), " and ", ir::to_string(b)));
+}
+
+// An axis attribute in [-rank, rank) as an index in [0, rank); "nnvm.ops.attr" otherwise.
+inline size_t normalize_axis(int64_t axis, size_t rank, const char* attr) {
+  int64_t r = int64_t(rank);
+  if (axis < -r || axis >= r)
+    throw UserError("nnvm.ops.attr", str_cat("attribute '", attr, "' is ", axis, " but must lie in [", -r, ", ", r, ")"),
+                    {"attribute " + std::string(attr)});
+  return size_t(axis < 0 ? axis + r : axis);
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/checks.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct DenseParams {
+  bool trans_a = false, trans_b = false;
+  double alpha = 1.0, beta = 1.0;
+};
+
+// One stage: the bias is the reduction's starting value, so Y is written once per element.
+inline te::Tensor dense(const te::Tensor& A, const te::Tensor& B, const te::Tensor& C = {}, DenseParams p = {},
+                        std::string name = "dense") {
+  check_rank(A, "A", 2);
+  check_rank(B, "B", 2);
+  check_float(A, "A");
+  check_same_dtype(A, "A", B, "B");
+  ir::Expr M = A.shape()[p.trans_a ? 1 : 0], K = A.shape()[p.trans_a ? 0 : 1];
+  ir::Expr KB = B.shape()[p.trans_b ? 1 : 0], N = B.shape()[p.trans_b ? 0 : 1];
+  check_same_extent(K, KB, str_cat("the inner extents of A", p.trans_a ? " (transposed)" : "", " and B",
+                                   p.trans_b ? " (transposed)" : ""));
+  // For each axis of C (right-aligned to (M, N)): false when it has extent 1, so reads index 0.
+  std::vector<bool> c_follows;
+  if (C.defined()) {
+    check_rank(C, "C", 0, 2);
+    check_same_dtype(A, "A", C, "C");
+    const ir::Expr out[2] = {M, N};
+    for (size_t d = 0; d < C.rank(); ++d) {
+      const ir::Expr& want = out[2 - C.rank() + d];
+      bool one = ir::is_const_int(ir::simplify(C.shape()[d]), 1);
+      if (!one && !same_extent(C.shape()[d], want))
+        throw UserError("nnvm.ops.input_shape",
+                        str_cat("bias C axis ", d, " has extent ", ir::to_string(C.shape()[d]),
+                                "; it must be 1 or equal the output's ", ir::to_string(want)),
+                        {"input C"});
+      c_follows.push_back(!one);
+    }
+  }
+  DataType t = A.dtype();
+  auto k = te::reduce_axis(K, "k");
+  return te::compute(
+      {M, N},
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr a = p.trans_a ? A(k.var(), v[0]) : A(v[0], k.var());
+        ir::Expr b = p.trans_b ? B(v[1], k.var()) : B(k.var(), v[1]);
+        ir::Expr prod = p.alpha == 1.0 ? a * b : a * b * ir::make_const(t, p.alpha);
+        ir::Expr init;
+        if (C.defined()) {
+          std::vector<ir::Expr> idx;
+          for (size_t d = 0; d < C.rank(); ++d)
+            idx.push_back(c_follows[d] ? ir::Expr(v[2 - C.rank() + d]) : ir::Expr(int64_t(0)));
+          init = C(idx);
+          if (p.beta != 1.0) init = init * ir::make_const(t, p.beta);
+        }
+        return te::sum(prod, {k}, init);
+      },
+      std::move(name));
+}
+
+// Register tiles: 4 rows by two SIMD vectors of columns, the reduction split by 4 and unrolled
+// inside, rows of tiles spread over threads.
+inline void schedule_dense(schedule::Schedule& s, const te::Tensor& Y, const Target& target) {
+  require_cpu(target, "dense");
+  auto st = s[Y];
+  int lanes = target.vector_lanes(Y.dtype());
+  auto [io, jo, ii, ji] = st.tile(st.axis(0), st.axis(1), 4, 2 * lanes);
+  auto [ko, ki] = st.split(st.reduce_axis(0), 4);
+  st.reorder({io, jo, ko, ki, ii, ji});
+  st.vectorize(ji);
+  st.unroll(ii);
+  st.unroll(ki);
+  if (detail::worth_parallel(st)) st.parallel(io);
+}
+
+inline OpDef dense_def() {
+  return OpDef{
+      .name = "dense",
+      .importer_names = {"onnx:Gemm"},
+      .input_names = {"A", "B", "C"},
+      .optional_inputs = 1,
+      .pattern = OpPattern::out_fusable,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            DenseParams p{attrs.get_int("transA", 0) != 0, attrs.get_int("transB", 0) != 0,
+                          attrs.get_float("alpha", 1.0), attrs.get_float("beta", 1.0)};
+            return std::vector<te::Tensor>{dense(in[0], in[1], in.size() > 2 ? in[2] : te::Tensor(), p)};
+          },
+      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_dense(s, out[0], t); },
+      .doc = "alpha * A' * B' + beta * C (Gemm; attributes transA, transB, alpha, beta)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/dense.hpp
+// begin nnvm/ops/nn/softmax.hpp
+// softmax along one axis: Y = exp(X - max(X)) / sum(exp(X - max(X))). ONNX Softmax with the
+// opset-13 meaning (normalize along `axis`, default -1); the importer rewrites opset < 13
+// models (which flatten to 2-D at `axis`) before they reach this op.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// Four stages, as TOPI: the maximum and the sum keep the normalized axis with extent 1.
+// Subtracting the maximum keeps exp from overflowing.
+inline te::Tensor softmax(const te::Tensor& x, int64_t axis = -1, std::string name = "softmax") {
+  check_rank(x, "X", 1, 8);
+  check_float(x, "X");
+  size_t a = normalize_axis(axis, x.rank(), "axis");
+  std::vector<ir::Expr> kept = x.shape();
+  kept[a] = ir::Expr(int64_t(1));
+  auto at = [a](const std::vector<ir::Var>& v, ir::Expr e) {
+    std::vector<ir::Expr> idx(v.begin(), v.end());
+    idx[a] = std::move(e);
+    return idx;
+  };
+  auto all = [](const std::vector<ir::Var>& v) { return std::vector<ir::Expr>(v.begin(), v.end()); };
+  auto k1 = te::reduce_axis(x.shape()[a], "k");
+  te::Tensor mx = te::compute(kept, [&](auto& v) { return te::max_reduce(x(at(v, k1.var())), {k1}); }, name + "_max");
+  te::Tensor ex = te::compute(
+      x.shape(), [&](auto& v) { return ir::call(ir::CallOp::exp, x(all(v)) - mx(at(v, int64_t(0)))); }, name + "_exp");
+  auto k2 = te::reduce_axis(x.shape()[a], "k");
+  te::Tensor sm = te::compute(kept, [&](auto& v) { return te::sum(ex(at(v, k2.var())), {k2}); }, name + "_sum");
+  return te::compute(x.shape(), [&](auto& v) { return ex(all(v)) / sm(at(v, int64_t(0))); }, std::move(name));
+}
+
+// Reductions parallel over their rows; the elementwise stages vectorized along the last axis.
+inline void schedule_softmax(schedule::Schedule& s, const te::Tensor& y, const Target& target) {
+  require_cpu(target, "softmax");
+  // The stages softmax() made, found from its output so no other op's stage is touched.
+  te::Tensor ex(y.op().inputs.at(0)), sm(y.op().inputs.at(1)), mx(ex.op().inputs.at(1));
+  schedule_reduction(s[mx], target);
+  schedule_injective(s[ex], target);
+  schedule_reduction(s[sm], target);
+  schedule_injective(s[y], target);
+}
+
+inline OpDef softmax_def() {
+  return OpDef{
+      .name = "softmax",
+      .importer_names = {"onnx:Softmax"},
+      .input_names = {"X"},
+      .pattern = OpPattern::reduction,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{softmax(in[0], attrs.get_int("axis", -1))};
+          },
+      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_softmax(s, out[0], t); },
+      .doc = "exp(X) / sum(exp(X)) along attribute axis (default -1), computed stably",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/softmax.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline std::vector<OpDef> builtin_ops() {
+  return {
+      dense_def(),
+      relu_def(),
+      softmax_def(),
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/builtin.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+namespace detail {
+inline size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+}  // namespace detail
+
+class OpRegistry {
+ public:
+  // An empty registry; with_builtins() for one holding the built-in ops.
+  OpRegistry() = default;
+  OpRegistry(const OpRegistry& other) {
+    std::shared_lock lock(other.mutex_);
+    by_name_ = other.by_name_;
+    by_importer_name_ = other.by_importer_name_;
+  }
+  OpRegistry& operator=(const OpRegistry&) = delete;
+
+  static OpRegistry with_builtins() {
+    OpRegistry r;
+    for (auto& def : builtin_ops()) r.register_op(std::move(def));
+    return r;
+  }
+
+  // Adds `def` and returns the stored definition. Throws UserError "nnvm.ops.invalid" for a
+  // malformed definition (see validate) and "nnvm.ops.duplicate" when its name or one of its
+  // importer names is taken; on error nothing is added.
+  const OpDef& register_op(OpDef def) {
+    validate(def);
+    std::unique_lock lock(mutex_);
+    if (by_name_.count(def.name))
+      throw UserError("nnvm.ops.duplicate", str_cat("an op named '", def.name, "' is already registered"),
+                      {"op " + def.name});
+    for (auto& n : def.importer_names)
+      if (auto it = by_importer_name_.find(n); it != by_importer_name_.end())
+        throw UserError("nnvm.ops.duplicate",
+                        str_cat("importer name '", n, "' already belongs to op '", it->second->name, "'"),
+                        {"op " + def.name});
+    auto stored = std::make_shared<const OpDef>(std::move(def));
+    by_name_.emplace(stored->name, stored);
+    for (auto& n : stored->importer_names) by_importer_name_.emplace(n, stored);
+    return *stored;
+  }
+
+  // nullptr when absent.
+  const OpDef* find(std::string_view name) const {
+    std::shared_lock lock(mutex_);
+    auto it = by_name_.find(name);
+    return it == by_name_.end() ? nullptr : it->second.get();
+  }
+  const OpDef* find_by_importer_name(std::string_view importer_name) const {
+    std::shared_lock lock(mutex_);
+    auto it = by_importer_name_.find(importer_name);
+    return it == by_importer_name_.end() ? nullptr : it->second.get();
+  }
+  // Like find, but a missing op is UserError "nnvm.ops.unknown" (with a close name, if any).
+  const OpDef& get(std::string_view name) const {
+    if (auto* d = find(name)) return *d;
+    throw UserError("nnvm.ops.unknown", str_cat("no op named '", name, "' is registered", suggestion(name, names())));
+  }
+  const OpDef& get_by_importer_name(std::string_view importer_name) const {
+    if (auto* d = find_by_importer_name(importer_name)) return *d;
+    throw UserError("nnvm.ops.unknown", str_cat("no op answers to importer name '", importer_name, "'",
+                                                suggestion(importer_name, importer_names())));
+  }
+
+  // Sorted.
+  std::vector<std::string> names() const {
+    std::shared_lock lock(mutex_);
+    std::vector<std::string> out;
+    for (auto& [n, _] : by_name_) out.push_back(n);
+    return out;
+  }
+  std::vector<std::string> importer_names() const {
+    std::shared_lock lock(mutex_);
+    std::vector<std::string> out;
+    for (auto& [n, _] : by_importer_name_) out.push_back(n);
+    return out;
+  }
+  // Every definition, sorted by name.
+  std::vector<const OpDef*> ops() const {
+    std::shared_lock lock(mutex_);
+    std::vector<const OpDef*> out;
+    for (auto& [_, d] : by_name_) out.push_back(d.get());
+    return out;
+  }
+  size_t size() const {
+    std::shared_lock lock(mutex_);
+    return by_name_.size();
+  }
+
+ private:
+  static std::string suggestion(std::string_view wanted, const std::vector<std::string>& known) {
+    std::string best;
+    size_t best_d = 3;  // only close names: a typo, not an unrelated op
+    for (auto& k : known)
+      if (size_t d = detail::edit_distance(wanted, k); d < best_d) best_d = d, best = k;
+    return best.empty() ? "" : str_cat("; did you mean '", best, "'?");
+  }
+
+  mutable std::shared_mutex mutex_;
+  std::map<std::string, std::shared_ptr<const OpDef>, std::less<>> by_name_, by_importer_name_;
+};
+
+// The process-wide registry, holding the built-in ops from its first use.
+inline OpRegistry& default_registry() {
+  static OpRegistry registry = OpRegistry::with_builtins();
+  return registry;
+}
+
+// The one call that makes a user's op visible to everything that uses the default registry
+// (the graph layer, importers, ops::get_op). Returns the stored definition.
+inline const OpDef& register_op(OpDef def) { return default_registry().register_op(std::move(def)); }
+// Lookups in the default registry.
+inline const OpDef& get_op(std::string_view name) { return default_registry().get(name); }
+inline const OpDef& get_op_by_importer_name(std::string_view importer_name) {
+  return default_registry().get_by_importer_name(importer_name);
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/registry.hpp
+// begin nnvm/ops/build.hpp
+// From an op definition to a runnable kernel: placeholders for the inputs, the op's compute, its
+// default schedule for the target, lowering; then, for CPU targets, the C JIT. This is the path
+// the graph executor takes for each (fused) op, and the quickest way to try a new op.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct BuildOptions {
+  std::string name;          // kernel name; empty: the op name with '.' as '_'
+  bool schedule = true;      // false: the plain loop nest, e.g. to measure what the schedule buys
+  lower::LowerOptions lower;  // on_pass shows the IR after each lowering pass
+};
+
+// One op lowered for concrete input types. The kernel's parameters are the inputs, in the op's
+// order, then the outputs.
+struct BuiltOp {
+  std::string op;                   // the op's name
+  std::vector<te::Tensor> inputs;   // placeholders named after the op's input_names
+  std::vector<te::Tensor> outputs;
+  schedule::Schedule schedule;
+  ir::LoweredFunc func;
+};
+
+// Throws the op's UserErrors ("nnvm.ops.input_count", "nnvm.ops.input_shape", "nnvm.ops.attr",
+// ...) and those of its schedule, each with "op <name>" as the outermost context.
+inline BuiltOp build(const OpDef& def, const std::vector<TensorType>& inputs, const Attrs& attrs = {},
+                     const Target& target = {}, const BuildOptions& options = {}) {
+  BuiltOp out;
+  out.op = def.name;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    out.inputs.push_back(te::placeholder(inputs[i].shape, inputs[i].dtype,
+                                         i < def.input_names.size() ? def.input_names[i] : str_cat("in", i)));
+  out.outputs = apply(def, out.inputs, attrs);
+  std::string name = options.name;
+  if (name.empty()) {
+    name = def.name;
+    std::replace(name.begin(), name.end(), '.', '_');
+  }
+  std::string how = "unscheduled";
+  try {
+    out.schedule = schedule::create_schedule(out.outputs);
+    if (options.schedule && def.default_schedule) {
+      def.default_schedule(out.schedule, out.outputs, target);
+      how = "default schedule for " + target.kind;
+    } else if (options.schedule) {
+      how = "no default schedule";
+    }
+    std::vector<te::Tensor> args = out.inputs;
+    args.insert(args.end(), out.outputs.begin(), out.outputs.end());
+    out.func = lower::lower(out.schedule, args, name, options.lower);
+  } catch (const UserError& e) {
+    detail::rethrow_with_context(e, "op " + def.name);
+  }
+  out.func.origin = str_cat("op ", def.name, ", ", how, ": ", out.func.origin);
+  return out;
+}
+
+namespace detail {
+inline target::CJitOptions jit_options(const Target& target) {
+  if (target.kind != "c")
+    throw UserError("nnvm.ops.target", str_cat("ops::jit compiles for target 'c', not '", target.kind, "'"));
+  target::CJitOptions o;
+  o.num_threads = target.num_threads;
+  return o;
+}
+}  // namespace detail
+
+// Compiles built ops with the host C compiler, all in one compiler call.
+inline std::vector<target::CKernel> jit(const std::vector<BuiltOp>& built, const Target& target = {}) {
+  std::vector<ir::LoweredFunc> fns;
+  for (auto& b : built) fns.push_back(b.func);
+  return target::jit_c(fns, detail::jit_options(target));
+}
+inline target::CKernel jit(const BuiltOp& built, const Target& target = {}) {
+  return target::jit_c(built.func, detail::jit_options(target));
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/build.hpp
+// end nnvm/ops/ops.hpp
+// end nnvm/tensor.hpp

@@ -1,0 +1,15 @@
+# Runs two programs with the same arguments and fails unless their standard outputs are equal.
+#   cmake -DFIRST=<exe> -DSECOND=<exe> -DARGS=<arg;...> -DWHAT=<description> -P compare_outputs.cmake
+foreach(which FIRST SECOND)
+  execute_process(COMMAND "${${which}}" ${ARGS} OUTPUT_VARIABLE out_${which} RESULT_VARIABLE failed)
+  if(failed)
+    message(FATAL_ERROR "${${which}} ${ARGS} failed: ${failed}")
+  endif()
+endforeach()
+if(NOT out_FIRST STREQUAL out_SECOND)
+  message(FATAL_ERROR "${WHAT} differ:\n--- ${FIRST}\n${out_FIRST}\n--- ${SECOND}\n${out_SECOND}")
+endif()
+if(out_FIRST STREQUAL "")
+  message(FATAL_ERROR "${WHAT}: both programs printed nothing")
+endif()
+message(STATUS "${WHAT} are identical")
