@@ -6,4 +6,4 @@ SUDO=""
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
-  build-essential cmake ninja-build doctest-dev libeigen3-dev >/dev/null
+  build-essential cmake ninja-build pkg-config doctest-dev libeigen3-dev libopenblas-dev llvm-15-dev >/dev/null

@@ -1,10 +1,12 @@
 // bench_gemm: square float32 matmul C = A * B, nnvm's DSL-scheduled kernel (C emitter, JIT)
 // beside OpenBLAS (cblas_sgemm) and Eigen in the same run, at 1 and 2 threads.
 //
-//   bench_gemm                       n = 256 512 1000 1023 1024 2048, 7 reps, threads 1 and 2
+//   bench_gemm                       n = 256 512 1000 1023 1024 2048, threads 1 and 2
 //   bench_gemm --sizes 1024 --reps 11 --threads 1
+//                                    reps: 7 by default, more below n = 1024 (see reps_for)
 //   bench_gemm --tiling 6,32,16,128  rows, width, unroll_k, k_block of the nnvm schedule
 //   bench_gemm --quick               tiny sizes, 3 reps: what CI runs (checks, not speed)
+//   bench_gemm --show-ir ...         also print each nnvm kernel's loop nest
 //
 // Every rep runs each contender once (in a rotating order), so background noise hits all of
 // them alike; the table shows medians. Each contender's C is checked against OpenBLAS's; the
@@ -36,8 +38,9 @@ namespace {
 struct Options {
   std::vector<int64_t> sizes{256, 512, 1000, 1023, 1024, 2048};
   std::vector<int> threads{1, 2};
-  int reps = 7;
+  int reps = 0;  // 0: reps_for(n)
   bench::GemmTiling tiling;
+  bool show_ir = false;
 };
 
 std::vector<int64_t> parse_list(const std::string& s, const char* flag) {
@@ -53,6 +56,15 @@ std::vector<int64_t> parse_list(const std::string& s, const char* flag) {
   return out;
 }
 
+// Calls under ~10 ms are at the mercy of the other processes on the cores (the speed of both
+// OpenBLAS and nnvm at n = 512 flips between two levels from one call to the next on a shared
+// 2-core machine), so small sizes get more reps: about 7 * (1024 / n)^2, from 7 to 41.
+int reps_for(int64_t n, const Options& o) {
+  if (o.reps > 0) return o.reps;
+  double r = 7.0 * (1024.0 / double(n)) * (1024.0 / double(n));
+  return int(std::clamp(r, 7.0, 41.0));
+}
+
 Options parse(int argc, char** argv) {
   Options o;
   for (int a = 1; a < argc; ++a) {
@@ -64,6 +76,8 @@ Options parse(int argc, char** argv) {
     if (arg == "--quick") {
       o.sizes = {64, 100};  // 100: not a multiple of any tile size, so every tail path runs
       o.reps = 3;
+    } else if (arg == "--show-ir") {
+      o.show_ir = true;
     } else if (arg == "--sizes") {
       o.sizes = parse_list(value(), "--sizes");
     } else if (arg == "--reps") {
@@ -147,8 +161,8 @@ int main(int argc, char** argv) {
                              : "built WITHOUT OpenMP: single-threaded in every row (marked *)");
   std::printf("  nnvm     DSL schedule %s, packing stages inside the kernel, C emitter + system cc\n",
               bench::describe(opt.tiling).c_str());
-  std::printf("  env      OMP_WAIT_POLICY=%s OPENBLAS_THREAD_TIMEOUT=%s; %d reps per row, interleaved\n",
-              std::getenv("OMP_WAIT_POLICY"), std::getenv("OPENBLAS_THREAD_TIMEOUT"), opt.reps);
+  std::printf("  env      OMP_WAIT_POLICY=%s OPENBLAS_THREAD_TIMEOUT=%s; reps interleaved, medians shown\n",
+              std::getenv("OMP_WAIT_POLICY"), std::getenv("OPENBLAS_THREAD_TIMEOUT"));
 
   std::vector<nnvm::ir::LoweredFunc> fns;
   try {
@@ -157,6 +171,8 @@ int main(int argc, char** argv) {
     std::cerr << "bench_gemm: building the nnvm kernel failed: " << e.what() << "\n";
     return 1;
   }
+  if (opt.show_ir)
+    for (auto& fn : fns) std::printf("\n%s", nnvm::ir::to_string(fn).c_str());
   auto c0 = std::chrono::steady_clock::now();
   std::vector<nnvm::target::CKernel> kernels;
   try {
@@ -169,10 +185,9 @@ int main(int argc, char** argv) {
               std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count());
 
   const double tolerance = 1e-4;  // normwise; fp32 rounding at n = 2048 stays below ~1e-5
-  std::printf("%6s %3s | %9s | %9s %6s | %9s %6s | %9s %9s\n", "n", "thr", "OpenBLAS", "Eigen", "ratio", "nnvm",
-              "ratio", "err Eigen", "err nnvm");
-  std::printf("%6s %3s | %9s | %9s %6s | %9s %6s | %9s %9s\n", "", "", "GFLOP/s", "GFLOP/s", "vs OB", "GFLOP/s",
-              "vs OB", "(rel)", "(rel)");
+  const char* header = "%6s %3s %4s | %9s | %9s %6s | %9s %6s | %9s %9s\n";
+  std::printf(header, "n", "thr", "reps", "OpenBLAS", "Eigen", "ratio", "nnvm", "ratio", "err Eigen", "err nnvm");
+  std::printf(header, "", "", "", "GFLOP/s", "GFLOP/s", "vs OB", "GFLOP/s", "vs OB", "(rel)", "(rel)");
   int failures = 0;
   std::mt19937 rng(42);
   std::uniform_real_distribution<float> dist(-1, 1);
@@ -207,7 +222,8 @@ int main(int argc, char** argv) {
       };
       std::vector<double> ms[3];
       for (int who = 0; who < 3; ++who) run(who);  // warm-up: page faults, thread start-up, caches
-      for (int r = 0; r < opt.reps; ++r) {
+      const int reps = reps_for(n, opt);
+      for (int r = 0; r < reps; ++r) {
         for (int p = 0; p < 3; ++p) {
           int who = (p + r) % 3;
           auto t0 = std::chrono::steady_clock::now();
@@ -222,9 +238,9 @@ int main(int argc, char** argv) {
       double err_nnvm = max_rel_error(pc, c_blas.data(), count);
       bool ok_eigen = err_eigen <= tolerance, ok_nnvm = err_nnvm <= tolerance;
       failures += !ok_eigen + !ok_nnvm;
-      std::printf("%6lld %3d | %9.1f | %8.1f%s %6.2f | %9.1f %6.2f | %9.1e%s %8.1e%s\n", static_cast<long long>(n),
-                  threads, g[0], g[1], eigen_parallel || threads == 1 ? " " : "*", g[1] / g[0], g[2], g[2] / g[0],
-                  err_eigen, ok_eigen ? " " : "!", err_nnvm, ok_nnvm ? " " : "!");
+      std::printf("%6lld %3d %4d | %9.1f | %8.1f%s %6.2f | %9.1f %6.2f | %9.1e%s %8.1e%s\n",
+                  static_cast<long long>(n), threads, reps, g[0], g[1], eigen_parallel || threads == 1 ? " " : "*",
+                  g[1] / g[0], g[2], g[2] / g[0], err_eigen, ok_eigen ? " " : "!", err_nnvm, ok_nnvm ? " " : "!");
       std::fflush(stdout);
     }
   }

@@ -12,13 +12,16 @@
 // (rows unrolled, columns vectorized). M need not be a multiple of R: that split is partitioned
 // into full tiles and a serial tail.
 //
-// Why U products are written out in the body instead of unrolling a reduction loop: the C
-// emitter stores the accumulator to C after every reduction step (there is no cache_write yet to
-// keep it in registers), so each update of C should carry several multiply-adds.
+// Why U products are written out in the body instead of only unrolling a reduction loop: the
+// emitted C loads and stores C around every reduction step, and the C compiler cannot keep the
+// micro-tile in registers across steps, because it cannot prove that C does not alias Ap or Bp
+// (no cache_write yet, and the kernel's pointers are not restrict). So each update of C carries
+// U multiply-adds. unroll_k = 1 is the plain schedule (about half as fast today).
 #pragma once
 
 #include <nnvm/tensor.hpp>
 
+#include <algorithm>
 #include <string>
 
 namespace bench {
@@ -38,15 +41,14 @@ inline std::string describe(const GemmTiling& t) {
 inline nnvm::ir::LoweredFunc gemm_kernel(int64_t m, int64_t n, int64_t k, const GemmTiling& t,
                                          const std::string& name) {
   using namespace nnvm;
-  const int64_t W = t.width, U = t.unroll_k;
-  const int64_t n_pad = (n + W - 1) / W * W, k_pad = (k + U - 1) / U * U;
+  const int64_t R = t.rows, W = t.width, U = t.unroll_k;
+  const int64_t m_tiles = (m + R - 1) / R, n_pad = (n + W - 1) / W * W, k_pad = (k + U - 1) / U * U;
   auto A = placeholder<float>({ir::Expr(m), ir::Expr(k)}, "A");
   auto B = placeholder<float>({ir::Expr(k), ir::Expr(n)}, "B");
   auto Bp = compute(
       {ir::Expr(n_pad / W), ir::Expr(k_pad), ir::Expr(W)},
       [&](auto jb, auto kk, auto jj) { return select(jb * W + jj < n && kk < k, B(kk, jb * W + jj), 0.0f); }, "Bp",
       {"jb", "k", "jj"});
-  const int64_t R = t.rows, m_tiles = (m + R - 1) / R;
   auto Ap = compute(
       {ir::Expr(m_tiles), ir::Expr(k_pad), ir::Expr(R)},
       [&](auto ib, auto kk, auto ii) { return select(ib * R + ii < m && kk < k, A(ib * R + ii, kk), 0.0f); }, "Ap",
@@ -61,13 +63,14 @@ inline nnvm::ir::LoweredFunc gemm_kernel(int64_t m, int64_t n, int64_t k, const 
         return sum(acc, kb);
       },
       n_pad == n ? "C" : "Cp", {"i", "j"});
-  auto C = n_pad == n ? Cp : compute({ir::Expr(m), ir::Expr(n)}, [&](auto i, auto j) { return Cp(i, j); }, "C", {"i", "j"});
+  auto C = n_pad == n ? Cp
+                      : compute({ir::Expr(m), ir::Expr(n)}, [&](auto i, auto j) { return Cp(i, j); }, "C", {"i", "j"});
 
   auto sch = schedule::create_schedule(C);
   auto s = sch[Cp];
-  auto [io, ii] = s.split(s.axis(0), t.rows);
+  auto [io, ii] = s.split(s.axis(0), R);
   auto [jo, ji] = s.split(s.axis(1), W);
-  auto [ko, ki] = s.split(s.reduce_axis(0), t.k_block / U);
+  auto [ko, ki] = s.split(s.reduce_axis(0), std::min(t.k_block, k_pad) / U);
   s.reorder({ko, io, jo, ki, ii, ji});
   s.unroll(ii);
   s.vectorize(ji);

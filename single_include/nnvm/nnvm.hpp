@@ -5611,6 +5611,12 @@ inline void pass_down(const schedule::Stage& stage, RangeMap& ranges) {
   }
 }
 
+// Loops run from 0: the value of a leaf is its range's min plus its loop variable.
+inline Expr leaf_value(const IterVar& iv, const RangeMap& ranges) {
+  const Expr& mn = ranges.at(iv.get()).min;
+  return ir::is_const_int(mn, 0) ? Expr(iv.var()) : mn + iv.var();
+}
+
 // The value of every iter var of a stage (root axes included) given its leaves' values.
 inline Values pass_up(const schedule::Stage& stage, const RangeMap& ranges, Values value) {
   auto& rels = stage.node().relations;
@@ -5651,8 +5657,8 @@ inline ir::IntervalMap constant_ranges(const RangeMap& ranges, const schedule::S
     for (auto& iv : st.node().all_iter_vars) {
       auto it = ranges.find(iv.get());
       if (it == ranges.end()) continue;
-      const int64_t *mn = ir::as_const_int(it->second.min), *ex = ir::as_const_int(it->second.extent);
-      if (mn && ex) out[iv.var().get()] = ir::Interval{*mn, *mn + *ex - 1};
+      const int64_t* ex = ir::as_const_int(it->second.extent);
+      if (ex) out[iv.var().get()] = ir::Interval{0, *ex - 1};
     }
   return out;
 }
@@ -5663,17 +5669,14 @@ inline std::vector<ir::SymInterval> region_read(const schedule::Stage& consumer,
                                                 const RangeMap& ranges, const ir::IntervalMap& known) {
   const auto& leaves = consumer.leaf_iter_vars();
   ir::SymIntervalMap relaxed;
-  Values leaf_value;
+  Values leaf_values;
   bool inside = false;
   for (auto& iv : leaves) {
-    leaf_value[iv.get()] = iv.var();
-    if (inside) {
-      const ir::Range& r = ranges.at(iv.get());
-      relaxed[iv.var().get()] = {r.min, r.min + r.extent - 1};
-    }
+    leaf_values[iv.get()] = leaf_value(iv, ranges);
+    if (inside) relaxed[iv.var().get()] = {Expr(int64_t(0)), ranges.at(iv.get()).extent - 1};
     if (iv.same_as(at)) inside = true;
   }
-  Values value = pass_up(consumer, ranges, leaf_value);
+  Values value = pass_up(consumer, ranges, leaf_values);
   ir::VarMap root_sub;
   for (auto& iv : consumer.node().root_iter_vars) root_sub[iv.var()] = value.at(iv.get());
   std::vector<ir::SymInterval> region(producer->shape.size());
@@ -5750,7 +5753,8 @@ inline Bounds infer_bounds(const schedule::Schedule& sch, const BodyMap& bodies)
 NNVM_END_NAMESPACE
 // end nnvm/lower/infer_bounds.hpp
 // begin nnvm/lower/schedule_ops.hpp
-// Loop nest construction: turns each stage into loops over its leaf iter vars around a
+// Loop nest construction: turns each stage into loops over its leaf iter vars (each running
+// from 0; a leaf whose range starts elsewhere is offset where it is used) around a
 // ProducerStore of its body, puts the nests of stages computed at a consumer's loop at the top
 // of that loop, and wraps intermediate tensors in ProducerRealize where they are computed.
 // Requires: inlined bodies and bounds from infer_bounds. Ensures: a statement with
@@ -5843,6 +5847,7 @@ class StageNestBuilder {
       if (exact) continue;
       for (auto* r : roots.at(s->parent.get())) {
         guarded_.insert(r);
+        overshoot_.insert(r);
         ++overshooting_splits[r];
       }
     }
@@ -5880,7 +5885,7 @@ class StageNestBuilder {
     Values value;
     for (auto& iv : st_.leaf_iter_vars()) {
       auto f = ctx.fixed.find(iv.get());
-      value[iv.get()] = f != ctx.fixed.end() ? f->second : Expr(iv.var());
+      value[iv.get()] = f != ctx.fixed.end() ? f->second : leaf_value(iv, ranges_);
     }
     return pass_up(st_, ranges_, std::move(value));
   }
@@ -5897,10 +5902,12 @@ class StageNestBuilder {
   Expr root_condition(const ir::IterVarNode* root, const Values& value) const {
     const ir::Range& r = ranges_.at(root);
     const Expr& v = value.at(root);
+    Expr c = overshoot_.count(root) ? (v < r.min + r.extent) : Expr();
     auto e = edges_.find(root);
-    if (e == edges_.end()) return v < r.min + r.extent;
-    Expr c = conj(e->second.lower ? (v >= 0) : Expr(), e->second.upper.defined() ? (v < e->second.upper) : Expr());
-    return conj(c, v < r.min + r.extent);
+    if (e == edges_.end()) return c;
+    if (e->second.lower) c = conj(c, v >= 0);
+    if (e->second.upper.defined()) c = conj(c, v < e->second.upper);
+    return c;
   }
 
  private:
@@ -5952,7 +5959,6 @@ class StageNestBuilder {
     const IterVar& iv = leaves[pos];
     auto with_attachments = [&](Stmt inner, const Ctx& c) { return c.attachments ? attach_(iv, std::move(inner), c) : inner; };
     if (ctx.fixed.count(iv.get())) return with_attachments(build_at(leaves, pos + 1, ctx, make_body), ctx);
-    const ir::Range& r = ranges_.at(iv.get());
     auto* a = st_.attr(iv);
     ir::ForKind kind = a && !ctx.serial.count(iv.get()) ? a->kind : ir::ForKind::serial;
     if (kind == ir::ForKind::serial && ctx.auto_unroll > 0) {
@@ -5981,16 +5987,18 @@ class StageNestBuilder {
       return ir::Seq::make({main_loop, tail_body});
     }
     auto ext_it = ctx.extent.find(iv.get());
-    Expr extent = ext_it != ctx.extent.end() ? ext_it->second : r.extent;
+    Expr extent = ext_it != ctx.extent.end() ? ext_it->second : ranges_.at(iv.get()).extent;
     ctx.bound.insert(iv.get());
-    return ir::For::make(iv.var(), r.min, extent, kind, with_attachments(build_at(leaves, pos + 1, ctx, make_body), ctx), tag);
+    return ir::For::make(iv.var(), Expr(int64_t(0)), extent, kind,
+                         with_attachments(build_at(leaves, pos + 1, ctx, make_body), ctx), tag);
   }
 
   const schedule::Stage& st_;
   const RangeMap& ranges_;
   const std::unordered_map<const ir::IterVarNode*, EdgeGuard>& edges_;
   AttachFn attach_;
-  IterVarSet guarded_;
+  IterVarSet guarded_;    // roots needing any guard
+  IterVarSet overshoot_;  // roots a non-divisible split may push past their range
   std::unordered_map<const ir::IterVarNode*, std::vector<const ir::IterVarNode*>> leaves_of_root_;
   std::vector<Partition> partitions_;
 };
@@ -8748,6 +8756,16 @@ NNVM_END_NAMESPACE
 #include <sstream>
 #include <unordered_map>
 
+// begin nnvm/target/kernel_call.hpp
+// The host side of calling a compiled kernel through the kernel ABI (docs/lowered_ir.md), shared
+// by every JIT (C, LLVM) so that all validate arguments, lend workspace and threads, and report
+// failures the same way.
+
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <span>
+
 // begin nnvm/runtime/thread_pool.hpp
 // nnvm's one CPU parallel runtime: a small fixed pool of worker threads that compiled kernels
 // reach through the C ABI in kernel_abi.h (env->parallel_for), so generated code needs no OpenMP.
@@ -8926,6 +8944,61 @@ extern "C" inline int32_t nnvm_pool_parallel_for(void* pool, int64_t n, nnvm_par
 NNVM_BEGIN_NAMESPACE
 namespace target {
 
+namespace detail {
+
+// A 64-byte aligned scratch buffer per calling thread that only grows.
+inline void* thread_workspace(uint64_t bytes) {
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  thread_local std::unique_ptr<void, Free> buf;
+  thread_local uint64_t capacity = 0;
+  if (bytes == 0) return nullptr;
+  if (bytes > capacity) {
+    uint64_t cap = (std::max(bytes, capacity * 2) + 63) / 64 * 64;
+    buf.reset(std::aligned_alloc(64, size_t(cap)));
+    if (!buf) {
+      capacity = 0;
+      throw std::bad_alloc();
+    }
+    capacity = cap;
+  }
+  return buf.get();
+}
+
+}  // namespace detail
+
+// Runs `kernel` (compiled from `fn`) on `args`: bind_arguments checks them (a wrong buffer is a
+// UserError), the calling thread's workspace supplies name_workspace_bytes(sizes) bytes, and
+// parallel loops use the global pool with `num_threads` threads (0: the pool's count). A
+// non-zero status becomes a BackendError; `status_id` is the id for statuses other than a
+// thread pool failure (each back end names its own).
+inline void call_kernel(const ir::LoweredFunc& fn, nnvm_kernel_fn kernel, nnvm_workspace_bytes_fn workspace_bytes,
+                        std::span<const BufferView> args, int num_threads, const char* status_id) {
+  std::vector<int64_t> sizes = bind_arguments(fn, args);
+  std::vector<void*> data;
+  data.reserve(args.size());
+  for (auto& a : args) data.push_back(a.data);
+  uint64_t need = workspace_bytes(sizes.data());
+  void* ws = detail::thread_workspace(need);
+  runtime::PoolRef pool{&runtime::ThreadPool::global(), num_threads};
+  nnvm_kernel_env env{&pool, &nnvm_pool_parallel_for};
+  int32_t status = kernel(data.data(), sizes.data(), ws, need, &env);
+  if (status == NNVM_STATUS_OK) return;
+  if (status == NNVM_STATUS_RUNTIME_FAILURE)
+    throw BackendError("nnvm.runtime.parallel_failure",
+                       str_cat("kernel ", fn.name, ": the thread pool could not run a parallel loop"));
+  throw BackendError(status_id, str_cat("kernel ", fn.name, " returned status ", status,
+                                        status == NNVM_STATUS_WORKSPACE_TOO_SMALL ? " (workspace too small)" : ""));
+}
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/kernel_call.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
 struct CJitOptions {
   std::string compiler;                 // empty: $CC, else "cc"
   std::vector<std::string> extra_flags;  // appended after the default flags
@@ -9053,26 +9126,6 @@ inline std::shared_ptr<Library> compile_c(const std::string& source, const CJitO
   return lib;
 }
 
-// A 64-byte aligned scratch buffer per calling thread that only grows.
-inline void* thread_workspace(uint64_t bytes) {
-  struct Free {
-    void operator()(void* p) const { std::free(p); }
-  };
-  thread_local std::unique_ptr<void, Free> buf;
-  thread_local uint64_t capacity = 0;
-  if (bytes == 0) return nullptr;
-  if (bytes > capacity) {
-    uint64_t cap = (std::max(bytes, capacity * 2) + 63) / 64 * 64;
-    buf.reset(std::aligned_alloc(64, size_t(cap)));
-    if (!buf) {
-      capacity = 0;
-      throw std::bad_alloc();
-    }
-    capacity = cap;
-  }
-  return buf.get();
-}
-
 }  // namespace detail
 
 // A compiled kernel. Copies share the loaded library, which stays loaded while any exists.
@@ -9111,21 +9164,8 @@ class CKernel {
   // is a UserError). num_threads overrides the kernel's setting for this call when positive.
   void call(std::span<const BufferView> args, int num_threads = 0) const {
     check_defined();
-    std::vector<int64_t> sizes = bind_arguments(fn_, args);
-    std::vector<void*> data;
-    for (auto& a : args) data.push_back(a.data);
-    uint64_t need = workspace_bytes_(sizes.data());
-    void* ws = detail::thread_workspace(need);
-    runtime::PoolRef pool{&runtime::ThreadPool::global(), num_threads > 0 ? num_threads : num_threads_};
-    nnvm_kernel_env env{&pool, &nnvm_pool_parallel_for};
-    int32_t status = kernel_(data.data(), sizes.data(), ws, need, &env);
-    if (status == NNVM_STATUS_OK) return;
-    if (status == NNVM_STATUS_RUNTIME_FAILURE)
-      throw BackendError("nnvm.runtime.parallel_failure",
-                         str_cat("kernel ", fn_.name, ": the thread pool could not run a parallel loop"));
-    throw BackendError("nnvm.codegen.c.kernel_status",
-                       str_cat("kernel ", fn_.name, " returned status ", status,
-                               status == NNVM_STATUS_WORKSPACE_TOO_SMALL ? " (workspace too small)" : ""));
+    call_kernel(fn_, kernel_, workspace_bytes_, args, num_threads > 0 ? num_threads : num_threads_,
+                "nnvm.codegen.c.kernel_status");
   }
   void operator()(std::span<const BufferView> args) const { call(args); }
   // kernel(a, b, c) with NDArrays or BufferViews.

@@ -1,7 +1,7 @@
 // Every loop primitive on matmul, conv2d (NCHW), softmax, a reduction and an elementwise
 // chain: scheduled results equal a plain-loop reference through the interpreter and the C JIT.
 #include "support/pch.hpp"
-#include "support/schedule_harness.hpp"
+#include "support/op_cases.hpp"
 
 using namespace nnvm;
 using nnvm::ir::Expr;
@@ -12,25 +12,10 @@ using nnvm_test::ScheduleVariant;
 
 namespace {
 
-constexpr int64_t M = 37, K = 29, N = 45;  // odd on purpose: every split leaves a tail
-
-OpCase matmul_case() {
-  te::Tensor A = te::placeholder({M, K}, dtype::float32, "A");
-  te::Tensor B = te::placeholder({K, N}, dtype::float32, "B");
-  auto k = te::reduce_axis(K, "k");
-  te::Tensor C = te::compute({M, N}, [&](auto& v) { return te::sum(A(v[0], k.var()) * B(k.var(), v[1]), {k}); }, "C");
-  return {"matmul", {A, B}, C, [](const std::vector<NDArray>& in) {
-            auto a = in[0].values<float>(), b = in[1].values<float>();
-            std::vector<float> c(M * N, 0.0f);
-            for (int64_t i = 0; i < M; ++i)
-              for (int64_t j = 0; j < N; ++j) {
-                float acc = 0;
-                for (int64_t kk = 0; kk < K; ++kk) acc += a[i * K + kk] * b[kk * N + j];
-                c[i * N + j] = acc;
-              }
-            return c;
-          }};
-}
+// Odd sizes on purpose: every split leaves a tail.
+constexpr int64_t M = 37, K = 29, N = 45;
+constexpr int64_t BN = 2, CI = 3, H = 9, W = 11, CO = 5;
+constexpr int64_t SM = 7, SN = 33;
 
 std::vector<ScheduleVariant> matmul_variants(const te::Tensor& C) {
   return {
@@ -66,74 +51,6 @@ std::vector<ScheduleVariant> matmul_variants(const te::Tensor& C) {
          st.parallel(io);
        }},
   };
-}
-
-// conv2d NCHW, 3x3, stride 1, padding 1, via an explicit padding stage.
-constexpr int64_t BN = 2, CI = 3, H = 9, W = 11, CO = 5, R = 3;
-
-OpCase conv2d_case(te::Tensor& padded_out) {
-  te::Tensor X = te::placeholder({BN, CI, H, W}, dtype::float32, "X");
-  te::Tensor Wt = te::placeholder({CO, CI, R, R}, dtype::float32, "W");
-  te::Tensor P = te::compute(
-      {BN, CI, H + 2, W + 2},
-      [&](auto& v) {
-        Expr h = v[2] - 1, w = v[3] - 1;
-        Expr inside = h >= 0 && h < H && w >= 0 && w < W;
-        return ir::select(inside, X(v[0], v[1], h, w), 0.0f);
-      },
-      "P");
-  auto rc = te::reduce_axis(CI, "rc"), rh = te::reduce_axis(R, "rh"), rw = te::reduce_axis(R, "rw");
-  te::Tensor Y = te::compute(
-      {BN, CO, H, W},
-      [&](auto& v) {
-        return te::sum(P(v[0], rc.var(), v[2] + rh.var(), v[3] + rw.var()) * Wt(v[1], rc.var(), rh.var(), rw.var()),
-                       {rc, rh, rw});
-      },
-      "Y");
-  padded_out = P;
-  return {"conv2d", {X, Wt}, Y, [](const std::vector<NDArray>& in) {
-            auto x = in[0].values<float>(), w = in[1].values<float>();
-            std::vector<float> y(BN * CO * H * W, 0.0f);
-            for (int64_t n = 0; n < BN; ++n)
-              for (int64_t co = 0; co < CO; ++co)
-                for (int64_t oh = 0; oh < H; ++oh)
-                  for (int64_t ow = 0; ow < W; ++ow) {
-                    float acc = 0;
-                    for (int64_t ci = 0; ci < CI; ++ci)
-                      for (int64_t kh = 0; kh < R; ++kh)
-                        for (int64_t kw = 0; kw < R; ++kw) {
-                          int64_t ih = oh + kh - 1, iw = ow + kw - 1;
-                          if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
-                          acc += x[((n * CI + ci) * H + ih) * W + iw] * w[((co * CI + ci) * R + kh) * R + kw];
-                        }
-                    y[((n * CO + co) * H + oh) * W + ow] = acc;
-                  }
-            return y;
-          }};
-}
-
-constexpr int64_t SM = 7, SN = 33;
-
-OpCase softmax_case(std::vector<te::Tensor>& stages) {
-  te::Tensor X = te::placeholder({SM, SN}, dtype::float32, "X");
-  auto j1 = te::reduce_axis(SN, "j");
-  te::Tensor mx = te::compute({SM}, [&](auto& v) { return te::max_reduce(X(v[0], j1.var()), {j1}); }, "mx");
-  te::Tensor ex = te::compute({SM, SN}, [&](auto& v) { return ir::call(ir::CallOp::exp, X(v[0], v[1]) - mx(v[0])); }, "ex");
-  auto j2 = te::reduce_axis(SN, "j");
-  te::Tensor sm = te::compute({SM}, [&](auto& v) { return te::sum(ex(v[0], j2.var()), {j2}); }, "sm");
-  te::Tensor Y = te::compute({SM, SN}, [&](auto& v) { return ex(v[0], v[1]) / sm(v[0]); }, "Y");
-  stages = {mx, ex, sm, Y};
-  return {"softmax", {X}, Y, [](const std::vector<NDArray>& in) {
-            auto x = in[0].values<float>();
-            std::vector<float> y(SM * SN);
-            for (int64_t i = 0; i < SM; ++i) {
-              float m = -INFINITY, s = 0;
-              for (int64_t j = 0; j < SN; ++j) m = std::max(m, x[i * SN + j]);
-              for (int64_t j = 0; j < SN; ++j) s += std::exp(x[i * SN + j] - m);
-              for (int64_t j = 0; j < SN; ++j) y[i * SN + j] = std::exp(x[i * SN + j] - m) / s;
-            }
-            return y;
-          }};
 }
 
 constexpr int64_t RA = 5, RB = 13, RC = 17;
@@ -180,13 +97,13 @@ OpCase elementwise_case(te::Tensor& mid) {
 }  // namespace
 
 TEST_CASE("loop primitives on matmul") {
-  OpCase op = matmul_case();
+  OpCase op = nnvm_test::matmul_case(M, K, N);
   nnvm_test::check_schedules(op, matmul_variants(op.output));
 }
 
 TEST_CASE("loop primitives on conv2d NCHW with a padding stage") {
   te::Tensor P;
-  OpCase op = conv2d_case(P);
+  OpCase op = nnvm_test::conv2d_case({BN, CI, H, W, CO}, P);
   const te::Tensor& Y = op.output;
   nnvm_test::check_schedules(op, {
       {"default", [](Schedule&) {}},
@@ -216,7 +133,7 @@ TEST_CASE("loop primitives on conv2d NCHW with a padding stage") {
 
 TEST_CASE("loop primitives on softmax (four stages)") {
   std::vector<te::Tensor> st;
-  OpCase op = softmax_case(st);
+  OpCase op = nnvm_test::softmax_case(SM, SN, st);
   const te::Tensor &mx = st[0], &ex = st[1], &sm = st[2], &Y = st[3];
   nnvm_test::check_schedules(op, {
       {"default", [](Schedule&) {}},

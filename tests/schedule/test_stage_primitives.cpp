@@ -2,7 +2,7 @@
 // the auto-unroll pragma on matmul, conv2d, softmax and a blur-then-threshold pipeline:
 // scheduled results equal a plain-loop reference through the interpreter and the C JIT.
 #include "support/pch.hpp"
-#include "support/schedule_harness.hpp"
+#include "support/op_cases.hpp"
 
 using namespace nnvm;
 using nnvm::ir::Expr;
@@ -14,82 +14,9 @@ namespace {
 
 constexpr int64_t M = 21, K = 19, N = 35;
 
-OpCase matmul_case() {
-  te::Tensor A = te::placeholder({M, K}, dtype::float32, "A");
-  te::Tensor B = te::placeholder({K, N}, dtype::float32, "B");
-  auto k = te::reduce_axis(K, "k");
-  te::Tensor C = te::compute({M, N}, [&](auto& v) { return te::sum(A(v[0], k.var()) * B(k.var(), v[1]), {k}); }, "C");
-  return {"matmul", {A, B}, C, [](const std::vector<NDArray>& in) {
-            auto a = in[0].values<float>(), b = in[1].values<float>();
-            std::vector<float> c(M * N, 0.0f);
-            for (int64_t i = 0; i < M; ++i)
-              for (int64_t j = 0; j < N; ++j)
-                for (int64_t q = 0; q < K; ++q) c[i * N + j] += a[i * K + q] * b[q * N + j];
-            return c;
-          }};
-}
-
-constexpr int64_t BN = 1, CI = 3, H = 10, W = 9, CO = 4, R = 3;
-
-OpCase conv2d_case(te::Tensor& padded) {
-  te::Tensor X = te::placeholder({BN, CI, H, W}, dtype::float32, "X");
-  te::Tensor Wt = te::placeholder({CO, CI, R, R}, dtype::float32, "W");
-  padded = te::compute(
-      {BN, CI, H + 2, W + 2},
-      [&](auto& v) {
-        Expr h = v[2] - 1, w = v[3] - 1;
-        return ir::select(h >= 0 && h < H && w >= 0 && w < W, X(v[0], v[1], h, w), 0.0f);
-      },
-      "P");
-  te::Tensor& P = padded;
-  auto rc = te::reduce_axis(CI, "rc"), rh = te::reduce_axis(R, "rh"), rw = te::reduce_axis(R, "rw");
-  te::Tensor Y = te::compute(
-      {BN, CO, H, W},
-      [&](auto& v) {
-        return te::sum(P(v[0], rc.var(), v[2] + rh.var(), v[3] + rw.var()) * Wt(v[1], rc.var(), rh.var(), rw.var()),
-                       {rc, rh, rw});
-      },
-      "Y");
-  return {"conv2d", {X, Wt}, Y, [](const std::vector<NDArray>& in) {
-            auto x = in[0].values<float>(), w = in[1].values<float>();
-            std::vector<float> y(BN * CO * H * W, 0.0f);
-            for (int64_t co = 0; co < CO; ++co)
-              for (int64_t oh = 0; oh < H; ++oh)
-                for (int64_t ow = 0; ow < W; ++ow)
-                  for (int64_t ci = 0; ci < CI; ++ci)
-                    for (int64_t kh = 0; kh < R; ++kh)
-                      for (int64_t kw = 0; kw < R; ++kw) {
-                        int64_t ih = oh + kh - 1, iw = ow + kw - 1;
-                        if (ih >= 0 && ih < H && iw >= 0 && iw < W)
-                          y[(co * H + oh) * W + ow] += x[(ci * H + ih) * W + iw] * w[((co * CI + ci) * R + kh) * R + kw];
-                      }
-            return y;
-          }};
-}
+constexpr int64_t BN = 1, CI = 3, H = 10, W = 9, CO = 4;
 
 constexpr int64_t SM = 6, SN = 37;
-
-OpCase softmax_case(std::vector<te::Tensor>& st) {
-  te::Tensor X = te::placeholder({SM, SN}, dtype::float32, "X");
-  auto j1 = te::reduce_axis(SN, "j");
-  te::Tensor mx = te::compute({SM}, [&](auto& v) { return te::max_reduce(X(v[0], j1.var()), {j1}); }, "mx");
-  te::Tensor ex = te::compute({SM, SN}, [&](auto& v) { return ir::call(ir::CallOp::exp, X(v[0], v[1]) - mx(v[0])); }, "ex");
-  auto j2 = te::reduce_axis(SN, "j");
-  te::Tensor sm = te::compute({SM}, [&](auto& v) { return te::sum(ex(v[0], j2.var()), {j2}); }, "sm");
-  te::Tensor Y = te::compute({SM, SN}, [&](auto& v) { return ex(v[0], v[1]) / sm(v[0]); }, "Y");
-  st = {mx, ex, sm, Y};
-  return {"softmax", {X}, Y, [](const std::vector<NDArray>& in) {
-            auto x = in[0].values<float>();
-            std::vector<float> y(SM * SN);
-            for (int64_t i = 0; i < SM; ++i) {
-              float m = -INFINITY, s = 0;
-              for (int64_t j = 0; j < SN; ++j) m = std::max(m, x[i * SN + j]);
-              for (int64_t j = 0; j < SN; ++j) s += std::exp(x[i * SN + j] - m);
-              for (int64_t j = 0; j < SN; ++j) y[i * SN + j] = std::exp(x[i * SN + j] - m) / s;
-            }
-            return y;
-          }};
-}
 
 // blur_x then blur_y (3-tap box filters, valid region), then a threshold.
 constexpr int64_t BH = 17, BW = 23;
@@ -121,7 +48,7 @@ OpCase blur_case(std::vector<te::Tensor>& st) {
 }  // namespace
 
 TEST_CASE("stage primitives on matmul") {
-  OpCase op = matmul_case();
+  OpCase op = nnvm_test::matmul_case(M, K, N);
   const te::Tensor &A = op.inputs[0], &B = op.inputs[1], &C = op.output;
   nnvm_test::check_schedules(op, {
       {"cache_write_register_tile", [&](Schedule& s) {
@@ -168,7 +95,7 @@ TEST_CASE("stage primitives on matmul") {
 
 TEST_CASE("stage primitives on conv2d") {
   te::Tensor P;
-  OpCase op = conv2d_case(P);
+  OpCase op = nnvm_test::conv2d_case({BN, CI, H, W, CO}, P);
   const te::Tensor& Y = op.output;
   nnvm_test::check_schedules(op, {
       {"inline_padding", [&](Schedule& s) { s[P].compute_inline(); }},
@@ -195,7 +122,7 @@ TEST_CASE("stage primitives on conv2d") {
 
 TEST_CASE("stage primitives on softmax") {
   std::vector<te::Tensor> st;
-  OpCase op = softmax_case(st);
+  OpCase op = nnvm_test::softmax_case(SM, SN, st);
   const te::Tensor &mx = st[0], &ex = st[1], &sm = st[2], &Y = st[3];
   nnvm_test::check_schedules(op, {
       {"compute_at_rows", [&](Schedule& s) {

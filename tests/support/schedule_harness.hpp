@@ -1,12 +1,15 @@
 // Runs one operator under many schedules: every variant is lowered, run through the reference
-// interpreter and (all variants in one compiler call) the C JIT, and compared with an
-// independent reference computed by a plain loop in the test. The emitted C of every variant
-// must also pass the strict C99 warning flags.
+// interpreter, the C JIT (all variants in one compiler call) and, when built, the LLVM JIT, and
+// compared with an independent reference computed by a plain loop in the test. The emitted C of
+// every variant must also pass the strict C99 warning flags.
 #pragma once
 
 #include <functional>
 
 #include "support/check.hpp"
+#if NNVM_TEST_WITH_LLVM
+#include "nnvm/codegen/llvm_jit.hpp"
+#endif
 
 namespace nnvm_test {
 
@@ -59,6 +62,12 @@ inline void check_schedules(const OpCase& op, const std::vector<ScheduleVariant>
   auto kernels = nnvm::target::jit_c(fns);
   for (size_t v = 0; v < fns.size(); ++v)
     run(variants[v].name + " (C JIT)", [&](auto views) { kernels[v](views); });
+#if NNVM_TEST_WITH_LLVM
+  // Emitter parity: the LLVM back end runs every variant too (one module for all of them).
+  auto llvm_kernels = nnvm::codegen::jit_llvm(fns);
+  for (size_t v = 0; v < fns.size(); ++v)
+    run(variants[v].name + " (LLVM JIT)", [&](auto views) { llvm_kernels[v](views); });
+#endif
 }
 
 }  // namespace nnvm_test

@@ -55,6 +55,12 @@ inline void pass_down(const schedule::Stage& stage, RangeMap& ranges) {
   }
 }
 
+// Loops run from 0: the value of a leaf is its range's min plus its loop variable.
+inline Expr leaf_value(const IterVar& iv, const RangeMap& ranges) {
+  const Expr& mn = ranges.at(iv.get()).min;
+  return ir::is_const_int(mn, 0) ? Expr(iv.var()) : mn + iv.var();
+}
+
 // The value of every iter var of a stage (root axes included) given its leaves' values.
 inline Values pass_up(const schedule::Stage& stage, const RangeMap& ranges, Values value) {
   auto& rels = stage.node().relations;
@@ -95,8 +101,8 @@ inline ir::IntervalMap constant_ranges(const RangeMap& ranges, const schedule::S
     for (auto& iv : st.node().all_iter_vars) {
       auto it = ranges.find(iv.get());
       if (it == ranges.end()) continue;
-      const int64_t *mn = ir::as_const_int(it->second.min), *ex = ir::as_const_int(it->second.extent);
-      if (mn && ex) out[iv.var().get()] = ir::Interval{*mn, *mn + *ex - 1};
+      const int64_t* ex = ir::as_const_int(it->second.extent);
+      if (ex) out[iv.var().get()] = ir::Interval{0, *ex - 1};
     }
   return out;
 }
@@ -107,17 +113,14 @@ inline std::vector<ir::SymInterval> region_read(const schedule::Stage& consumer,
                                                 const RangeMap& ranges, const ir::IntervalMap& known) {
   const auto& leaves = consumer.leaf_iter_vars();
   ir::SymIntervalMap relaxed;
-  Values leaf_value;
+  Values leaf_values;
   bool inside = false;
   for (auto& iv : leaves) {
-    leaf_value[iv.get()] = iv.var();
-    if (inside) {
-      const ir::Range& r = ranges.at(iv.get());
-      relaxed[iv.var().get()] = {r.min, r.min + r.extent - 1};
-    }
+    leaf_values[iv.get()] = leaf_value(iv, ranges);
+    if (inside) relaxed[iv.var().get()] = {Expr(int64_t(0)), ranges.at(iv.get()).extent - 1};
     if (iv.same_as(at)) inside = true;
   }
-  Values value = pass_up(consumer, ranges, leaf_value);
+  Values value = pass_up(consumer, ranges, leaf_values);
   ir::VarMap root_sub;
   for (auto& iv : consumer.node().root_iter_vars) root_sub[iv.var()] = value.at(iv.get());
   std::vector<ir::SymInterval> region(producer->shape.size());

@@ -1,4 +1,5 @@
-// Loop nest construction: turns each stage into loops over its leaf iter vars around a
+// Loop nest construction: turns each stage into loops over its leaf iter vars (each running
+// from 0; a leaf whose range starts elsewhere is offset where it is used) around a
 // ProducerStore of its body, puts the nests of stages computed at a consumer's loop at the top
 // of that loop, and wraps intermediate tensors in ProducerRealize where they are computed.
 // Requires: inlined bodies and bounds from infer_bounds. Ensures: a statement with
@@ -93,6 +94,7 @@ class StageNestBuilder {
       if (exact) continue;
       for (auto* r : roots.at(s->parent.get())) {
         guarded_.insert(r);
+        overshoot_.insert(r);
         ++overshooting_splits[r];
       }
     }
@@ -130,7 +132,7 @@ class StageNestBuilder {
     Values value;
     for (auto& iv : st_.leaf_iter_vars()) {
       auto f = ctx.fixed.find(iv.get());
-      value[iv.get()] = f != ctx.fixed.end() ? f->second : Expr(iv.var());
+      value[iv.get()] = f != ctx.fixed.end() ? f->second : leaf_value(iv, ranges_);
     }
     return pass_up(st_, ranges_, std::move(value));
   }
@@ -147,10 +149,12 @@ class StageNestBuilder {
   Expr root_condition(const ir::IterVarNode* root, const Values& value) const {
     const ir::Range& r = ranges_.at(root);
     const Expr& v = value.at(root);
+    Expr c = overshoot_.count(root) ? (v < r.min + r.extent) : Expr();
     auto e = edges_.find(root);
-    if (e == edges_.end()) return v < r.min + r.extent;
-    Expr c = conj(e->second.lower ? (v >= 0) : Expr(), e->second.upper.defined() ? (v < e->second.upper) : Expr());
-    return conj(c, v < r.min + r.extent);
+    if (e == edges_.end()) return c;
+    if (e->second.lower) c = conj(c, v >= 0);
+    if (e->second.upper.defined()) c = conj(c, v < e->second.upper);
+    return c;
   }
 
  private:
@@ -202,7 +206,6 @@ class StageNestBuilder {
     const IterVar& iv = leaves[pos];
     auto with_attachments = [&](Stmt inner, const Ctx& c) { return c.attachments ? attach_(iv, std::move(inner), c) : inner; };
     if (ctx.fixed.count(iv.get())) return with_attachments(build_at(leaves, pos + 1, ctx, make_body), ctx);
-    const ir::Range& r = ranges_.at(iv.get());
     auto* a = st_.attr(iv);
     ir::ForKind kind = a && !ctx.serial.count(iv.get()) ? a->kind : ir::ForKind::serial;
     if (kind == ir::ForKind::serial && ctx.auto_unroll > 0) {
@@ -231,16 +234,18 @@ class StageNestBuilder {
       return ir::Seq::make({main_loop, tail_body});
     }
     auto ext_it = ctx.extent.find(iv.get());
-    Expr extent = ext_it != ctx.extent.end() ? ext_it->second : r.extent;
+    Expr extent = ext_it != ctx.extent.end() ? ext_it->second : ranges_.at(iv.get()).extent;
     ctx.bound.insert(iv.get());
-    return ir::For::make(iv.var(), r.min, extent, kind, with_attachments(build_at(leaves, pos + 1, ctx, make_body), ctx), tag);
+    return ir::For::make(iv.var(), Expr(int64_t(0)), extent, kind,
+                         with_attachments(build_at(leaves, pos + 1, ctx, make_body), ctx), tag);
   }
 
   const schedule::Stage& st_;
   const RangeMap& ranges_;
   const std::unordered_map<const ir::IterVarNode*, EdgeGuard>& edges_;
   AttachFn attach_;
-  IterVarSet guarded_;
+  IterVarSet guarded_;    // roots needing any guard
+  IterVarSet overshoot_;  // roots a non-divisible split may push past their range
   std::unordered_map<const ir::IterVarNode*, std::vector<const ir::IterVarNode*>> leaves_of_root_;
   std::vector<Partition> partitions_;
 };

@@ -24,9 +24,9 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "nnvm/runtime/thread_pool.hpp"
 #include "nnvm/target/arguments.hpp"
 #include "nnvm/target/c_emitter.hpp"
+#include "nnvm/target/kernel_call.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace target {
@@ -158,26 +158,6 @@ inline std::shared_ptr<Library> compile_c(const std::string& source, const CJitO
   return lib;
 }
 
-// A 64-byte aligned scratch buffer per calling thread that only grows.
-inline void* thread_workspace(uint64_t bytes) {
-  struct Free {
-    void operator()(void* p) const { std::free(p); }
-  };
-  thread_local std::unique_ptr<void, Free> buf;
-  thread_local uint64_t capacity = 0;
-  if (bytes == 0) return nullptr;
-  if (bytes > capacity) {
-    uint64_t cap = (std::max(bytes, capacity * 2) + 63) / 64 * 64;
-    buf.reset(std::aligned_alloc(64, size_t(cap)));
-    if (!buf) {
-      capacity = 0;
-      throw std::bad_alloc();
-    }
-    capacity = cap;
-  }
-  return buf.get();
-}
-
 }  // namespace detail
 
 // A compiled kernel. Copies share the loaded library, which stays loaded while any exists.
@@ -216,21 +196,8 @@ class CKernel {
   // is a UserError). num_threads overrides the kernel's setting for this call when positive.
   void call(std::span<const BufferView> args, int num_threads = 0) const {
     check_defined();
-    std::vector<int64_t> sizes = bind_arguments(fn_, args);
-    std::vector<void*> data;
-    for (auto& a : args) data.push_back(a.data);
-    uint64_t need = workspace_bytes_(sizes.data());
-    void* ws = detail::thread_workspace(need);
-    runtime::PoolRef pool{&runtime::ThreadPool::global(), num_threads > 0 ? num_threads : num_threads_};
-    nnvm_kernel_env env{&pool, &nnvm_pool_parallel_for};
-    int32_t status = kernel_(data.data(), sizes.data(), ws, need, &env);
-    if (status == NNVM_STATUS_OK) return;
-    if (status == NNVM_STATUS_RUNTIME_FAILURE)
-      throw BackendError("nnvm.runtime.parallel_failure",
-                         str_cat("kernel ", fn_.name, ": the thread pool could not run a parallel loop"));
-    throw BackendError("nnvm.codegen.c.kernel_status",
-                       str_cat("kernel ", fn_.name, " returned status ", status,
-                               status == NNVM_STATUS_WORKSPACE_TOO_SMALL ? " (workspace too small)" : ""));
+    call_kernel(fn_, kernel_, workspace_bytes_, args, num_threads > 0 ? num_threads : num_threads_,
+                "nnvm.codegen.c.kernel_status");
   }
   void operator()(std::span<const BufferView> args) const { call(args); }
   // kernel(a, b, c) with NDArrays or BufferViews.

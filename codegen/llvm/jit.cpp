@@ -1,0 +1,258 @@
+// Optimizing, JIT-compiling and caching LLVM modules built by emitter.cpp, and LlvmKernel.
+#include <chrono>
+#include <mutex>
+#include <unordered_map>
+
+#include <llvm/ADT/StringMap.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/Host.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "compat.hpp"
+#include "emitter.hpp"
+#include "nnvm/codegen/llvm_jit.hpp"
+#include "nnvm/ir/printer.hpp"
+#include "nnvm/target/kernel_call.hpp"
+
+NNVM_BEGIN_NAMESPACE
+namespace codegen {
+
+namespace detail {
+
+struct LlvmModule {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::string ir;  // optimized
+  double compile_ms = 0;
+  std::vector<std::string> symbols;
+  std::vector<std::pair<nnvm_kernel_fn, nnvm_workspace_bytes_fn>> entries;
+};
+
+namespace {
+
+std::string llvm_error(llvm::Error e) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << e;
+  return os.str();
+}
+
+template <class T>
+T check(llvm::Expected<T> v, const char* what) {
+  if (!v) throw BackendError("nnvm.codegen.llvm.jit", str_cat(what, ": ", llvm_error(v.takeError())));
+  return std::move(*v);
+}
+
+void init_llvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+// The target of `o`: the host CPU and its features unless a CPU is named.
+llvm::orc::JITTargetMachineBuilder machine_builder(const LlvmOptions& o) {
+  init_llvm();
+  llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(llvm::sys::getProcessTriple())};
+  std::string cpu = o.cpu, features = o.features;
+  if (cpu.empty()) {
+    cpu = llvm::sys::getHostCPUName().str();
+    if (features.empty()) {
+      llvm::StringMap<bool> host;
+      if (llvm::sys::getHostCPUFeatures(host))
+        for (auto& f : host) features += (features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
+    }
+  }
+  jtmb.setCPU(cpu);
+  if (!features.empty()) {
+    std::vector<std::string> list;
+    for (size_t start = 0; start <= features.size();) {
+      size_t end = features.find(',', start);
+      if (end == std::string::npos) end = features.size();
+      if (end > start) list.push_back(features.substr(start, end - start));
+      start = end + 1;
+    }
+    jtmb.addFeatures(list);
+  }
+  jtmb.setCodeGenOptLevel(nnvm_llvm_compat::codegen_level(o.opt_level));
+  return jtmb;
+}
+
+struct Built {
+  std::unique_ptr<llvm::LLVMContext> ctx;
+  std::unique_ptr<llvm::Module> module;
+  std::vector<std::string> symbols;
+};
+
+// Builds, verifies and (when asked) optimizes the module of `fns` for `tm`.
+Built build(const std::vector<ir::LoweredFunc>& fns, llvm::TargetMachine& tm, int opt_level, bool optimize) {
+  Built b;
+  b.ctx = std::make_unique<llvm::LLVMContext>();
+  b.module = std::make_unique<llvm::Module>("nnvm", *b.ctx);
+  b.module->setDataLayout(tm.createDataLayout());
+  b.module->setTargetTriple(tm.getTargetTriple().str());
+  b.symbols = build_module(*b.module, fns, tm.getTargetCPU().str(), tm.getTargetFeatureString().str());
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  if (llvm::verifyModule(*b.module, &os))
+    throw InternalError("nnvm.codegen.llvm.invalid_ir", "the LLVM emitter produced invalid IR: " + os.str());
+  if (optimize && opt_level > 0) {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb(&tm);
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::OptimizationLevel level = opt_level == 1 ? llvm::OptimizationLevel::O1
+                                    : opt_level == 2 ? llvm::OptimizationLevel::O2
+                                                     : llvm::OptimizationLevel::O3;
+    pb.buildPerModuleDefaultPipeline(level).run(*b.module, mam);
+  }
+  return b;
+}
+
+std::string print(const llvm::Module& m) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  m.print(os, nullptr);
+  return os.str();
+}
+
+uint64_t fnv1a64(const std::string& s, uint64_t h = 14695981039346656037ull) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::shared_ptr<LlvmModule> compile(const std::vector<ir::LoweredFunc>& fns, const LlvmOptions& o) {
+  auto start = std::chrono::steady_clock::now();
+  auto jtmb = machine_builder(o);
+  auto tm = check(jtmb.createTargetMachine(), "cannot create a target machine");
+  Built b = build(fns, *tm, o.opt_level, true);
+  auto mod = std::make_shared<LlvmModule>();
+  mod->ir = print(*b.module);
+  mod->symbols = b.symbols;
+  mod->jit = check(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create(), "cannot start LLJIT");
+  // libm and the half-precision conversion helpers come from the process.
+  mod->jit->getMainJITDylib().addGenerator(
+      check(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(mod->jit->getDataLayout().getGlobalPrefix()),
+            "cannot search the process for symbols"));
+  if (auto err = mod->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(b.module), std::move(b.ctx))))
+    throw BackendError("nnvm.codegen.llvm.jit", "cannot add the module to LLJIT: " + llvm_error(std::move(err)));
+  for (auto& s : mod->symbols) {
+    auto k = check(mod->jit->lookup(s), "cannot compile a kernel");
+    auto w = check(mod->jit->lookup(s + "_workspace_bytes"), "cannot compile a kernel");
+    mod->entries.emplace_back(reinterpret_cast<nnvm_kernel_fn>(nnvm_llvm_compat::symbol_address(k)),
+                              reinterpret_cast<nnvm_workspace_bytes_fn>(nnvm_llvm_compat::symbol_address(w)));
+  }
+  mod->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return mod;
+}
+
+}  // namespace
+}  // namespace detail
+
+LlvmKernel::LlvmKernel(std::shared_ptr<const detail::LlvmModule> module, ir::LoweredFunc fn, std::string symbol,
+                       nnvm_kernel_fn kernel, nnvm_workspace_bytes_fn workspace_bytes, int num_threads)
+    : module_(std::move(module)), fn_(std::move(fn)), symbol_(std::move(symbol)), kernel_(kernel),
+      workspace_bytes_(workspace_bytes), num_threads_(num_threads > 0 ? num_threads : 0) {}
+
+void LlvmKernel::check_defined() const {
+  if (!kernel_) throw UserError("nnvm.call.undefined_kernel", "called a default-constructed LlvmKernel");
+}
+const std::string& LlvmKernel::llvm_ir() const {
+  check_defined();
+  return module_->ir;
+}
+double LlvmKernel::compile_ms() const {
+  check_defined();
+  return module_->compile_ms;
+}
+uint64_t LlvmKernel::workspace_bytes(std::span<const int64_t> sizes) const {
+  check_defined();
+  if (sizes.size() != fn_.size_vars.size())
+    throw UserError("nnvm.call.size_count",
+                    str_cat("kernel ", fn_.name, " has ", fn_.size_vars.size(), " symbolic sizes, got ", sizes.size()));
+  return workspace_bytes_(sizes.data());
+}
+void LlvmKernel::call(std::span<const BufferView> args, int num_threads) const {
+  check_defined();
+  target::call_kernel(fn_, kernel_, workspace_bytes_, args, num_threads > 0 ? num_threads : num_threads_,
+                      "nnvm.codegen.llvm.kernel_status");
+}
+
+std::vector<LlvmKernel> jit_llvm(const std::vector<ir::LoweredFunc>& fns, const LlvmOptions& options) {
+  if (fns.empty()) return {};
+  std::string key = str_cat(options.cpu, "\n", options.features, "\n", options.opt_level, "\n");
+  for (auto& fn : fns) {
+    key += fn.name + "\n" + ir::to_string(fn);
+    for (auto& v : fn.size_vars) key += " " + v.name();
+    key += "\n";
+  }
+  uint64_t h = detail::fnv1a64(key);
+
+  static std::mutex mutex;
+  static std::unordered_map<uint64_t, std::shared_ptr<const detail::LlvmModule>> cache;
+  std::shared_ptr<const detail::LlvmModule> mod;
+  bool hit = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = cache.find(h); it != cache.end()) {
+      mod = it->second;
+      hit = true;
+    } else {
+      mod = detail::compile(fns, options);
+      cache.emplace(h, mod);
+    }
+  }
+  std::vector<LlvmKernel> out;
+  for (size_t i = 0; i < fns.size(); ++i) {
+    out.emplace_back(mod, fns[i], mod->symbols[i], mod->entries[i].first, mod->entries[i].second, options.num_threads);
+    out.back().from_cache_ = hit;
+  }
+  return out;
+}
+LlvmKernel jit_llvm(const ir::LoweredFunc& fn, const LlvmOptions& options) {
+  return std::move(jit_llvm(std::vector<ir::LoweredFunc>{fn}, options)[0]);
+}
+
+std::string emit_llvm_ir(const std::vector<ir::LoweredFunc>& fns, const LlvmOptions& options, bool optimized) {
+  auto tm = detail::check(detail::machine_builder(options).createTargetMachine(), "cannot create a target machine");
+  return detail::print(*detail::build(fns, *tm, options.opt_level, optimized).module);
+}
+std::string emit_llvm_ir(const ir::LoweredFunc& fn, const LlvmOptions& options, bool optimized) {
+  return emit_llvm_ir(std::vector<ir::LoweredFunc>{fn}, options, optimized);
+}
+
+std::string emit_asm(const std::vector<ir::LoweredFunc>& fns, const LlvmOptions& options) {
+  auto tm = detail::check(detail::machine_builder(options).createTargetMachine(), "cannot create a target machine");
+  auto built = detail::build(fns, *tm, options.opt_level, true);
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream os(text);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CGFT_AssemblyFile))
+    throw BackendError("nnvm.codegen.llvm.asm", "the target cannot emit assembly");
+  pm.run(*built.module);
+  return std::string(text.str());
+}
+std::string emit_asm(const ir::LoweredFunc& fn, const LlvmOptions& options) {
+  return emit_asm(std::vector<ir::LoweredFunc>{fn}, options);
+}
+
+}  // namespace codegen
+NNVM_END_NAMESPACE

@@ -1,0 +1,240 @@
+// Lesson 1: scheduling a matmul, one step at a time.
+//
+// The algorithm, C(i, j) = sum over k of A(i, k) * B(k, j), is written once. Each step below
+// only changes the *schedule*: the order, shape and kind of the loops that compute it. For
+// every step the program prints the loop nest the schedule produces, runs the kernel, checks
+// it against a plain C++ loop, and reports its time and speed-up against the previous step
+// and against the naive loop nest. Read it top to bottom with its output beside it.
+//
+//   ./01_matmul_schedule          n = 512
+//   ./01_matmul_schedule --quick  n = 128 (what CI runs)
+#include <nnvm/tensor.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <random>
+
+using namespace nnvm;
+using ir::MemoryScope;
+
+namespace {
+
+// One schedule step: what it does to the loops, why that is faster, and the code. `args` are
+// the kernel's arguments, inputs then output; the schedule starts from the output's default.
+struct Step {
+  std::string name;
+  std::string why;
+  std::vector<te::Tensor> args;
+  std::function<void(schedule::Schedule&)> apply;
+};
+
+// The loop nest as scheduled: the IR right after the `simplify` pass, which still shows each
+// loop's kind (vectorized, unrolled, parallel) before those loops are rewritten into vector
+// code and copies. LowerOptions::on_pass hands us every pass's IR; we keep this one.
+ir::LoweredFunc lower_step(const schedule::Schedule& s, const std::vector<te::Tensor>& args, const std::string& name,
+                           std::string& loop_nest) {
+  lower::LowerOptions options;
+  options.on_pass = [&](const std::string& pass, const ir::Stmt& ir) {
+    if (pass == "simplify") loop_nest = ir::to_string(ir);
+  };
+  return lower::lower(s, args, name, options);
+}
+
+// Median wall time of one call after a warm-up call, over at most `reps` calls or one second.
+double median_ms(const target::CKernel& kernel, std::vector<NDArray>& buffers, int reps) {
+  std::vector<BufferView> views(buffers.begin(), buffers.end());
+  kernel(views);
+  std::vector<double> ms;
+  double total = 0;
+  for (int r = 0; r < reps && (r == 0 || total < 1000.0); ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    kernel(views);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    total += ms.back();
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+// Lowers and compiles every step (one compiler call for all), then runs each in turn.
+// `buffers` are the kernel arguments; the last one is the output, compared with `want`
+// element by element: |got - want| <= atol + rtol * |want|. Returns the number of wrong steps.
+int run_lesson(const std::vector<Step>& steps, std::vector<NDArray>& buffers, const std::vector<double>& want,
+               double atol, double rtol, double gflop, int reps) {
+  std::vector<ir::LoweredFunc> fns;
+  std::vector<std::string> nests(steps.size());
+  for (size_t k = 0; k < steps.size(); ++k) {
+    schedule::Schedule s = schedule::create_schedule(steps[k].args.back());
+    steps[k].apply(s);
+    fns.push_back(lower_step(s, steps[k].args, "step" + std::to_string(k), nests[k]));
+  }
+  std::vector<target::CKernel> kernels = target::jit_c(fns);
+  int wrong = 0;
+  double first = 0, previous = 0;
+  for (size_t k = 0; k < steps.size(); ++k) {
+    std::cout << "\n== step " << k << ": " << steps[k].name << "\n" << steps[k].why << "\n\n"
+              << "schedule: " << fns[k].origin << "\n" << nests[k] << "\n";
+    auto out = buffers.back().values<float>();
+    std::fill(out.begin(), out.end(), NAN);  // an element the kernel skips shows as wrong
+    double ms = median_ms(kernels[k], buffers, reps);
+    double max_err = 0;
+    bool ok = true;
+    for (size_t e = 0; e < want.size(); ++e) {
+      double err = std::abs(double(out[e]) - want[e]);
+      if (!(err <= atol + rtol * std::abs(want[e]))) ok = false;  // NaN fails too
+      max_err = std::max(max_err, std::isnan(err) ? INFINITY : err);
+    }
+    wrong += !ok;
+    if (k == 0) first = previous = ms;
+    std::printf("time %.3f ms, %.2f GFLOP/s, x%.2f vs previous step, x%.2f vs naive; max |error| %.2g %s\n", ms,
+                gflop / (ms * 1e-3), previous / ms, first / ms, max_err, ok ? "(ok)" : "(WRONG)");
+    previous = ms;
+  }
+  return wrong;
+}
+
+template <int64_t n>
+int run(int reps) {
+  // The algorithm, with static extents: a shape mistake is a compile error.
+  auto A = placeholder<float, n, n>("A");
+  auto B = placeholder<float, n, n>("B");
+  auto k = reduce_axis<n>("k");
+  auto C = compute<Shape<n, n>>([&](auto i, auto j) { return sum(A(i, k) * B(k, j), k); }, "C");
+
+  // The same product over B repacked into panels of 16 columns (one AVX-512 register, one
+  // 64-byte cache line): Bp(jo, k, ji) = B(k, jo * 16 + ji). Packing is a new *stage*, so it is
+  // written as a compute; the schedule of the product itself is unchanged by it.
+  constexpr int64_t P = 16;
+  auto Bp = compute<Shape<n / P, n, P>>([&](auto jo, auto kk, auto ji) { return B(kk, jo * P + ji); }, "Bp");
+  auto k2 = reduce_axis<n>("k");
+  auto Cp = compute<Shape<n, n>>([&](auto i, auto j) { return sum(A(i, k2) * Bp(j / P, k2, j % P), k2); }, "C");
+
+  std::vector<Step> steps = {
+      {"naive",
+       "The loops in the order the math is written: i, j, then k. The innermost loop reads\n"
+       "B(k, j) down a column, n floats apart, so every load touches a new cache line (and\n"
+       "every few loads a new page).",
+       {A, B, C}, [](schedule::Schedule&) {}},
+
+      {"tiled",
+       "Walk C in tiles of 32 rows x 16 columns, and inside a tile run k in blocks of 8 inside\n"
+       "each row. The 8 x 16 block of B a k block needs (8 cache lines) is reused by all 32 rows\n"
+       "while it sits in L1, and the row of C being summed stays put across the 8 products.",
+       {A, B, C},
+       [&](schedule::Schedule& s) {
+         auto c = s[C];
+         auto [io, jo, ii, ji] = c.tile(c.axis(0), c.axis(1), 32, P);
+         auto [ko, ki] = c.split(c.reduce_axis(0), 8);
+         c.reorder({io, jo, ko, ii, ki, ji});
+       }},
+
+      {"vectorized",
+       "The 16 columns of a tile become one vector: one load of B, one broadcast of A and one\n"
+       "fused multiply-add per k. Unrolling the 8 k's of a block leaves no loop overhead and\n"
+       "lets the compiler keep the C row in a register across them.",
+       {A, B, C},
+       [&](schedule::Schedule& s) {
+         auto c = s[C];
+         auto [io, jo, ii, ji] = c.tile(c.axis(0), c.axis(1), 32, P);
+         auto [ko, ki] = c.split(c.reduce_axis(0), 8);
+         c.reorder({io, jo, ko, ii, ki, ji});
+         c.vectorize(ji);
+         c.unroll(ki);
+       }},
+
+      {"parallel",
+       "Rows of tiles are independent: run them on the thread pool (all cores).",
+       {A, B, C},
+       [&](schedule::Schedule& s) {
+         auto c = s[C];
+         auto [io, jo, ii, ji] = c.tile(c.axis(0), c.axis(1), 32, P);
+         auto [ko, ki] = c.split(c.reduce_axis(0), 8);
+         c.reorder({io, jo, ko, ii, ki, ji});
+         c.vectorize(ji);
+         c.unroll(ki);
+         c.parallel(io);
+       }},
+
+      {"packed",
+       "Copy B once into panels Bp(jo, k, ji): the 16 columns a tile needs become one contiguous\n"
+       "n x 16 strip instead of n pieces of 64 bytes spread n * 4 bytes apart. The strip streams\n"
+       "through the hardware prefetcher, uses every byte of each cache line it loads and touches\n"
+       "few pages (few TLB misses). The copy is n^2 work against n^3 for the product.",
+       {A, B, Cp},
+       [&](schedule::Schedule& s) {
+         auto c = s[Cp];
+         auto [io, jo, ii, ji] = c.tile(c.axis(0), c.axis(1), 32, P);
+         auto [ko, ki] = c.split(c.reduce_axis(0), 8);
+         c.reorder({io, jo, ko, ii, ki, ji});
+         c.vectorize(ji);
+         c.unroll(ki);
+         c.parallel(io);
+         s[Bp].vectorize(s[Bp].axis(2));
+         s[Bp].parallel(s[Bp].axis(0));
+       }},
+
+      {"register tile",
+       "Until now every product loaded and stored its row of C. cache_write(C, local) makes a\n"
+       "small stage C.local that accumulates an 8 x 32 block of C (8 rows x 2 vectors = 16 of\n"
+       "the 32 AVX-512 registers) over all of k, then copies it out once. compute_at puts that\n"
+       "stage inside C's loop over 8-row blocks, so the block is all the storage it needs;\n"
+       "unrolling rows and vectors turns it into registers. Per k: 2 loads of Bp, 8 broadcasts\n"
+       "of A, 16 independent FMAs. The panel loop jo goes outside the row loop (and in parallel)\n"
+       "so the two 16-column panels a thread works on stay in its L2 while it walks all rows.",
+       {A, B, Cp},
+       [&](schedule::Schedule& s) {
+         te::Tensor CL = s.cache_write(Cp, MemoryScope::local);  // before other primitives on Cp
+         auto c = s[Cp];
+         auto [io, ii] = c.split(c.axis(0), 8);
+         auto [jo, ji] = c.split(c.axis(1), 2 * P);
+         c.reorder({jo, io, ii, ji});
+         c.vectorize(ji);
+         c.parallel(jo);
+         auto cl = s[CL];
+         cl.compute_at(c, io);
+         auto [jv, jl] = cl.split(cl.axis(1), P);
+         auto [ko, ki] = cl.split(cl.reduce_axis(0), 4);
+         cl.reorder({ko, ki, cl.axis(0), jv, jl});
+         cl.unroll(ki);
+         cl.unroll(cl.axis(0));
+         cl.unroll(jv);
+         cl.vectorize(jl);
+         s[Bp].vectorize(s[Bp].axis(2));
+         s[Bp].parallel(s[Bp].axis(0));
+       }},
+  };
+
+  std::vector<NDArray> buffers;  // A, B, C
+  for (int a = 0; a < 3; ++a) buffers.emplace_back(dtype::float32, std::vector<int64_t>{n, n});
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (int a = 0; a < 2; ++a)
+    for (auto& v : buffers[size_t(a)].values<float>()) v = dist(rng);
+  auto a = buffers[0].values<float>(), b = buffers[1].values<float>();
+  std::vector<double> want(size_t(n * n), 0.0);  // the plain loop, in double
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t kk = 0; kk < n; ++kk)
+      for (int64_t j = 0; j < n; ++j) want[size_t(i * n + j)] += double(a[size_t(i * n + kk)]) * b[size_t(kk * n + j)];
+
+  std::cout << "Lesson 1: C = A * B with n = " << n << " (float32)\n";
+  // Each of the n products rounds once in float: allow 1e-5 per term of the sum.
+  int wrong = run_lesson(steps, buffers, want, 1e-5 * double(n), 1e-3, 2.0 * double(n * n * n) * 1e-9, reps);
+  if (wrong) std::cout << "\n" << wrong << " step(s) computed a wrong result\n";
+  return wrong ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  try {
+    return quick ? run<128>(3) : run<512>(9);
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << "\n";
+    return 1;
+  }
+}
