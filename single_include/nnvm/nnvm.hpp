@@ -6607,6 +6607,17 @@ inline std::vector<int64_t> bind_arguments(const ir::LoweredFunc& fn, std::span<
       }
     }
   }
+  // Kernels take their buffers as restrict pointers: no two may share memory.
+  for (size_t a = 0; a < args.size(); ++a)
+    for (size_t b = a + 1; b < args.size(); ++b) {
+      auto lo_a = static_cast<const char*>(args[a].data), lo_b = static_cast<const char*>(args[b].data);
+      size_t na = args[a].nbytes(), nb = args[b].nbytes();
+      if (na && nb && lo_a < lo_b + nb && lo_b < lo_a + na)
+        throw UserError("nnvm.call.aliasing",
+                        str_cat("arguments ", a, " (", fn.params[a]->name, ") and ", b, " (", fn.params[b]->name,
+                                ") overlap in memory; a kernel's buffers must be distinct"),
+                        {"kernel " + fn.name});
+    }
   // Second pass: every extent must now evaluate and match.
   for (size_t a = 0; a < args.size(); ++a) {
     const ir::Buffer& p = fn.params[a];
@@ -8452,20 +8463,15 @@ class CEmitter : public CLikeEmitter {
       defs_ += s + "} " + sname + ";\n";
     }
 
-    // The outlined body, printed with the same names for everything it captures.
+    // The outlined body, printed with the same names for everything it captures. It takes the
+    // captured buffers as restrict parameters (they never overlap), which is what lets the C
+    // compiler keep accumulators in registers; a thin entry unpacks the closure into them.
     std::string saved = std::move(out_);
     int saved_indent = indent_;
     out_.clear();
     indent_ = 2;
     in_parallel_ = true;
     std::string closure = names_.fresh("closure"), begin = names_.fresh("begin"), end = names_.fresh("end");
-    if (fields.empty()) {
-      line("(void)" + closure + ";");
-    } else {
-      std::string c = names_.fresh("captured");
-      line(str_cat("const ", sname, "* ", c, " = (const ", sname, "*)", closure, ";"));
-      for (auto& [t, n] : fields) line(str_cat(t, " ", n, " = ", c, "->", n, ";"));
-    }
     if (ir::is_const_int(op->min, 0) && op->loop_var.dtype() == dtype::int64) {
       std::string v = bind_var(op->loop_var);
       line(str_cat("for (int64_t ", v, " = ", begin, "; ", v, " < ", end, "; ++", v, ") {"));
@@ -8480,8 +8486,20 @@ class CEmitter : public CLikeEmitter {
     line("}");
     unbind_var(op->loop_var);
     line("return NNVM_STATUS_OK;");
+    std::string params = str_cat("int64_t ", begin, ", int64_t ", end), call_args = str_cat(begin, ", ", end);
+    std::string c = names_.fresh("captured");
+    for (size_t f = 0; f < fields.size(); ++f) {
+      bool is_buffer = f < cap.buffers.size();
+      params += str_cat(", ", fields[f].first, is_buffer ? " restrict " : " ", fields[f].second);
+      call_args += str_cat(", ", c, "->", fields[f].second);
+    }
+    std::string body_fn = names_.fresh(fname + "_body");
+    module_names_.insert(body_fn);
+    defs_ += str_cat("static int32_t ", body_fn, "(", params, ") {\n", out_, "}\n");
     defs_ += str_cat("static int32_t ", fname, "(int64_t ", begin, ", int64_t ", end, ", void* ", closure, ") {\n",
-                     out_, "}\n");
+                     fields.empty() ? str_cat("  (void)", closure, ";\n")
+                                    : str_cat("  const ", sname, "* ", c, " = (const ", sname, "*)", closure, ";\n"),
+                     "  return ", body_fn, "(", call_args, ");\n}\n");
     out_ = std::move(saved);
     indent_ = saved_indent;
     in_parallel_ = false;
@@ -8691,16 +8709,17 @@ class CEmitter : public CLikeEmitter {
     reset_scopes();
     names_ = kernel_names;
 
-    // The kernel itself.
+    // The kernel body takes the arguments as restrict parameters (kernel arguments never
+    // overlap: bind_arguments checks it), so the C compiler may keep values in registers
+    // across stores; the exported entry point unpacks `args` into them.
     out_.clear();
-    bool any_param = false;
+    std::string params, call_args, unused;
     for (size_t i = 0; i < fn.params.size(); ++i) {
       const ir::Buffer& p = fn.params[i];
-      std::string name = bind_buffer(p);
-      if (!scan.used.count(p.get())) continue;
-      std::string t = pointer_type(p);
-      line(str_cat(t, " ", name, " = (", t, ")args[", i, "];"));
-      any_param = true;
+      std::string name = bind_buffer(p), t = pointer_type(p);
+      params += str_cat(t, " restrict ", name, ", ");
+      call_args += str_cat("(", t, ")args[", i, "], ");
+      if (!scan.used.count(p.get())) unused += str_cat("  (void)", name, ";\n");
     }
     n_sizes = bind_sizes(fn, [&](const ir::VarNode* v) { return scan.vars.count(v) || layout_vars.count(v); });
     total = emit_layout(fn, scan.workspace, true);
@@ -8709,15 +8728,17 @@ class CEmitter : public CLikeEmitter {
     emit_body(fn.body);
     line("return NNVM_STATUS_OK;");
 
-    std::string unused;
-    if (!any_param) unused += "  (void)args;\n";
     if (!n_sizes) unused += "  (void)sizes;\n";
     if (total.empty()) unused += "  (void)workspace;\n  (void)workspace_bytes;\n";
     if (!uses_env_) unused += "  (void)env;\n";
-    return str_cat("// Kernel ", symbol, " (", comment_text(fn.origin), ")\n", defs_, ws, "int32_t ", symbol,
+    std::string body_fn = names_.fresh(symbol + "_body");
+    std::string entry_unused = fn.params.empty() ? "  (void)args;\n" : "";
+    return str_cat("// Kernel ", symbol, " (", comment_text(fn.origin), ")\n", defs_, ws, "static int32_t ", body_fn, "(",
+                   params, "const int64_t* sizes, void* workspace, uint64_t workspace_bytes, const nnvm_kernel_env* env) {\n",
+                   unused, out_, "}\n", "int32_t ", symbol,
                    "(void* const* args, const int64_t* sizes, void* workspace, uint64_t workspace_bytes, "
                    "const nnvm_kernel_env* env) {\n",
-                   unused, out_, "}\n");
+                   entry_unused, "  return ", body_fn, "(", call_args, "sizes, workspace, workspace_bytes, env);\n}\n");
   }
 };
 

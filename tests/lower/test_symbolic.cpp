@@ -66,3 +66,20 @@ TEST_CASE("an output extent that is an expression of symbolic sizes is checked a
     CHECK(e.id() == "nnvm.call.shape");
   }
 }
+
+TEST_CASE("overlapping argument buffers are rejected, since kernels treat them as restrict") {
+  te::Tensor X = te::placeholder({8}, dtype::float32, "X");
+  te::Tensor Y = te::compute({8}, [&](auto& v) { return X(v[0]) + 1.0f; }, "Y");
+  auto fn = lower::lower(schedule::create_schedule(Y), {X, Y}, "inc");
+  NDArray a(dtype::float32, {16});
+  BufferView first{a.raw(), dtype::float32, {8}}, shifted{a.data<float>() + 4, dtype::float32, {8}},
+      disjoint{a.data<float>() + 8, dtype::float32, {8}};
+  try {
+    target::interpret(fn, std::vector<BufferView>{first, shifted});
+    FAIL("expected nnvm.call.aliasing");
+  } catch (const UserError& e) {
+    CHECK(e.id() == "nnvm.call.aliasing");
+  }
+  target::interpret(fn, std::vector<BufferView>{first, disjoint});
+  for (int i = 0; i < 8; ++i) CHECK(a.values<float>()[size_t(8 + i)] == a.values<float>()[size_t(i)] + 1.0f);
+}

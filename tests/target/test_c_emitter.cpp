@@ -72,8 +72,9 @@ TEST_CASE("c_emitter: readable, deterministic output") {
   CHECK(contains(src, "for (int64_t i_outer = 0; i_outer < n; ++i_outer) {"));
   CHECK(contains(src, "for (int64_t i_outer_1 = 0; i_outer_1 < 1; ++i_outer_1) {"));
   CHECK(contains(src, "for (int64_t float_1 = 0;"));
-  CHECK(contains(src, "const float* X = (const float*)args[0];"));
-  CHECK(contains(src, "float* Y_out = (float*)args[1];"));
+  CHECK(contains(src, "static int32_t my_kernel_body(const float* restrict X, float* restrict Y_out, "
+                      "const int64_t* sizes, void* workspace, uint64_t workspace_bytes, const nnvm_kernel_env* env) {"));
+  CHECK(contains(src, "return my_kernel_body((const float*)args[0], (float*)args[1], sizes, workspace, workspace_bytes, env);"));
   CHECK(contains(src, "Y_out[i_outer] = X[i_outer + i_outer_1 + float_1] * 2.0f + 1.0f;"));
   CHECK(contains(src, "#ifndef NNVM_KERNEL_ABI_H"));
   CHECK(nnvm_test::strict_compile(src, "strict_readable") == "");

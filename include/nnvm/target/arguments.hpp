@@ -70,6 +70,17 @@ inline std::vector<int64_t> bind_arguments(const ir::LoweredFunc& fn, std::span<
       }
     }
   }
+  // Kernels take their buffers as restrict pointers: no two may share memory.
+  for (size_t a = 0; a < args.size(); ++a)
+    for (size_t b = a + 1; b < args.size(); ++b) {
+      auto lo_a = static_cast<const char*>(args[a].data), lo_b = static_cast<const char*>(args[b].data);
+      size_t na = args[a].nbytes(), nb = args[b].nbytes();
+      if (na && nb && lo_a < lo_b + nb && lo_b < lo_a + na)
+        throw UserError("nnvm.call.aliasing",
+                        str_cat("arguments ", a, " (", fn.params[a]->name, ") and ", b, " (", fn.params[b]->name,
+                                ") overlap in memory; a kernel's buffers must be distinct"),
+                        {"kernel " + fn.name});
+    }
   // Second pass: every extent must now evaluate and match.
   for (size_t a = 0; a < args.size(); ++a) {
     const ir::Buffer& p = fn.params[a];
