@@ -839,7 +839,6 @@ class Emitter {
     auto* pool_bb = llvm::BasicBlock::Create(ctx_, "parallel.pool", func_);
     auto* direct_bb = llvm::BasicBlock::Create(ctx_, "parallel.direct", func_);
     auto* done = llvm::BasicBlock::Create(ctx_, "parallel.done", func_);
-    llvm::BasicBlock* from_entry = b_.GetInsertBlock();
     b_.CreateCondBr(b_.CreateIsNull(env_), direct_bb, check_fn);
     b_.SetInsertPoint(check_fn);
     llvm::Value* pfor = b_.CreateLoad(ptr, b_.CreateStructGEP(env_type, env_, 1));
@@ -851,7 +850,6 @@ class Emitter {
     b_.SetInsertPoint(direct_bb);
     llvm::Value* st_direct = b_.CreateCall(body_type, body_fn, {b_.getInt64(0), extent, closure});
     b_.CreateBr(done);
-    (void)from_entry;
     b_.SetInsertPoint(done);
     auto* status = b_.CreatePHI(i32, 2, "status");
     status->addIncoming(st_pool, pool_bb);

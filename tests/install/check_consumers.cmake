@@ -1,0 +1,25 @@
+# Installs nnvm from BUILD_DIR into a scratch prefix, then builds and runs a consumer project
+# twice: with find_package(nnvm CONFIG) against the install, and with add_subdirectory.
+foreach(var SOURCE_DIR BUILD_DIR WORK_DIR GENERATOR)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "check_consumers.cmake needs -D${var}=...")
+  endif()
+endforeach()
+file(REMOVE_RECURSE ${WORK_DIR})
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+endfunction()
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
+set(consumer ${SOURCE_DIR}/tests/install/consumer)
+run(${CMAKE_COMMAND} -S ${consumer} -B ${WORK_DIR}/installed -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Debug
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/installed)
+run(${WORK_DIR}/installed/consumer)
+run(${CMAKE_COMMAND} -S ${consumer} -B ${WORK_DIR}/subdir -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Debug
+    -DNNVM_SOURCE_DIR=${SOURCE_DIR})
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/subdir)
+run(${WORK_DIR}/subdir/consumer)
+message(STATUS "find_package and add_subdirectory consumers built and ran")
