@@ -4,7 +4,7 @@
 //   bench_gemm                       n = 256 512 1000 1023 1024 2048, threads 1 and 2
 //   bench_gemm --sizes 1024 --reps 11 --threads 1
 //                                    reps: 7 by default, more below n = 1024 (see reps_for)
-//   bench_gemm --tiling 6,32,16,128  rows, width, unroll_k, k_block of the nnvm schedule
+//   bench_gemm --tiling 12,16,128    rows, width, k_block of the nnvm schedule
 //   bench_gemm --quick               tiny sizes, 3 reps: what CI runs (checks, not speed)
 //   bench_gemm --show-ir ...         also print each nnvm kernel's loop nest
 //
@@ -87,9 +87,9 @@ Options parse(int argc, char** argv) {
       for (auto t : parse_list(value(), "--threads")) o.threads.push_back(int(t));
     } else if (arg == "--tiling") {
       auto v = parse_list(value(), "--tiling");
-      if (v.size() != 4 || v[3] % v[2] != 0)
-        throw std::runtime_error("--tiling takes rows,width,unroll_k,k_block with k_block a multiple of unroll_k");
-      o.tiling = {v[0], v[1], v[2], v[3]};
+      if (v.size() != 3 || v[0] <= 0 || v[1] <= 0 || v[2] <= 0)
+        throw std::runtime_error("--tiling takes rows,width,k_block (positive integers)");
+      o.tiling = {v[0], v[1], v[2]};
     } else {
       throw std::runtime_error("unknown argument '" + arg + "' (see the comment at the top of bench_gemm.cpp)");
     }

@@ -1,22 +1,19 @@
 // The DSL matmul that bench_gemm measures: C[M, N] = A[M, K] * B[K, N], float32, row-major.
 //
 // Algorithm, as layout stages (computed at the root, inside the same kernel) plus one reduction:
-//   Bp(jb, k, jj) = B(k, jb*W + jj)         B in column panels W wide, zero padded to N', K'
-//   Ap(ib, k, ii) = A(ib*R + ii, k)         A in row panels R high, zero padded to M', K'
-//   Cp(i, j)      = sum over kb of  sum_{u<U} Ap(i/R, kb*U + u, i%R) * Bp(j/W, kb*U + u, j%W)
+//   Bp(jb, k, jj) = B(k, jb*W + jj)         B in column panels W wide, zero padded to N'
+//   Ap(ib, k, ii) = A(ib*R + ii, k)         A in row panels R high, zero padded to M'
+//   Cp(i, j)      = sum over k of Ap(i/R, k, i%R) * Bp(j/W, k, j%W)
 //   C(i, j)       = Cp(i, j)                only when N is not a multiple of W (Cp is N' wide)
 // Packing makes every micro-tile read contiguous memory (rows of A at a 4 KiB stride would
-// share L1 sets at n = 1024) and padding makes the k and column splits exact.
+// share L1 sets at n = 1024) and padding makes the column split exact.
 // Schedule of Cp: k blocks of k_block steps outermost (a K-block of Bp stays in L2), then the
 // parallel loop over row tiles, column tiles, the steps of the block, and the R x W micro-tile
 // (rows unrolled, columns vectorized). M need not be a multiple of R: that split is partitioned
 // into full tiles and a serial tail.
 //
-// Why U products are written out in the body instead of only unrolling a reduction loop: the
-// emitted C loads and stores C around every reduction step, and the C compiler cannot keep the
-// micro-tile in registers across steps, because it cannot prove that C does not alias Ap or Bp
-// (no cache_write yet, and the kernel's pointers are not restrict). So each update of C carries
-// U multiply-adds. unroll_k = 1 is the plain schedule (about half as fast today).
+// The micro-tile stays in registers across the k loop because kernel arguments are restrict
+// (see docs/lowered_ir.md); on AVX-512, 12 rows x 16 lanes (12 accumulators) measured best.
 #pragma once
 
 #include <nnvm/tensor.hpp>
@@ -27,41 +24,35 @@
 namespace bench {
 
 struct GemmTiling {
-  int64_t rows = 6;       // R: rows of C per micro-tile (unrolled loop)
-  int64_t width = 32;     // W: columns per micro-tile and packed panel width (vector lanes)
-  int64_t unroll_k = 16;  // U: multiply-adds per update of C, written out in the body
-  int64_t k_block = 128;  // reduction steps per cache block (a multiple of U)
+  int64_t rows = 12;      // R: rows of C per micro-tile (unrolled loop)
+  int64_t width = 16;     // W: columns per micro-tile and packed panel width (vector lanes)
+  int64_t k_block = 128;  // reduction steps per cache block
 };
 
 inline std::string describe(const GemmTiling& t) {
-  return nnvm::str_cat("rows=", t.rows, " width=", t.width, " unroll_k=", t.unroll_k, " k_block=", t.k_block);
+  return nnvm::str_cat("rows=", t.rows, " width=", t.width, " k_block=", t.k_block);
 }
 
 // The kernel matmul(A, B, C) for these sizes and tiling.
 inline nnvm::ir::LoweredFunc gemm_kernel(int64_t m, int64_t n, int64_t k, const GemmTiling& t,
                                          const std::string& name) {
   using namespace nnvm;
-  const int64_t R = t.rows, W = t.width, U = t.unroll_k;
-  const int64_t m_tiles = (m + R - 1) / R, n_pad = (n + W - 1) / W * W, k_pad = (k + U - 1) / U * U;
+  const int64_t R = t.rows, W = t.width;
+  const int64_t m_tiles = (m + R - 1) / R, n_pad = (n + W - 1) / W * W;
   auto A = placeholder<float>({ir::Expr(m), ir::Expr(k)}, "A");
   auto B = placeholder<float>({ir::Expr(k), ir::Expr(n)}, "B");
   auto Bp = compute(
-      {ir::Expr(n_pad / W), ir::Expr(k_pad), ir::Expr(W)},
-      [&](auto jb, auto kk, auto jj) { return select(jb * W + jj < n && kk < k, B(kk, jb * W + jj), 0.0f); }, "Bp",
+      {ir::Expr(n_pad / W), ir::Expr(k), ir::Expr(W)},
+      [&](auto jb, auto kk, auto jj) { return select(jb * W + jj < n, B(kk, jb * W + jj), 0.0f); }, "Bp",
       {"jb", "k", "jj"});
   auto Ap = compute(
-      {ir::Expr(m_tiles), ir::Expr(k_pad), ir::Expr(R)},
-      [&](auto ib, auto kk, auto ii) { return select(ib * R + ii < m && kk < k, A(ib * R + ii, kk), 0.0f); }, "Ap",
+      {ir::Expr(m_tiles), ir::Expr(k), ir::Expr(R)},
+      [&](auto ib, auto kk, auto ii) { return select(ib * R + ii < m, A(ib * R + ii, kk), 0.0f); }, "Ap",
       {"ib", "k", "ii"});
-  auto kb = reduce_axis(ir::Expr(k_pad / U), "kb");
+  auto kk = reduce_axis(ir::Expr(k), "k");
   auto Cp = compute(
       {ir::Expr(m), ir::Expr(n_pad)},
-      [&](auto i, auto j) {
-        auto term = [&](int64_t u) { return Ap(i / R, kb * U + u, i % R) * Bp(j / W, kb * U + u, j % W); };
-        dsl::Expr<float> acc = term(0);
-        for (int64_t u = 1; u < U; ++u) acc = acc + term(u);
-        return sum(acc, kb);
-      },
+      [&](auto i, auto j) { return sum(Ap(i / R, kk, i % R) * Bp(j / W, kk, j % W), kk); },
       n_pad == n ? "C" : "Cp", {"i", "j"});
   auto C = n_pad == n ? Cp
                       : compute({ir::Expr(m), ir::Expr(n)}, [&](auto i, auto j) { return Cp(i, j); }, "C", {"i", "j"});
@@ -70,7 +61,7 @@ inline nnvm::ir::LoweredFunc gemm_kernel(int64_t m, int64_t n, int64_t k, const 
   auto s = sch[Cp];
   auto [io, ii] = s.split(s.axis(0), R);
   auto [jo, ji] = s.split(s.axis(1), W);
-  auto [ko, ki] = s.split(s.reduce_axis(0), std::min(t.k_block, k_pad) / U);
+  auto [ko, ki] = s.split(s.reduce_axis(0), std::min(t.k_block, k));
   s.reorder({ko, io, jo, ki, ii, ji});
   s.unroll(ii);
   s.vectorize(ji);
