@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <iostream>
@@ -156,9 +157,10 @@ int run(int reps) {
        }},
 
       {"vectorized",
-       "The 32 columns of a tile become one vector of 32 floats (two AVX-512 registers): per k,\n"
-       "one load of B, one broadcast of A, one fused multiply-add. Unrolling the 8 k's of a\n"
-       "block removes the loop overhead and lets the compiler keep the C row in registers.",
+       "The 32 columns of a tile become one vector of 32 floats (the C compiler splits it into\n"
+       "register-sized pieces): per k, one load of B, one broadcast of A, one fused multiply-add.\n"
+       "Unrolling the 8 k's of a block removes the loop overhead and lets the compiler keep the\n"
+       "C row in registers across them.",
        {A, B, C},
        [&](schedule::Schedule& s) {
          auto c = s[C];
@@ -205,13 +207,13 @@ int run(int reps) {
        }},
 
       {"register tile",
-       "Until now every product loaded and stored its row of C. cache_write(C, local) makes a\n"
-       "stage C.local that accumulates an 8 x 32 block of C (8 rows x 2 vectors = 16 of the 32\n"
-       "AVX-512 registers) over all of k, then copies it out once. compute_at puts it inside\n"
-       "C's loop over 8-row blocks, so the block is all the storage it needs; unrolling rows\n"
-       "and vectors turns it into registers. Per k: 2 loads of Bp, 8 broadcasts of A, 16\n"
-       "independent FMAs. The panel loop jo goes outside the row loop (and in parallel), so\n"
-       "the panel a thread works on stays in its L2 while it walks all rows.",
+       "Until now each row of C was loaded and stored again for every block of k.\n"
+       "cache_write(C, local) makes a stage C.local that accumulates an 8 x 32 block of C (8 rows\n"
+       "x 2 vectors = 16 of the 32 AVX-512 registers) over all of k, then copies it out once.\n"
+       "compute_at puts it inside C's loop over 8-row blocks, so the block is all the storage it\n"
+       "needs; unrolling rows and vectors turns it into registers. Per k: 2 loads of Bp, 8\n"
+       "broadcasts of A, 16 independent FMAs. The panel loop jo goes outside the row loop (and\n"
+       "in parallel), so the panel a thread works on stays in its L2 while it walks all rows.",
        {A, B, Cp},
        [&](schedule::Schedule& s) {
          register_tile(s, Cp);
