@@ -139,7 +139,7 @@ TEST_CASE("attachments are checked when lowering") {
   te::Tensor V = te::compute({8}, [&](auto& v) { return T(v[0]) + U(v[0]); }, "V");
   {
     Schedule s = schedule::create_schedule(V);
-    s[T].compute_at(s[U], s[U].axis(0));  // V reads T as well
+    s[T].compute_at(s[U], s[U].axis(0));  // V reads T as well, outside U's loop
     expect_error("nnvm.schedule.compute_at_consumers", [&] { lower::lower(s, {X, V}, "f"); });
   }
   {

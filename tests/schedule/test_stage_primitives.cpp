@@ -74,6 +74,15 @@ TEST_CASE("stage primitives on matmul") {
          s[BB].compute_at(s[C], jo);
          s[BB].vectorize(s[BB].split(s[BB].axis(1), 4).second);
        }},
+      {"packed_panel_and_register_tile_at_jo", [&](Schedule& s) {
+         // B.global is read by C.local, which is itself computed inside C's jo loop.
+         te::Tensor BB = s.cache_read(B, MemoryScope::global, {C});
+         te::Tensor CL = s.cache_write(C, MemoryScope::local);
+         auto [jo, ji] = s[C].split(s[C].axis(1), 8);
+         s[CL].compute_at(s[C], jo);
+         s[BB].compute_at(s[C], jo);
+         s[CL].vectorize(s[CL].axis(1));
+       }},
       {"rfactor_inner", [&](Schedule& s) {
          auto [ko, ki] = s[C].split(s[C].reduce_axis(0), 4);
          te::Tensor CF = s.rfactor(C, ki);

@@ -8,6 +8,7 @@
 // proved, else the shape.
 #pragma once
 
+#include <optional>
 #include <unordered_map>
 
 #include "nnvm/ir/interval.hpp"
@@ -107,37 +108,63 @@ inline ir::IntervalMap constant_ranges(const RangeMap& ranges, const schedule::S
   return out;
 }
 
-// The region of `producer` that one iteration of `consumer`'s loop `at` reads.
-inline std::vector<ir::SymInterval> region_read(const schedule::Stage& consumer, const IterVar& at,
-                                                const te::TensorNode* producer, const Expr& consumer_body,
-                                                const RangeMap& ranges, const ir::IntervalMap& known) {
-  const auto& leaves = consumer.leaf_iter_vars();
-  ir::SymIntervalMap relaxed;
-  Values leaf_values;
-  bool inside = false;
-  for (auto& iv : leaves) {
-    leaf_values[iv.get()] = leaf_value(iv, ranges);
+// Every leaf loop of `stage` ranging over its whole extent (loops run from 0).
+inline void relax_leaves(const schedule::Stage& stage, const RangeMap& ranges, ir::SymIntervalMap& relaxed,
+                         const IterVar& after = IterVar()) {
+  bool inside = !after.defined();
+  for (auto& iv : stage.leaf_iter_vars()) {
     if (inside) relaxed[iv.var().get()] = {Expr(int64_t(0)), ranges.at(iv.get()).extent - 1};
-    if (iv.same_as(at)) inside = true;
+    if (after.defined() && iv.same_as(after)) inside = true;
   }
-  Values value = pass_up(consumer, ranges, leaf_values);
-  ir::VarMap root_sub;
-  for (auto& iv : consumer.node().root_iter_vars) root_sub[iv.var()] = value.at(iv.get());
-  std::vector<ir::SymInterval> region(producer->shape.size());
-  bool first = true;
-  for (auto* load : reads_of(consumer_body, producer)) {
-    for (size_t d = 0; d < region.size(); ++d) {
-      ir::SymInterval r = ir::eval_sym_interval(ir::substitute(load->indices[d], root_sub), relaxed, known);
-      if (first) {
-        region[d] = r;
-      } else {
-        region[d].min = region[d].min.defined() && r.min.defined() ? ir::min(region[d].min, r.min) : Expr();
-        region[d].max = region[d].max.defined() && r.max.defined() ? ir::max(region[d].max, r.max) : Expr();
-      }
+}
+
+inline void merge_into(std::vector<ir::SymInterval>& region, bool& first, const std::vector<ir::SymInterval>& r) {
+  for (size_t d = 0; d < region.size(); ++d) {
+    if (first) {
+      region[d] = r[d];
+    } else {
+      region[d].min = region[d].min.defined() && r[d].min.defined() ? ir::min(region[d].min, r[d].min) : Expr();
+      region[d].max = region[d].max.defined() && r[d].max.defined() ? ir::max(region[d].max, r[d].max) : Expr();
     }
-    first = false;
   }
-  return region;
+  first = false;
+}
+
+// The region of `producer` that `reader` reads while the loops in `relaxed` run over their
+// ranges (the loops of one iteration of the attach point).
+inline void add_region_read(std::vector<ir::SymInterval>& region, bool& first, const schedule::Stage& reader,
+                            const Expr& reader_body, const te::TensorNode* producer, const ir::SymIntervalMap& relaxed,
+                            const RangeMap& ranges, const ir::IntervalMap& known) {
+  Values leaf_values;
+  for (auto& iv : reader.leaf_iter_vars()) leaf_values[iv.get()] = leaf_value(iv, ranges);
+  Values value = pass_up(reader, ranges, leaf_values);
+  ir::VarMap root_sub;
+  for (auto& iv : reader.node().root_iter_vars) root_sub[iv.var()] = value.at(iv.get());
+  for (auto* load : reads_of(reader_body, producer)) {
+    std::vector<ir::SymInterval> r;
+    for (auto& idx : load->indices) r.push_back(ir::eval_sym_interval(ir::substitute(idx, root_sub), relaxed, known));
+    merge_into(region, first, r);
+  }
+}
+
+// The stages between `reader` and `consumer` when `reader` is computed, directly or through
+// other attached stages, inside loop `at` of `consumer` (or at it); nullopt when it is not.
+inline std::optional<std::vector<schedule::Stage>> attach_chain(const schedule::Stage& reader,
+                                                                const schedule::Stage& consumer, const IterVar& at) {
+  std::vector<schedule::Stage> chain;
+  schedule::Stage cur = reader;
+  while (cur.node().attach == schedule::AttachKind::at) {
+    chain.push_back(cur);
+    schedule::Stage parent(cur.node().attach_stage.lock());
+    if (parent.same_as(consumer)) {
+      const auto& leaves = consumer.leaf_iter_vars();
+      auto pos = [&](const IterVar& iv) { return std::find_if(leaves.begin(), leaves.end(), [&](auto& l) { return l.same_as(iv); }); };
+      if (pos(cur.node().attach_iv) >= pos(at)) return chain;
+      return std::nullopt;
+    }
+    cur = parent;
+  }
+  return std::nullopt;
 }
 
 }  // namespace detail
@@ -160,16 +187,32 @@ inline Bounds infer_bounds(const schedule::Schedule& sch, const BodyMap& bodies)
       if (consumer.node().attach == schedule::AttachKind::inlined)
         throw UserError("nnvm.schedule.compute_at_inlined",
                         str_cat("stage ", st.name(), " is computed at a loop of ", consumer.name(), ", which is inlined"), st.ctx());
-      for (auto& other : stages) {
-        if (other.same_as(consumer) || other.node().attach == schedule::AttachKind::inlined) continue;
-        if (!detail::reads_of(bodies.at(&other.node()), st.tensor().get()).empty())
-          throw UserError("nnvm.schedule.compute_at_consumers",
-                          str_cat("stage ", st.name(), " is computed at a loop of ", consumer.name(), " but ", other.name(),
-                                  " reads it too; compute it at the root, or at a loop of its only reader"),
-                          st.ctx());
-      }
+      // Readers: the consumer, and stages computed inside the attach loop (they run after this
+      // stage's nest in each iteration). Any other reader would see a partial region.
       ir::IntervalMap known = detail::constant_ranges(b.ranges, sch);
-      auto region = detail::region_read(consumer, n.attach_iv, st.tensor().get(), bodies.at(&consumer.node()), b.ranges, known);
+      ir::SymIntervalMap consumer_relaxed;
+      detail::relax_leaves(consumer, b.ranges, consumer_relaxed, n.attach_iv);
+      std::vector<ir::SymInterval> region(n.axis.size());
+      bool first = true;
+      for (auto& reader : stages) {
+        if (reader.same_as(st) || reader.node().attach == schedule::AttachKind::inlined) continue;
+        const Expr& body = bodies.at(&reader.node());
+        if (detail::reads_of(body, st.tensor().get()).empty()) continue;
+        if (reader.same_as(consumer)) {
+          detail::add_region_read(region, first, reader, body, st.tensor().get(), consumer_relaxed, b.ranges, known);
+          continue;
+        }
+        auto chain = detail::attach_chain(reader, consumer, n.attach_iv);
+        if (!chain)
+          throw UserError("nnvm.schedule.compute_at_consumers",
+                          str_cat("stage ", st.name(), " is computed at loop ", n.attach_iv.name(), " of ", consumer.name(),
+                                  " but ", reader.name(), ", which runs outside that loop, reads it too; compute it at "
+                                  "the root, or at a loop that encloses all its readers"),
+                          st.ctx());
+        ir::SymIntervalMap relaxed = consumer_relaxed;
+        for (auto& c : *chain) detail::relax_leaves(c, b.ranges, relaxed);
+        detail::add_region_read(region, first, reader, body, st.tensor().get(), relaxed, b.ranges, known);
+      }
       for (size_t d = 0; d < n.axis.size(); ++d) {
         Expr lo = region[d].min, hi = region[d].max;
         if (!lo.defined() || !hi.defined()) continue;  // unbounded: compute the whole axis
