@@ -69,6 +69,16 @@ class Emitter {
   Emitter(llvm::Module& m, std::string cpu, std::string features)
       : ctx_(m.getContext()), mod_(m), b_(ctx_), cpu_(std::move(cpu)), features_(std::move(features)) {}
 
+  // Declares a kernel's two exported functions before any kernel is emitted, so no internal
+  // function of an earlier kernel can take (and LLVM rename) a later kernel's symbol.
+  void declare(const std::string& symbol) {
+    llvm::Type* ptr = ptr_type(ctx_);
+    new_function(llvm::FunctionType::get(b_.getInt64Ty(), {ptr}, false), symbol + "_workspace_bytes",
+                 llvm::GlobalValue::ExternalLinkage);
+    new_function(llvm::FunctionType::get(b_.getInt32Ty(), {ptr, ptr, ptr, b_.getInt64Ty(), ptr}, false), symbol,
+                 llvm::GlobalValue::ExternalLinkage);
+  }
+
   void emit_kernel(const ir::LoweredFunc& fn, const std::string& symbol) {
     fn_ = &fn;
     symbol_ = symbol;
@@ -83,43 +93,62 @@ class Emitter {
 
     llvm::Type* ptr = ptr_type(ctx_);
     llvm::Type* i64 = b_.getInt64Ty();
+    llvm::Type* i32 = b_.getInt32Ty();
 
     // symbol_workspace_bytes(sizes)
-    auto* ws_fn = new_function(llvm::FunctionType::get(i64, {ptr}, false), symbol + "_workspace_bytes",
-                               llvm::GlobalValue::ExternalLinkage);
-    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", ws_fn));
-    bind_sizes(ws_fn->getArg(0));
+    func_ = mod_.getFunction(symbol + "_workspace_bytes");
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", func_));
+    bind_sizes(func_->getArg(0));
     b_.CreateRet(layout(scan.workspace, nullptr));
     vars_.clear();
 
-    // The kernel itself.
-    llvm::Type* i32 = b_.getInt32Ty();
-    auto* kfn = new_function(llvm::FunctionType::get(i32, {ptr, ptr, ptr, i64, ptr}, false), symbol,
-                             llvm::GlobalValue::ExternalLinkage);
-    const char* arg_names[] = {"args", "sizes", "workspace", "workspace_bytes", "env"};
-    for (unsigned k = 0; k < 5; ++k) kfn->getArg(k)->setName(arg_names[k]);
-    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", kfn));
-    env_ = kfn->getArg(4);
-    for (size_t i = 0; i < fn.params.size(); ++i) {
-      llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(ptr, kfn->getArg(0), i);
-      llvm::Value* data = b_.CreateAlignedLoad(ptr, slot, llvm::Align(8), fn.params[i]->name);
-      buffers_[fn.params[i].get()].push_back(data);
+    // The kernel body takes the arguments as noalias parameters (kernel arguments never overlap:
+    // bind_arguments checks it), so LLVM may keep values in registers across stores, e.g. an
+    // accumulator in the output buffer; the exported entry point unpacks `args` into them.
+    std::vector<llvm::Type*> params(fn.params.size(), ptr);
+    params.insert(params.end(), {ptr, ptr, i64, ptr});
+    auto* body = new_function(llvm::FunctionType::get(i32, params, false), symbol + "_body",
+                              llvm::GlobalValue::InternalLinkage);
+    const size_t np = fn.params.size();
+    for (size_t i = 0; i < np; ++i) {
+      llvm::Argument* a = body->getArg(unsigned(i));
+      a->setName(fn.params[i]->name);
+      a->addAttr(llvm::Attribute::NoAlias);
+      buffers_[fn.params[i].get()].push_back(a);
     }
-    bind_sizes(kfn->getArg(1));
+    const char* arg_names[] = {"sizes", "workspace", "workspace_bytes", "env"};
+    for (unsigned k = 0; k < 4; ++k) body->getArg(unsigned(np) + k)->setName(arg_names[k]);
+    llvm::Argument* workspace = body->getArg(unsigned(np) + 1);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", body));
+    env_ = body->getArg(unsigned(np) + 3);
+    bind_sizes(body->getArg(unsigned(np)));
     if (!scan.workspace.empty()) {
       std::vector<llvm::Value*> offsets;
       llvm::Value* total = layout(scan.workspace, &offsets);
       for (size_t k = 0; k < offsets.size(); ++k)
-        workspace_offsets_[scan.workspace[k]] = b_.CreateInBoundsGEP(b_.getInt8Ty(), kfn->getArg(2), offsets[k]);
-      auto* small = llvm::BasicBlock::Create(ctx_, "workspace_too_small", kfn);
-      auto* ok = llvm::BasicBlock::Create(ctx_, "body", kfn);
-      b_.CreateCondBr(b_.CreateICmpULT(kfn->getArg(3), total), small, ok);
+        workspace_offsets_[scan.workspace[k]] = b_.CreateInBoundsGEP(b_.getInt8Ty(), workspace, offsets[k]);
+      auto* small = llvm::BasicBlock::Create(ctx_, "workspace_too_small", body);
+      auto* ok = llvm::BasicBlock::Create(ctx_, "body", body);
+      b_.CreateCondBr(b_.CreateICmpULT(body->getArg(unsigned(np) + 2), total), small, ok);
       b_.SetInsertPoint(small);
       b_.CreateRet(b_.getInt32(NNVM_STATUS_WORKSPACE_TOO_SMALL));
       b_.SetInsertPoint(ok);
     }
     stmt(fn.body);
     b_.CreateRet(b_.getInt32(NNVM_STATUS_OK));
+
+    // The kernel itself.
+    func_ = mod_.getFunction(symbol);
+    const char* entry_names[] = {"args", "sizes", "workspace", "workspace_bytes", "env"};
+    for (unsigned k = 0; k < 5; ++k) func_->getArg(k)->setName(entry_names[k]);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", func_));
+    std::vector<llvm::Value*> call_args;
+    for (size_t i = 0; i < np; ++i) {
+      llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(ptr, func_->getArg(0), i);
+      call_args.push_back(b_.CreateAlignedLoad(ptr, slot, llvm::Align(8), fn.params[i]->name));
+    }
+    for (unsigned k = 1; k < 5; ++k) call_args.push_back(func_->getArg(k));
+    b_.CreateRet(b_.CreateCall(body, call_args));
   }
 
  private:
@@ -803,21 +832,33 @@ class Emitter {
         b_.CreateStore(values[k], b_.CreateStructGEP(closure_type, closure, unsigned(k)));
     }
 
-    // The outlined body.
+    // The outlined body takes the captured buffers as noalias parameters (distinct buffers never
+    // overlap), so LLVM may keep values in registers across stores; a thin entry unpacks the
+    // closure into them.
     llvm::Function* outer = func_;
     llvm::IRBuilderBase::InsertPoint saved = b_.saveIP();
-    auto* body_fn = new_function(llvm::FunctionType::get(i32, {i64, i64, ptr}, false),
-                                 str_cat(symbol_, "_parallel_", parallel_count_++), llvm::GlobalValue::InternalLinkage);
-    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", body_fn));
+    std::string name = str_cat(symbol_, "_parallel_", parallel_count_++);
+    std::vector<llvm::Type*> params{i64, i64};
+    params.insert(params.end(), fields.begin(), fields.end());
+    auto* inner = new_function(llvm::FunctionType::get(i32, params, false), name + "_body",
+                               llvm::GlobalValue::InternalLinkage);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", inner));
     in_parallel_ = true;
     for (size_t k = 0; k < values.size(); ++k) {
-      llvm::Value* x = b_.CreateLoad(fields[k], b_.CreateStructGEP(closure_type, body_fn->getArg(2), unsigned(k)));
-      if (k < cap.vars.size()) vars_[cap.vars[k]].push_back(x);
-      else buffers_[cap.buffers[k - cap.vars.size()]].push_back(x);
+      llvm::Argument* x = inner->getArg(unsigned(k) + 2);
+      if (k < cap.vars.size()) {
+        x->setName(cap.vars[k]->name);
+        vars_[cap.vars[k]].push_back(x);
+      } else {
+        const ir::BufferNode* bnode = cap.buffers[k - cap.vars.size()];
+        x->setName(bnode->name);
+        x->addAttr(llvm::Attribute::NoAlias);
+        buffers_[bnode].push_back(x);
+      }
     }
     DataType vt = op->loop_var.dtype();
     llvm::Value* first = cast(expr(op->min), op->min.dtype(), dtype::int64);
-    serial_loop(ir::Var("iter"), body_fn->getArg(0), body_fn->getArg(1), [&](llvm::Value* it) {
+    serial_loop(ir::Var("iter"), inner->getArg(0), inner->getArg(1), [&](llvm::Value* it) {
       vars_[op->loop_var.get()].push_back(cast(b_.CreateAdd(first, it), dtype::int64, vt));
       stmt(op->body);
       vars_[op->loop_var.get()].pop_back();
@@ -828,6 +869,14 @@ class Emitter {
       else buffers_[cap.buffers[k - cap.vars.size()]].pop_back();
     }
     in_parallel_ = false;
+
+    auto* body_fn = new_function(llvm::FunctionType::get(i32, {i64, i64, ptr}, false), name,
+                                 llvm::GlobalValue::InternalLinkage);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", body_fn));
+    std::vector<llvm::Value*> inner_args{body_fn->getArg(0), body_fn->getArg(1)};
+    for (size_t k = 0; k < values.size(); ++k)
+      inner_args.push_back(b_.CreateLoad(fields[k], b_.CreateStructGEP(closure_type, body_fn->getArg(2), unsigned(k))));
+    b_.CreateRet(b_.CreateCall(inner, inner_args));
     func_ = outer;
     b_.restoreIP(saved);
 
@@ -886,6 +935,7 @@ std::vector<std::string> build_module(llvm::Module& m, const std::vector<ir::Low
     symbols.push_back(name);
   }
   Emitter e(m, cpu, features);
+  for (auto& s : symbols) e.declare(s);
   for (size_t i = 0; i < fns.size(); ++i) e.emit_kernel(fns[i], symbols[i]);
   return symbols;
 }
