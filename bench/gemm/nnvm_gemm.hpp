@@ -1,12 +1,12 @@
 // The DSL matmul that bench_gemm measures: C[M, N] = A[M, K] * B[K, N], float32, row-major.
 //
 // Algorithm, as layout stages (computed at the root, inside the same kernel) plus one reduction:
-//   Bp(jb, k, jj) = B(k, jb*W + jj)         B in column panels W wide, zero padded to N'
-//   Ap(ib, k, ii) = A(ib*R + ii, k)         A in row panels R high, zero padded to M'
+//   Bp(jb, k, jj) = B(k, jb*W + jj)         B in column panels W wide, zero padded to N', K'
+//   Ap(ib, k, ii) = A(ib*R + ii, k)         A in row panels R high, zero padded to M', K'
 //   Cp(i, j)      = sum over k of Ap(i/R, k, i%R) * Bp(j/W, k, j%W)
 //   C(i, j)       = Cp(i, j)                only when N is not a multiple of W (Cp is N' wide)
 // Packing makes every micro-tile read contiguous memory (rows of A at a 4 KiB stride would
-// share L1 sets at n = 1024) and padding makes the column split exact.
+// share L1 sets at n = 1024) and padding makes the k and column splits exact.
 // Schedule of Cp: k blocks of k_block steps outermost (a K-block of Bp stays in L2), then the
 // parallel loop over row tiles, column tiles, the steps of the block, and the R x W micro-tile
 // (rows unrolled, columns vectorized). M need not be a multiple of R: that split is partitioned
@@ -38,18 +38,21 @@ inline nnvm::ir::LoweredFunc gemm_kernel(int64_t m, int64_t n, int64_t k, const 
                                          const std::string& name) {
   using namespace nnvm;
   const int64_t R = t.rows, W = t.width;
+  // k is padded to whole cache blocks: a guarded tail inside the k loop would keep the C
+  // compiler from holding the micro-tile in registers (measured 0.2-0.4 of OpenBLAS at n = 1023).
+  const int64_t kb = std::min(t.k_block, k), k_pad = (k + kb - 1) / kb * kb;
   const int64_t m_tiles = (m + R - 1) / R, n_pad = (n + W - 1) / W * W;
   auto A = placeholder<float>({ir::Expr(m), ir::Expr(k)}, "A");
   auto B = placeholder<float>({ir::Expr(k), ir::Expr(n)}, "B");
   auto Bp = compute(
-      {ir::Expr(n_pad / W), ir::Expr(k), ir::Expr(W)},
-      [&](auto jb, auto kk, auto jj) { return select(jb * W + jj < n, B(kk, jb * W + jj), 0.0f); }, "Bp",
+      {ir::Expr(n_pad / W), ir::Expr(k_pad), ir::Expr(W)},
+      [&](auto jb, auto kk, auto jj) { return select(jb * W + jj < n && kk < k, B(kk, jb * W + jj), 0.0f); }, "Bp",
       {"jb", "k", "jj"});
   auto Ap = compute(
-      {ir::Expr(m_tiles), ir::Expr(k), ir::Expr(R)},
-      [&](auto ib, auto kk, auto ii) { return select(ib * R + ii < m, A(ib * R + ii, kk), 0.0f); }, "Ap",
+      {ir::Expr(m_tiles), ir::Expr(k_pad), ir::Expr(R)},
+      [&](auto ib, auto kk, auto ii) { return select(ib * R + ii < m && kk < k, A(ib * R + ii, kk), 0.0f); }, "Ap",
       {"ib", "k", "ii"});
-  auto kk = reduce_axis(ir::Expr(k), "k");
+  auto kk = reduce_axis(ir::Expr(k_pad), "k");
   auto Cp = compute(
       {ir::Expr(m), ir::Expr(n_pad)},
       [&](auto i, auto j) { return sum(Ap(i / R, kk, i % R) * Bp(j / W, kk, j % W), kk); },
@@ -61,7 +64,7 @@ inline nnvm::ir::LoweredFunc gemm_kernel(int64_t m, int64_t n, int64_t k, const 
   auto s = sch[Cp];
   auto [io, ii] = s.split(s.axis(0), R);
   auto [jo, ji] = s.split(s.axis(1), W);
-  auto [ko, ki] = s.split(s.reduce_axis(0), std::min(t.k_block, k));
+  auto [ko, ki] = s.split(s.reduce_axis(0), kb);
   s.reorder({ko, io, jo, ki, ii, ji});
   s.unroll(ii);
   s.vectorize(ji);
