@@ -914,10 +914,15 @@ class Emitter {
 
 }  // namespace
 
-std::vector<std::string> build_module(llvm::Module& m, const std::vector<ir::LoweredFunc>& fns,
-                                      const std::string& cpu, const std::string& features) {
-  // Symbols avoid each other and the C math library names the code may call.
+std::vector<std::string> kernel_symbols(const std::vector<ir::LoweredFunc>& fns) {
+  // Symbols avoid each other and the C math library names the code may call ...
   std::set<std::string> taken = {"fabs", "fabsf", "nearbyint", "nearbyintf", "memcpy", "memset", "memmove"};
+  // ... and C's keywords and `main`, so that an object file's C header compiles and links.
+  for (const char* word : {"auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+                           "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+                           "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+                           "union", "unsigned", "void", "volatile", "while", "main"})
+    taken.insert(word);
   for (int op = 0; op <= int(ir::CallOp::copysign); ++op) {
     taken.insert(ir::call_op_name(ir::CallOp(op)));
     taken.insert(std::string(ir::call_op_name(ir::CallOp(op))) + "f");
@@ -934,6 +939,12 @@ std::vector<std::string> build_module(llvm::Module& m, const std::vector<ir::Low
     taken.insert(name + "_workspace_bytes");
     symbols.push_back(name);
   }
+  return symbols;
+}
+
+std::vector<std::string> build_module(llvm::Module& m, const std::vector<ir::LoweredFunc>& fns,
+                                      const std::string& cpu, const std::string& features) {
+  std::vector<std::string> symbols = kernel_symbols(fns);
   Emitter e(m, cpu, features);
   for (auto& s : symbols) e.declare(s);
   for (size_t i = 0; i < fns.size(); ++i) e.emit_kernel(fns[i], symbols[i]);

@@ -11,6 +11,10 @@
 NNVM_BEGIN_NAMESPACE
 namespace codegen::detail {
 
+// Each kernel's exported symbol: the sanitized name, unique among `fns` and clear of the C
+// math library (the JIT, the object files and their C headers all use these).
+std::vector<std::string> kernel_symbols(const std::vector<ir::LoweredFunc>& fns);
+
 // Adds to `m` every kernel of `fns` with the kernel ABI (docs/lowered_ir.md): `symbol` and
 // `symbol_workspace_bytes`, plus internal outlined parallel bodies. Functions carry the given
 // target-cpu / target-features attributes. Returns each kernel's symbol (the sanitized name,

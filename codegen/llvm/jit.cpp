@@ -9,15 +9,13 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LegacyPassManager.h>
-#include <llvm/IR/Verifier.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include "compat.hpp"
-#include "emitter.hpp"
+#include "pipeline.hpp"
 #include "nnvm/codegen/llvm_jit.hpp"
 #include "nnvm/ir/printer.hpp"
 #include "nnvm/target/kernel_call.hpp"
@@ -36,19 +34,6 @@ struct LlvmModule {
 };
 
 namespace {
-
-std::string llvm_error(llvm::Error e) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << e;
-  return os.str();
-}
-
-template <class T>
-T check(llvm::Expected<T> v, const char* what) {
-  if (!v) throw BackendError("nnvm.codegen.llvm.jit", str_cat(what, ": ", llvm_error(v.takeError())));
-  return std::move(*v);
-}
 
 void init_llvm() {
   static std::once_flag once;
@@ -85,50 +70,6 @@ llvm::orc::JITTargetMachineBuilder machine_builder(const LlvmOptions& o) {
   }
   jtmb.setCodeGenOptLevel(nnvm_llvm_compat::codegen_level(o.opt_level));
   return jtmb;
-}
-
-struct Built {
-  std::unique_ptr<llvm::LLVMContext> ctx;
-  std::unique_ptr<llvm::Module> module;
-  std::vector<std::string> symbols;
-};
-
-// Builds, verifies and (when asked) optimizes the module of `fns` for `tm`.
-Built build(const std::vector<ir::LoweredFunc>& fns, llvm::TargetMachine& tm, int opt_level, bool optimize) {
-  Built b;
-  b.ctx = std::make_unique<llvm::LLVMContext>();
-  b.module = std::make_unique<llvm::Module>("nnvm", *b.ctx);
-  b.module->setDataLayout(tm.createDataLayout());
-  b.module->setTargetTriple(tm.getTargetTriple().str());
-  b.symbols = build_module(*b.module, fns, tm.getTargetCPU().str(), tm.getTargetFeatureString().str());
-  std::string problems;
-  llvm::raw_string_ostream os(problems);
-  if (llvm::verifyModule(*b.module, &os))
-    throw InternalError("nnvm.codegen.llvm.invalid_ir", "the LLVM emitter produced invalid IR: " + os.str());
-  if (optimize && opt_level > 0) {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder pb(&tm);
-    pb.registerModuleAnalyses(mam);
-    pb.registerCGSCCAnalyses(cgam);
-    pb.registerFunctionAnalyses(fam);
-    pb.registerLoopAnalyses(lam);
-    pb.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::OptimizationLevel level = opt_level == 1 ? llvm::OptimizationLevel::O1
-                                    : opt_level == 2 ? llvm::OptimizationLevel::O2
-                                                     : llvm::OptimizationLevel::O3;
-    pb.buildPerModuleDefaultPipeline(level).run(*b.module, mam);
-  }
-  return b;
-}
-
-std::string print(const llvm::Module& m) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  m.print(os, nullptr);
-  return os.str();
 }
 
 uint64_t fnv1a64(const std::string& s, uint64_t h = 14695981039346656037ull) {

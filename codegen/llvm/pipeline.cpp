@@ -1,0 +1,57 @@
+#include "pipeline.hpp"
+
+#include <llvm/IR/Verifier.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "emitter.hpp"
+
+NNVM_BEGIN_NAMESPACE
+namespace codegen::detail {
+
+std::string llvm_error(llvm::Error e) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << e;
+  return os.str();
+}
+
+Built build(const std::vector<ir::LoweredFunc>& fns, llvm::TargetMachine& tm, int opt_level, bool optimize) {
+  Built b;
+  b.ctx = std::make_unique<llvm::LLVMContext>();
+  b.module = std::make_unique<llvm::Module>("nnvm", *b.ctx);
+  b.module->setDataLayout(tm.createDataLayout());
+  b.module->setTargetTriple(tm.getTargetTriple().str());
+  b.symbols = build_module(*b.module, fns, tm.getTargetCPU().str(), tm.getTargetFeatureString().str());
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  if (llvm::verifyModule(*b.module, &os))
+    throw InternalError("nnvm.codegen.llvm.invalid_ir", "the LLVM emitter produced invalid IR: " + os.str());
+  if (optimize && opt_level > 0) {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb(&tm);
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::OptimizationLevel level = opt_level == 1 ? llvm::OptimizationLevel::O1
+                                    : opt_level == 2 ? llvm::OptimizationLevel::O2
+                                                     : llvm::OptimizationLevel::O3;
+    pb.buildPerModuleDefaultPipeline(level).run(*b.module, mam);
+  }
+  return b;
+}
+
+std::string print(const llvm::Module& m) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  m.print(os, nullptr);
+  return os.str();
+}
+
+}  // namespace codegen::detail
+NNVM_END_NAMESPACE
