@@ -2,8 +2,9 @@
 // shared library, dlopens it, and calls it through the kernel ABI (POSIX only).
 //
 // Compiled libraries are cached by an FNV-1a 64 hash of (source, flags, compiler command and its
-// --version) both on disk (NNVM_CACHE_DIR, else $XDG_CACHE_HOME/nnvm, else /tmp/nnvm-<uid>) and
-// in a process-wide map, so a kernel is compiled once per machine, not once per run.
+// --version, host CPU model and flags) both on disk (NNVM_CACHE_DIR, else $XDG_CACHE_HOME/nnvm,
+// else /tmp/nnvm-<uid>) and in a process-wide map, so a kernel is compiled once per machine,
+// not once per run.
 #pragma once
 
 #include <dlfcn.h>
@@ -111,6 +112,21 @@ struct Library {
   }
 };
 
+// What -march=native means on this machine: the CPU's model and feature flags (Linux), so a
+// cache directory shared between machines never hands one a library built for another.
+inline const std::string& host_cpu_identity() {
+  static const std::string id = [] {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line, model, flags;
+    while (std::getline(in, line) && (model.empty() || flags.empty())) {
+      if (model.empty() && line.rfind("model name", 0) == 0) model = line;
+      if (flags.empty() && (line.rfind("flags", 0) == 0 || line.rfind("Features", 0) == 0)) flags = line;
+    }
+    return model + "\n" + flags;
+  }();
+  return id;
+}
+
 // Compiles (or finds in the caches) the shared library for `source`.
 inline std::shared_ptr<Library> compile_c(const std::string& source, const CJitOptions& o) {
   std::string cc = o.compiler;
@@ -124,7 +140,7 @@ inline std::shared_ptr<Library> compile_c(const std::string& source, const CJitO
   std::lock_guard<std::mutex> lock(mutex);
   auto v = versions.find(cc);
   if (v == versions.end()) v = versions.emplace(cc, run_command(cc + " --version").second).first;
-  uint64_t h = fnv1a64(source + "\n" + flags + "\n" + cc + "\n" + v->second);
+  uint64_t h = fnv1a64(source + "\n" + flags + "\n" + cc + "\n" + v->second + "\n" + host_cpu_identity());
   if (auto it = loaded.find(h); it != loaded.end()) return it->second;
 
   std::string dir = cache_dir(o);
