@@ -6,4 +6,5 @@ SUDO=""
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
-  build-essential cmake ninja-build pkg-config doctest-dev libeigen3-dev libopenblas-dev llvm-15-dev >/dev/null
+  build-essential cmake ninja-build pkg-config doctest-dev libeigen3-dev libopenblas-dev llvm-15-dev \
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user >/dev/null

@@ -266,7 +266,7 @@ TEST_CASE("llvm aot: the scheduled kernels agree with a plain loop in the interp
 }
 
 TEST_CASE("llvm aot: an AArch64 object linked by the cross gcc runs under qemu-aarch64") {
-  for (const char* tool : {"aarch64-linux-gnu-gcc", "qemu-aarch64"})
+  for (std::string tool : {"aarch64-linux-gnu-gcc", "qemu-aarch64"})
     if (!have_tool(tool))
       FAIL(tool, " not found: the AArch64 object test needs gcc-aarch64-linux-gnu and qemu-user "
                  "(scripts/install_deps.sh installs them)");
