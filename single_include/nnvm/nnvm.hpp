@@ -9308,22 +9308,19 @@ NNVM_END_NAMESPACE
 // The built-in operators: one list, sorted by op name. Adding an op is one file, one include
 // and one line here.
 
-// begin nnvm/ops/elementwise/relu.hpp
-// relu(X) = max(X, 0), elementwise. ONNX Relu.
+// begin nnvm/ops/broadcast/binary.hpp
+// The arithmetic broadcast ops (ONNX Add, Sub, Mul, Div, Pow, Min, Max): each one named
+// definition over the shared broadcasting compute in broadcast.hpp. ONNX Min and Max take any
+// number of inputs; these take two (an importer folds longer lists pairwise).
 
-// begin nnvm/ops/op_def.hpp
-// The definition of one operator: everything nnvm knows about it, in one value. Built-in ops
-// and a user's own ops are the same kind of thing; the registry (registry.hpp) only stores them.
-//
-// Shape and dtype rules are not a separate function: `compute` checks its inputs and decides
-// the output shapes and dtypes as it builds the output tensors, and `infer_types` runs it on
-// placeholders. Building the compute is cheap (no lowering), and one function cannot drift
-// from another that restates its rules.
-//
-// Attribute names: an op that answers to an importer name uses that format's attribute names
-// (Gemm's transA, Softmax's axis), so an importer passes a node's attributes through unchanged.
+// begin nnvm/ops/broadcast/broadcast.hpp
+// Numpy/ONNX multidirectional broadcasting, shared by the binary broadcast ops: shapes are
+// aligned from the right, a missing leading axis counts as extent 1, and an extent of 1 stretches
+// to the other input's extent.
 
-#include <functional>
+// begin nnvm/ops/checks.hpp
+// Input checks shared by op computes. Each throws UserError naming the input and the rule, so an
+// op's compute states its shape rules in a few readable lines.
 
 // begin nnvm/ops/attrs.hpp
 // Operator attributes: the named, typed parameters of one use of an operator (Gemm's transB,
@@ -9440,6 +9437,77 @@ class Attrs {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/attrs.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// "nnvm.ops.input_shape" unless `t` has rank in [least, most].
+inline void check_rank(const te::Tensor& t, const char* input, size_t least, size_t most) {
+  if (t.rank() < least || t.rank() > most)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input ", input, " (tensor ", t.name(), ") has rank ", t.rank(), ", expected ",
+                            least == most ? str_cat(least) : str_cat(least, " to ", most)),
+                    {"input " + std::string(input)});
+}
+inline void check_rank(const te::Tensor& t, const char* input, size_t rank) { check_rank(t, input, rank, rank); }
+
+// "nnvm.ops.input_dtype" unless `t` holds float32 or float64 (types with arithmetic).
+inline void check_float(const te::Tensor& t, const char* input) {
+  DataType d = t.dtype();
+  if (!d.is_float() || d.is_storage_only() || !d.is_scalar())
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("input ", input, " (tensor ", t.name(), ") is ", d, ", expected float32 or float64"),
+                    {"input " + std::string(input)});
+}
+inline void check_same_dtype(const te::Tensor& a, const char* ia, const te::Tensor& b, const char* ib) {
+  if (a.dtype() != b.dtype())
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("inputs ", ia, " (", a.dtype(), ") and ", ib, " (", b.dtype(), ") must have the same dtype"),
+                    {"input " + std::string(ib)});
+}
+
+// True when two extents are equal for every binding of their symbolic sizes that nnvm can see:
+// equal constants or structurally equal expressions. Different size variables are not equal:
+// the graph layer gives one dimension one variable.
+inline bool same_extent(const ir::Expr& a, const ir::Expr& b) {
+  ir::Expr sa = ir::simplify(a), sb = ir::simplify(b);
+  auto *ca = ir::as_const_int(sa), *cb = ir::as_const_int(sb);
+  if (ca && cb) return *ca == *cb;
+  return ir::deep_equal(sa, sb);
+}
+// "nnvm.ops.input_shape" unless extents are the same_extent; `what` says which axes.
+inline void check_same_extent(const ir::Expr& a, const ir::Expr& b, const std::string& what) {
+  if (!same_extent(a, b))
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat(what, " must be equal, got ", ir::to_string(a), " and ", ir::to_string(b)));
+}
+
+// An axis attribute in [-rank, rank) as an index in [0, rank); "nnvm.ops.attr" otherwise.
+inline size_t normalize_axis(int64_t axis, size_t rank, const char* attr) {
+  int64_t r = int64_t(rank);
+  if (axis < -r || axis >= r)
+    throw UserError("nnvm.ops.attr", str_cat("attribute '", attr, "' is ", axis, " but must lie in [", -r, ", ", r, ")"),
+                    {"attribute " + std::string(attr)});
+  return size_t(axis < 0 ? axis + r : axis);
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/checks.hpp
+// begin nnvm/ops/op_def.hpp
+// The definition of one operator: everything nnvm knows about it, in one value. Built-in ops
+// and a user's own ops are the same kind of thing; the registry (registry.hpp) only stores them.
+//
+// Shape and dtype rules are not a separate function: `compute` checks its inputs and decides
+// the output shapes and dtypes as it builds the output tensors, and `infer_types` runs it on
+// placeholders. Building the compute is cheap (no lowering), and one function cannot drift
+// from another that restates its rules.
+//
+// Attribute names: an op that answers to an importer name uses that format's attribute names
+// (Gemm's transA, Softmax's axis), so an importer passes a node's attributes through unchanged.
+
+#include <functional>
+
 // begin nnvm/target/target.hpp
 // What code is generated for: the back-end kind and the few machine facts that default schedules
 // need. Deliberately small; back ends add fields when a schedule needs to know more.
@@ -9689,6 +9757,379 @@ NNVM_END_NAMESPACE
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
+namespace detail {
+inline std::string shape_string(const std::vector<ir::Expr>& s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + ir::to_string(s[i]);
+  return out + (s.size() == 1 ? ",)" : ")");
+}
+}  // namespace detail
+
+// The broadcast result shape. Symbolic extents combine only with 1 or with an extent shown equal
+// (same_extent): a size variable against 5 could be either, so it is refused rather than guessed.
+// Throws UserError "nnvm.ops.broadcast" naming both shapes and the (output, right-aligned) axis.
+inline std::vector<ir::Expr> broadcast_shape(const std::vector<ir::Expr>& a, const std::vector<ir::Expr>& b) {
+  size_t rank = std::max(a.size(), b.size());
+  std::vector<ir::Expr> out(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    size_t from_right = rank - d;
+    ir::Expr ea = from_right <= a.size() ? a[a.size() - from_right] : ir::Expr(int64_t(1));
+    ir::Expr eb = from_right <= b.size() ? b[b.size() - from_right] : ir::Expr(int64_t(1));
+    if (ir::is_const_int(ir::simplify(eb), 1) || same_extent(ea, eb)) out[d] = ea;
+    else if (ir::is_const_int(ir::simplify(ea), 1)) out[d] = eb;
+    else
+      throw UserError("nnvm.ops.broadcast",
+                      str_cat("cannot broadcast shapes ", detail::shape_string(a), " and ", detail::shape_string(b),
+                              ": axis ", d, " of the result has extents ", ir::to_string(ea), " and ",
+                              ir::to_string(eb), " (each must be 1 or equal to the other)"));
+  }
+  return out;
+}
+
+// The indices that read `t` at output position `v` of a broadcast of rank v.size(): t's axes
+// align with the last ones, and an extent-1 axis always reads index 0.
+inline std::vector<ir::Expr> broadcast_indices(const te::Tensor& t, const std::vector<ir::Var>& v) {
+  std::vector<ir::Expr> idx;
+  size_t skip = v.size() - t.rank();
+  for (size_t d = 0; d < t.rank(); ++d)
+    idx.push_back(ir::is_const_int(ir::simplify(t.shape()[d]), 1) ? ir::Expr(int64_t(0)) : ir::Expr(v[skip + d]));
+  return idx;
+}
+
+using BinaryFn = std::function<ir::Expr(const ir::Expr&, const ir::Expr&)>;
+
+// f(A, B) over the broadcast shape. Both inputs must share a dtype ("nnvm.ops.input_dtype");
+// `float_only` ops also reject integers; float16/bfloat16 compute in float32 and round back.
+inline te::Tensor broadcast_binary(const te::Tensor& a, const te::Tensor& b, const BinaryFn& f, bool float_only,
+                                   std::string name) {
+  DataType t = a.dtype();
+  if (t.is_bool() || t.is_handle() || !t.is_scalar() || (float_only && !t.is_float()))
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("input A (tensor ", a.name(), ") is ", t, ", expected ", float_only ? "a float" : "a number"),
+                    {"input A"});
+  check_same_dtype(a, "A", b, "B");
+  std::vector<ir::Expr> shape;
+  try {
+    shape = broadcast_shape(a.shape(), b.shape());
+  } catch (const UserError& e) {
+    throw UserError(e.id(), str_cat("inputs A (tensor ", a.name(), ") and B (tensor ", b.name(), "): ", e.message()),
+                    e.context());
+  }
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr x = a(broadcast_indices(a, v)), y = b(broadcast_indices(b, v));
+        if (!t.is_storage_only()) return f(x, y);
+        return ir::cast(t, f(ir::cast(dtype::float32, x), ir::cast(dtype::float32, y)));
+      },
+      std::move(name));
+}
+
+// The definition of a two-input broadcast op with the injective default schedule.
+inline OpDef broadcast_binary_def(std::string name, std::string importer_name, std::string doc, BinaryFn f,
+                                  bool float_only = false) {
+  std::string op = name;
+  return OpDef{
+      .name = std::move(name),
+      .importer_names = {std::move(importer_name)},
+      .input_names = {"A", "B"},
+      .pattern = OpPattern::broadcast,
+      .compute =
+          [op, f, float_only](const std::vector<te::Tensor>& in, const Attrs&) {
+            return std::vector<te::Tensor>{broadcast_binary(in[0], in[1], f, float_only, op)};
+          },
+      .default_schedule =
+          [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            require_cpu(t, op);
+            schedule_injective(s[out[0]], t);
+          },
+      .doc = std::move(doc),
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/broadcast/broadcast.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline OpDef add_def() {
+  return broadcast_binary_def("add", "onnx:Add", "A + B with broadcasting",
+                              [](const ir::Expr& a, const ir::Expr& b) { return a + b; });
+}
+inline OpDef div_def() {
+  return broadcast_binary_def("div", "onnx:Div", "A / B with broadcasting",
+                              [](const ir::Expr& a, const ir::Expr& b) { return a / b; });
+}
+inline OpDef max_def() {
+  return broadcast_binary_def("max", "onnx:Max", "max(A, B) with broadcasting",
+                              [](const ir::Expr& a, const ir::Expr& b) { return ir::max(a, b); });
+}
+inline OpDef min_def() {
+  return broadcast_binary_def("min", "onnx:Min", "min(A, B) with broadcasting",
+                              [](const ir::Expr& a, const ir::Expr& b) { return ir::min(a, b); });
+}
+inline OpDef mul_def() {
+  return broadcast_binary_def("mul", "onnx:Mul", "A * B with broadcasting",
+                              [](const ir::Expr& a, const ir::Expr& b) { return a * b; });
+}
+// Floats only: the exponent shares A's dtype (ONNX also allows a different one).
+inline OpDef pow_def() {
+  return broadcast_binary_def(
+      "pow", "onnx:Pow", "A ^ B with broadcasting (floats)",
+      [](const ir::Expr& a, const ir::Expr& b) { return ir::call(ir::CallOp::pow, a, b); }, /*float_only=*/true);
+}
+inline OpDef sub_def() {
+  return broadcast_binary_def("sub", "onnx:Sub", "A - B with broadcasting",
+                              [](const ir::Expr& a, const ir::Expr& b) { return a - b; });
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/broadcast/binary.hpp
+// begin nnvm/ops/elementwise/clip.hpp
+// clip(X) = min(max(X, min), max). ONNX Clip: the bounds are the optional inputs min and max
+// (opset 11 and later: tensors of one element, X's dtype) or, for older models, the float
+// attributes min and max. A bound given neither way does not clamp.
+
+// begin nnvm/ops/elementwise/unary.hpp
+// Unary elementwise ops that are one math call each (ONNX Exp, Log, Sqrt, ...). They differ only
+// in the scalar function, so one generator makes their definitions; each op is still one named
+// definition (exp_def, log_def, ...) in the sorted built-in list.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+using ScalarFn = std::function<ir::Expr(const ir::Expr&)>;
+
+// Applies `f` to every element of `x`. `float_only` ops reject integers and bool
+// ("nnvm.ops.input_dtype"); float16/bfloat16 (storage types) compute in float32 and round back.
+inline te::Tensor unary_elementwise(const te::Tensor& x, const ScalarFn& f, bool float_only, std::string name) {
+  DataType t = x.dtype();
+  bool number = !t.is_bool() && !t.is_handle();
+  if (!number || (float_only && !t.is_float()) || !t.is_scalar())
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("input X (tensor ", x.name(), ") is ", t, ", expected ", float_only ? "a float" : "a number"),
+                    {"input X"});
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr e = x(std::vector<ir::Expr>(v.begin(), v.end()));
+        if (!t.is_storage_only()) return f(e);
+        return ir::cast(t, f(ir::cast(dtype::float32, e)));
+      },
+      std::move(name));
+}
+
+// The definition of a one-input, one-output elementwise op with the injective default schedule.
+// `f` reads the attributes once per build, so per-use parameters (alpha) become constants.
+inline OpDef unary_def(std::string name, std::string importer_name, std::string doc,
+                       std::function<ScalarFn(const Attrs&)> make_f, bool float_only = true) {
+  std::string op = name;
+  return OpDef{
+      .name = std::move(name),
+      .importer_names = {std::move(importer_name)},
+      .input_names = {"X"},
+      .pattern = OpPattern::elementwise,
+      .compute =
+          [op, make_f, float_only](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{unary_elementwise(in[0], make_f(attrs), float_only, op)};
+          },
+      .default_schedule =
+          [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            require_cpu(t, op);
+            schedule_injective(s[out[0]], t);
+          },
+      .doc = std::move(doc),
+  };
+}
+
+// A definition whose scalar function is a single math intrinsic and takes no attributes.
+inline OpDef unary_call_def(std::string name, std::string importer_name, ir::CallOp call, std::string doc) {
+  return unary_def(std::move(name), std::move(importer_name), std::move(doc), [call](const Attrs&) -> ScalarFn {
+    return [call](const ir::Expr& e) { return ir::call(call, e); };
+  });
+}
+
+inline OpDef abs_def() {
+  return unary_def("abs", "onnx:Abs", "|X|, elementwise", [](const Attrs&) -> ScalarFn {
+    return [](const ir::Expr& e) { return ir::call(ir::CallOp::abs, e); };
+  }, /*float_only=*/false);
+}
+inline OpDef ceil_def() { return unary_call_def("ceil", "onnx:Ceil", ir::CallOp::ceil, "ceil(X), elementwise"); }
+inline OpDef cos_def() { return unary_call_def("cos", "onnx:Cos", ir::CallOp::cos, "cos(X), elementwise"); }
+inline OpDef erf_def() { return unary_call_def("erf", "onnx:Erf", ir::CallOp::erf, "erf(X), elementwise"); }
+inline OpDef exp_def() { return unary_call_def("exp", "onnx:Exp", ir::CallOp::exp, "e^X, elementwise"); }
+inline OpDef floor_def() { return unary_call_def("floor", "onnx:Floor", ir::CallOp::floor, "floor(X), elementwise"); }
+inline OpDef log_def() { return unary_call_def("log", "onnx:Log", ir::CallOp::log, "natural log of X, elementwise"); }
+inline OpDef neg_def() {
+  return unary_def("neg", "onnx:Neg", "-X, elementwise", [](const Attrs&) -> ScalarFn {
+    return [](const ir::Expr& e) { return -e; };
+  }, /*float_only=*/false);
+}
+inline OpDef reciprocal_def() {
+  return unary_def("reciprocal", "onnx:Reciprocal", "1 / X, elementwise", [](const Attrs&) -> ScalarFn {
+    return [](const ir::Expr& e) { return 1.0 / e; };
+  });
+}
+inline OpDef sigmoid_def() {
+  return unary_call_def("sigmoid", "onnx:Sigmoid", ir::CallOp::sigmoid, "1 / (1 + e^-X), elementwise");
+}
+inline OpDef sin_def() { return unary_call_def("sin", "onnx:Sin", ir::CallOp::sin, "sin(X), elementwise"); }
+inline OpDef sqrt_def() { return unary_call_def("sqrt", "onnx:Sqrt", ir::CallOp::sqrt, "sqrt(X), elementwise"); }
+inline OpDef tanh_def() { return unary_call_def("tanh", "onnx:Tanh", ir::CallOp::tanh, "tanh(X), elementwise"); }
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/elementwise/unary.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+namespace detail {
+// The one element of a bound input (rank 0, or every extent 1).
+inline ir::Expr clip_bound(const te::Tensor& x, const te::Tensor& b, const char* input) {
+  check_same_dtype(x, "input", b, input);
+  for (auto& e : b.shape())
+    if (!ir::is_const_int(ir::simplify(e), 1))
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("input ", input, " (tensor ", b.name(), ") must hold one element, its extent is ",
+                              ir::to_string(e)),
+                      {"input " + std::string(input)});
+  return b(std::vector<ir::Expr>(b.rank(), ir::Expr(int64_t(0))));
+}
+}  // namespace detail
+
+inline te::Tensor clip(const te::Tensor& x, const te::Tensor& lo, const te::Tensor& hi, const Attrs& attrs,
+                       std::string name = "clip") {
+  DataType t = x.dtype();
+  if (t.is_bool() || t.is_handle() || !t.is_scalar())
+    throw UserError("nnvm.ops.input_dtype", str_cat("input input (tensor ", x.name(), ") is ", t, ", expected a number"),
+                    {"input input"});
+  DataType ct = t.is_storage_only() ? dtype::float32 : t;
+  auto bound = [&](const te::Tensor& b, const char* which) -> ir::Expr {
+    if (b.defined()) return ir::cast(ct, detail::clip_bound(x, b, which));
+    if (attrs.has(which)) return ir::make_const(ct, attrs.get_float(which));
+    return {};
+  };
+  ir::Expr lo_e = bound(lo, "min"), hi_e = bound(hi, "max");
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr e = ir::cast(ct, x(std::vector<ir::Expr>(v.begin(), v.end())));
+        if (lo_e.defined()) e = ir::max(e, lo_e);
+        if (hi_e.defined()) e = ir::min(e, hi_e);
+        return ct == t ? e : ir::cast(t, e);
+      },
+      std::move(name));
+}
+
+inline OpDef clip_def() {
+  return OpDef{
+      .name = "clip",
+      .importer_names = {"onnx:Clip"},
+      .input_names = {"input", "min", "max"},
+      .optional_inputs = 2,
+      .pattern = OpPattern::elementwise,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            te::Tensor lo = in.size() > 1 ? in[1] : te::Tensor(), hi = in.size() > 2 ? in[2] : te::Tensor();
+            return std::vector<te::Tensor>{clip(in[0], lo, hi, attrs)};
+          },
+      .default_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            require_cpu(t, "clip");
+            schedule_injective(s[out[0]], t);
+          },
+      .doc = "min(max(input, min), max); bounds from the optional inputs min/max or the attributes min/max",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/elementwise/clip.hpp
+// begin nnvm/ops/elementwise/gelu.hpp
+// gelu(X) = 0.5 * X * (1 + erf(X / sqrt(2))). ONNX Gelu (opset 20): attribute approximate
+// "none" (default) or "tanh", which uses 0.5 * X * (1 + tanh(sqrt(2/pi) * (X + 0.044715 X^3))).
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline OpDef gelu_def() {
+  return unary_def("gelu", "onnx:Gelu", "0.5 * X * (1 + erf(X / sqrt(2))) (attribute approximate: none or tanh)",
+                   [](const Attrs& attrs) -> ScalarFn {
+                     std::string approximate = attrs.get_string("approximate", "none");
+                     if (approximate == "tanh")
+                       return [](const ir::Expr& e) {
+                         ir::Expr inner = (e + e * e * e * 0.044715) * 0.7978845608028654;  // sqrt(2/pi)
+                         return e * 0.5 * (ir::call(ir::CallOp::tanh, inner) + 1.0);
+                       };
+                     if (approximate != "none")
+                       throw UserError("nnvm.ops.attr",
+                                       str_cat("attribute 'approximate' is '", approximate, "' but must be none or tanh"),
+                                       {"attribute approximate"});
+                     return [](const ir::Expr& e) {
+                       return e * 0.5 * (ir::call(ir::CallOp::erf, e * 0.7071067811865476) + 1.0);  // 1/sqrt(2)
+                     };
+                   });
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/elementwise/gelu.hpp
+// begin nnvm/ops/elementwise/hard_sigmoid.hpp
+// hard_sigmoid(X) = max(0, min(1, alpha * X + beta)) (attributes alpha 0.2, beta 0.5).
+// ONNX HardSigmoid.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline OpDef hard_sigmoid_def() {
+  return unary_def("hard_sigmoid", "onnx:HardSigmoid",
+                   "max(0, min(1, alpha * X + beta)) (attributes alpha, default 0.2, and beta, default 0.5)",
+                   [](const Attrs& attrs) -> ScalarFn {
+                     double alpha = attrs.get_float("alpha", 0.2), beta = attrs.get_float("beta", 0.5);
+                     return [alpha, beta](const ir::Expr& e) {
+                       DataType t = e.dtype();
+                       return ir::max(ir::make_zero(t), ir::min(ir::make_const(t, 1.0), e * alpha + beta));
+                     };
+                   });
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/elementwise/hard_sigmoid.hpp
+// begin nnvm/ops/elementwise/leaky_relu.hpp
+// leaky_relu(X) = X for X >= 0, alpha * X otherwise (attribute alpha, default 0.01). ONNX LeakyRelu.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline OpDef leaky_relu_def() {
+  return unary_def("leaky_relu", "onnx:LeakyRelu", "X if X >= 0 else alpha * X (attribute alpha, default 0.01)",
+                   [](const Attrs& attrs) -> ScalarFn {
+                     double alpha = attrs.get_float("alpha", 0.01);
+                     return [alpha](const ir::Expr& e) {
+                       return ir::select(e >= 0.0, e, e * alpha);
+                     };
+                   });
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/elementwise/leaky_relu.hpp
+// begin nnvm/ops/elementwise/relu.hpp
+// relu(X) = max(X, 0), elementwise. ONNX Relu.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
 // Any numeric dtype; float16/bfloat16 (storage types) compute in float32 and round back.
 inline te::Tensor relu(const te::Tensor& x, std::string name = "relu") {
   DataType t = x.dtype();
@@ -9724,72 +10165,34 @@ inline OpDef relu_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/elementwise/relu.hpp
-// begin nnvm/ops/nn/dense.hpp
-// dense: Y = alpha * A' * B' + beta * C, the ONNX Gemm. A' is A (M x K) or, with transA, A's
-// transpose; B' likewise (K x N); the optional bias C broadcasts to (M, N) from the right
-// (shape (), (N), (1, N), (M, 1), (M, N), ...).
-
-// begin nnvm/ops/checks.hpp
-// Input checks shared by op computes. Each throws UserError naming the input and the rule, so an
-// op's compute states its shape rules in a few readable lines.
+// begin nnvm/ops/elementwise/softplus.hpp
+// softplus(X) = log(1 + e^X). ONNX Softplus.
 
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
-// "nnvm.ops.input_shape" unless `t` has rank in [least, most].
-inline void check_rank(const te::Tensor& t, const char* input, size_t least, size_t most) {
-  if (t.rank() < least || t.rank() > most)
-    throw UserError("nnvm.ops.input_shape",
-                    str_cat("input ", input, " (tensor ", t.name(), ") has rank ", t.rank(), ", expected ",
-                            least == most ? str_cat(least) : str_cat(least, " to ", most)),
-                    {"input " + std::string(input)});
-}
-inline void check_rank(const te::Tensor& t, const char* input, size_t rank) { check_rank(t, input, rank, rank); }
-
-// "nnvm.ops.input_dtype" unless `t` holds float32 or float64 (types with arithmetic).
-inline void check_float(const te::Tensor& t, const char* input) {
-  DataType d = t.dtype();
-  if (!d.is_float() || d.is_storage_only() || !d.is_scalar())
-    throw UserError("nnvm.ops.input_dtype",
-                    str_cat("input ", input, " (tensor ", t.name(), ") is ", d, ", expected float32 or float64"),
-                    {"input " + std::string(input)});
-}
-inline void check_same_dtype(const te::Tensor& a, const char* ia, const te::Tensor& b, const char* ib) {
-  if (a.dtype() != b.dtype())
-    throw UserError("nnvm.ops.input_dtype",
-                    str_cat("inputs ", ia, " (", a.dtype(), ") and ", ib, " (", b.dtype(), ") must have the same dtype"),
-                    {"input " + std::string(ib)});
-}
-
-// True when two extents are equal for every binding of their symbolic sizes that nnvm can see:
-// equal constants or structurally equal expressions. Different size variables are not equal:
-// the graph layer gives one dimension one variable.
-inline bool same_extent(const ir::Expr& a, const ir::Expr& b) {
-  ir::Expr sa = ir::simplify(a), sb = ir::simplify(b);
-  auto *ca = ir::as_const_int(sa), *cb = ir::as_const_int(sb);
-  if (ca && cb) return *ca == *cb;
-  return ir::deep_equal(sa, sb);
-}
-// "nnvm.ops.input_shape" unless extents are the same_extent; `what` says which axes.
-inline void check_same_extent(const ir::Expr& a, const ir::Expr& b, const std::string& what) {
-  if (!same_extent(a, b))
-    throw UserError("nnvm.ops.input_shape",
-                    str_cat(what, " must be equal, got ", ir::to_string(a), " and ", ir::to_string(b)));
-}
-
-// An axis attribute in [-rank, rank) as an index in [0, rank); "nnvm.ops.attr" otherwise.
-inline size_t normalize_axis(int64_t axis, size_t rank, const char* attr) {
-  int64_t r = int64_t(rank);
-  if (axis < -r || axis >= r)
-    throw UserError("nnvm.ops.attr", str_cat("attribute '", attr, "' is ", axis, " but must lie in [", -r, ", ", r, ")"),
-                    {"attribute " + std::string(attr)});
-  return size_t(axis < 0 ? axis + r : axis);
+// Written as max(X, 0) + log1p(e^-|X|): the same value, but e^X cannot overflow for large X and
+// small results keep their precision.
+inline OpDef softplus_def() {
+  return unary_def("softplus", "onnx:Softplus", "log(1 + e^X), elementwise, computed stably",
+                   [](const Attrs&) -> ScalarFn {
+                     return [](const ir::Expr& e) {
+                       ir::Expr neg_abs = -ir::call(ir::CallOp::abs, e);
+                       return ir::max(e, ir::make_zero(e.dtype())) +
+                              ir::call(ir::CallOp::log1p, ir::call(ir::CallOp::exp, neg_abs));
+                     };
+                   });
 }
 
 }  // namespace ops
 NNVM_END_NAMESPACE
-// end nnvm/ops/checks.hpp
+// end nnvm/ops/elementwise/softplus.hpp
+// begin nnvm/ops/nn/dense.hpp
+// dense: Y = alpha * A' * B' + beta * C, the ONNX Gemm. A' is A (M x K) or, with transA, A's
+// transpose; B' likewise (K x N); the optional bias C broadcasts to (M, N) from the right
+// (shape (), (N), (1, N), (M, 1), (M, N), ...).
+
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -9953,9 +10356,34 @@ namespace ops {
 
 inline std::vector<OpDef> builtin_ops() {
   return {
+      abs_def(),
+      add_def(),
+      ceil_def(),
+      clip_def(),
+      cos_def(),
       dense_def(),
+      div_def(),
+      erf_def(),
+      exp_def(),
+      floor_def(),
+      gelu_def(),
+      hard_sigmoid_def(),
+      leaky_relu_def(),
+      log_def(),
+      max_def(),
+      min_def(),
+      mul_def(),
+      neg_def(),
+      pow_def(),
+      reciprocal_def(),
       relu_def(),
+      sigmoid_def(),
+      sin_def(),
       softmax_def(),
+      softplus_def(),
+      sqrt_def(),
+      sub_def(),
+      tanh_def(),
   };
 }
 
