@@ -25,3 +25,4 @@
 #include "nnvm/target/c_emitter.hpp"
 #include "nnvm/target/c_jit.hpp"
 #include "nnvm/ops/ops.hpp"
+#include "nnvm/graph/graph.hpp"

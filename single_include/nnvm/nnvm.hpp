@@ -10609,4 +10609,477 @@ inline target::CKernel jit(const BuiltOp& built, const Target& target = {}) {
 NNVM_END_NAMESPACE
 // end nnvm/ops/build.hpp
 // end nnvm/ops/ops.hpp
+// begin nnvm/graph/graph.hpp
+// The graph layer: the IR (node.hpp), the builder, shape/dtype inference and the printers.
+
+// begin nnvm/graph/builder.hpp
+// Writing a model in code:
+//   GraphBuilder b("mlp");
+//   ir::Var n("n");
+//   auto x = b.input("x", dtype::float32, {n, 784});
+//   auto w = b.constant("w", NDArray::from(weights, {784, 128}));
+//   auto y = b.op("relu", {b.op("dense", {x, w})});
+//   b.output(y);
+//   Graph g = b.build();
+// Each call checks its node at once (unknown op, input count, types through the op's rule), so an
+// error points at the line that made the node.
+
+// begin nnvm/graph/infer.hpp
+// Shape and dtype inference: each op node's output types from its inputs' types, by the op's own
+// rule (ops::infer_types). Symbolic extents (an ir::Var batch size) flow through as expressions
+// until bind_shapes replaces them with numbers.
+
+#include <set>
+
+// begin nnvm/graph/node.hpp
+// The graph IR: a model as a list of nodes in topological order. A node is a graph input, a
+// constant, or one use of a registered op; a value is one output of one node. Passes and the
+// executor walk `nodes` front to back, so the order is the evaluation order and stays stable
+// (the builder appends, a pass that rewrites keeps producers before consumers).
+
+#include <limits>
+#include <memory>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+using ops::Attrs;
+using ops::TensorType;
+
+// One output of one node: the producer's index in Graph::nodes and the output's index.
+struct Value {
+  static constexpr size_t npos = std::numeric_limits<size_t>::max();
+  size_t node = npos;
+  size_t index = 0;
+
+  bool defined() const { return node != npos; }
+  friend bool operator==(const Value&, const Value&) = default;
+};
+
+enum class NodeKind : uint8_t { input, constant, op };
+
+struct Node {
+  NodeKind kind = NodeKind::op;
+  // Unique in the graph; names the node in errors, printouts and importer round trips.
+  std::string name;
+  // The registered op's name (kind op only).
+  std::string op;
+  std::vector<Value> inputs;
+  Attrs attrs;
+  // One per output: set by the builder for inputs and constants, by inference for ops.
+  std::vector<TensorType> types;
+  // The data of a constant; shared so copying a graph in a pass does not copy weights.
+  std::shared_ptr<const NDArray> data;
+
+  size_t num_outputs() const { return types.size(); }
+};
+
+struct Graph {
+  std::string name;
+  std::vector<Node> nodes;
+  std::vector<Value> outputs;
+  // Where op names resolve; never null. The default registry unless the builder was given one.
+  const ops::OpRegistry* registry = &ops::default_registry();
+
+  // The input nodes' indices, in the order they were declared.
+  std::vector<size_t> inputs() const {
+    std::vector<size_t> out;
+    for (size_t i = 0; i < nodes.size(); ++i)
+      if (nodes[i].kind == NodeKind::input) out.push_back(i);
+    return out;
+  }
+  const Node& node(const Value& v) const { return nodes.at(v.node); }
+  const TensorType& type(const Value& v) const { return nodes.at(v.node).types.at(v.index); }
+  // Index of the node called `name`, or Value::npos.
+  size_t find(std::string_view name) const {
+    for (size_t i = 0; i < nodes.size(); ++i)
+      if (nodes[i].name == name) return i;
+    return Value::npos;
+  }
+};
+
+namespace detail {
+inline std::vector<std::string> where(const Graph& g, const Node* n = nullptr) {
+  std::vector<std::string> ctx{"graph " + (g.name.empty() ? std::string("<unnamed>") : g.name)};
+  if (n) ctx.push_back("node " + n->name);
+  return ctx;
+}
+inline const char* kind_name(NodeKind k) {
+  static const char* const names[] = {"input", "constant", "op"};
+  return names[static_cast<int>(k)];
+}
+// Throws "nnvm.graph.dangling_value" unless `v` names an output of a node before `before`.
+inline void check_value(const Graph& g, const Value& v, size_t before, const Node* user, const std::string& what) {
+  if (!v.defined() || v.node >= before)
+    throw UserError("nnvm.graph.dangling_value",
+                    str_cat(what, " refers to ", v.defined() ? str_cat("node #", v.node) : std::string("no node"),
+                            ", which is not defined before it"),
+                    where(g, user));
+  const Node& p = g.nodes[v.node];
+  if (v.index >= p.num_outputs())
+    throw UserError("nnvm.graph.dangling_value",
+                    str_cat(what, " refers to output ", v.index, " of node ", p.name, ", which has ",
+                            p.num_outputs(), " output", p.num_outputs() == 1 ? "" : "s"),
+                    where(g, user));
+}
+
+// Every check on node `i` except name uniqueness (which needs the whole graph).
+inline void check_node(const Graph& g, size_t i) {
+  const Node& n = g.nodes[i];
+  if (n.name.empty()) throw UserError("nnvm.graph.invalid", str_cat("node #", i, " has no name"), where(g));
+  if (n.kind != NodeKind::op && (!n.inputs.empty() || n.types.size() != 1))
+    throw UserError("nnvm.graph.invalid",
+                    str_cat("a graph ", kind_name(n.kind), " has no inputs and exactly one output"), where(g, &n));
+  if (n.kind == NodeKind::constant) {
+    const TensorType& t = n.types[0];
+    bool ok = n.data && n.data->dtype() == t.dtype && n.data->shape().size() == t.shape.size();
+    for (size_t d = 0; ok && d < t.shape.size(); ++d) ok = ir::is_const_int(t.shape[d], n.data->shape()[d]);
+    if (!ok)
+      throw UserError("nnvm.graph.invalid", "a constant's data is missing or does not match its type", where(g, &n));
+  }
+  if (n.kind != NodeKind::op) return;
+  const ops::OpDef* def = nullptr;
+  try {
+    def = &g.registry->get(n.op);
+  } catch (const UserError& e) {
+    throw UserError("nnvm.graph.unknown_op", e.message(), where(g, &n));
+  }
+  size_t most = def->input_names.size(), least = most - std::min(def->optional_inputs, most);
+  if (n.inputs.size() < least || n.inputs.size() > most)
+    throw UserError("nnvm.graph.input_count",
+                    str_cat("op ", n.op, " takes ", least == most ? str_cat(most) : str_cat(least, " to ", most),
+                            " input", most == 1 ? "" : "s", ", got ", n.inputs.size()),
+                    where(g, &n));
+  for (size_t k = 0; k < n.inputs.size(); ++k)
+    check_value(g, n.inputs[k], i, &n, str_cat("input ", k, " (", def->input_names[k], ")"));
+}
+}  // namespace detail
+
+// Checks the structure: unique non-empty names, every value produced by an earlier node, op
+// names registered, input counts within the op's bounds, constants with data matching their type,
+// at least one output. UserError ids: nnvm.graph.duplicate_name, nnvm.graph.dangling_value,
+// nnvm.graph.unknown_op, nnvm.graph.input_count, nnvm.graph.invalid, nnvm.graph.no_outputs.
+inline void validate(const Graph& g) {
+  std::map<std::string_view, size_t> names;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (auto [it, fresh] = names.emplace(g.nodes[i].name, i); !fresh && !g.nodes[i].name.empty())
+      throw UserError("nnvm.graph.duplicate_name",
+                      str_cat("nodes #", it->second, " and #", i, " are both named '", g.nodes[i].name, "'"),
+                      detail::where(g));
+    detail::check_node(g, i);
+  }
+  if (g.outputs.empty()) throw UserError("nnvm.graph.no_outputs", "the graph has no outputs", detail::where(g));
+  for (size_t k = 0; k < g.outputs.size(); ++k)
+    detail::check_value(g, g.outputs[k], g.nodes.size(), nullptr, str_cat("graph output ", k));
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/node.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+namespace detail {
+// The op's errors keep their ids (nnvm.ops.input_shape, nnvm.ops.attr) and gain graph › node as
+// the outermost context, so a message reads "(graph mlp › node fc1 › op dense › input B)".
+inline std::vector<TensorType> infer_node(const Graph& g, const Node& n) {
+  std::vector<TensorType> in;
+  for (auto& v : n.inputs) in.push_back(g.type(v));
+  try {
+    return ops::infer_types(g.registry->get(n.op), in, n.attrs);
+  } catch (const UserError& e) {
+    std::vector<std::string> ctx = where(g, &n);
+    ctx.insert(ctx.end(), e.context().begin(), e.context().end());
+    throw UserError(e.id(), e.message(), std::move(ctx));
+  }
+}
+
+class VarCollector : public ir::IRVisitor {
+ public:
+  std::vector<ir::Var> vars;
+  void visit_expr(const ir::Expr& e) override {
+    if (e.defined() && e.as<ir::VarNode>()) {
+      vars.push_back(ir::Var::from(e));
+      return;
+    }
+    IRVisitor::visit_expr(e);
+  }
+};
+inline std::vector<ir::Var> input_vars(const Graph& g) {
+  VarCollector c;
+  for (size_t i : g.inputs())
+    for (auto& t : g.nodes[i].types)
+      for (auto& d : t.shape) c.visit_expr(d);
+  return c.vars;
+}
+}  // namespace detail
+
+// Validates `g`, then recomputes every op node's output types in node order.
+inline void infer_types(Graph& g) {
+  validate(g);
+  for (auto& n : g.nodes)
+    if (n.kind == NodeKind::op) n.types = detail::infer_node(g, n);
+}
+
+// The names of the symbolic extents in the graph inputs' shapes, sorted.
+inline std::vector<std::string> symbolic_dims(const Graph& g) {
+  std::set<std::string> names;
+  for (auto& v : detail::input_vars(g)) names.insert(v.name());
+  return {names.begin(), names.end()};
+}
+
+// A copy of `g` with the named symbolic extents replaced by numbers and types re-inferred, so a
+// graph written for any batch size compiles for one. UserError "nnvm.graph.unknown_dim" when a
+// name is not a symbolic extent of the inputs, "nnvm.graph.bad_dim" for a negative value.
+inline Graph bind_shapes(const Graph& g, const std::map<std::string, int64_t>& dims) {
+  std::vector<ir::Var> vars = detail::input_vars(g);
+  ir::VarMap map;
+  for (auto& [name, value] : dims) {
+    if (value < 0)
+      throw UserError("nnvm.graph.bad_dim", str_cat("extent '", name, "' is bound to ", value, "; it must be >= 0"),
+                      detail::where(g));
+    bool found = false;
+    for (auto& v : vars)
+      if (v.name() == name) map[v] = ir::Expr(value), found = true;
+    if (!found) {
+      std::string known;
+      for (auto& s : symbolic_dims(g)) known += (known.empty() ? "" : ", ") + s;
+      throw UserError("nnvm.graph.unknown_dim",
+                      str_cat("no graph input has a symbolic extent named '", name, "' (symbolic: ",
+                              known.empty() ? "none" : known, ")"),
+                      detail::where(g));
+    }
+  }
+  Graph out = g;
+  for (size_t i : out.inputs())
+    for (auto& t : out.nodes[i].types)
+      for (auto& d : t.shape) d = ir::simplify(ir::substitute(d, map));
+  infer_types(out);
+  return out;
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/infer.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(std::string name = "graph", const ops::OpRegistry& registry = ops::default_registry()) {
+    g_.name = std::move(name);
+    g_.registry = &registry;
+  }
+
+  // A graph input; an extent may be an ir::Var left symbolic until bind_shapes.
+  Value input(std::string name, DataType dtype, std::vector<ir::Expr> shape) {
+    Node n;
+    n.kind = NodeKind::input;
+    n.name = std::move(name);
+    n.types = {TensorType(dtype, std::move(shape))};
+    return add(std::move(n)).front();
+  }
+
+  Value constant(std::string name, NDArray data) {
+    Node n;
+    n.kind = NodeKind::constant;
+    n.name = std::move(name);
+    n.types = {TensorType(data.dtype(), data.shape())};
+    n.data = std::make_shared<const NDArray>(std::move(data));
+    return add(std::move(n)).front();
+  }
+
+  // One use of a registered op; returns its first output. An empty name becomes "<op>_<k>".
+  Value op(const std::string& op, std::vector<Value> inputs, Attrs attrs = {}, std::string name = {}) {
+    return op_outputs(op, std::move(inputs), std::move(attrs), std::move(name)).front();
+  }
+  // Like op, for ops with several outputs.
+  std::vector<Value> op_outputs(const std::string& op, std::vector<Value> inputs, Attrs attrs = {},
+                                std::string name = {}) {
+    // A failed call must not use up an automatic name, so the count moves only on success.
+    size_t k = counts_[op];
+    bool automatic = name.empty();
+    if (automatic)
+      while (names_.count(name = str_cat(op, "_", k))) ++k;
+    Node n;
+    n.kind = NodeKind::op;
+    n.op = op;
+    n.name = std::move(name);
+    n.inputs = std::move(inputs);
+    n.attrs = std::move(attrs);
+    auto out = add(std::move(n));
+    if (automatic) counts_[op] = k + 1;
+    return out;
+  }
+
+  void output(Value v) { g_.outputs.push_back(v); }
+
+  // The finished graph, validated. The builder keeps its state, so it can go on growing.
+  Graph build() const {
+    validate(g_);
+    return g_;
+  }
+
+ private:
+  std::vector<Value> add(Node n) {
+    if (names_.count(n.name))
+      throw UserError("nnvm.graph.duplicate_name", str_cat("a node named '", n.name, "' already exists"),
+                      detail::where(g_));
+    g_.nodes.push_back(std::move(n));
+    try {
+      detail::check_node(g_, g_.nodes.size() - 1);
+      Node& added = g_.nodes.back();
+      if (added.kind == NodeKind::op) added.types = detail::infer_node(g_, added);
+    } catch (...) {
+      g_.nodes.pop_back();  // a failed call leaves the graph as it was
+      throw;
+    }
+    names_.insert(g_.nodes.back().name);
+    std::vector<Value> out;
+    for (size_t k = 0; k < g_.nodes.back().num_outputs(); ++k) out.push_back({g_.nodes.size() - 1, k});
+    return out;
+  }
+
+  Graph g_;
+  std::map<std::string, size_t> counts_;  // next automatic name per op
+  std::set<std::string, std::less<>> names_;
+};
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/builder.hpp
+// begin nnvm/graph/printer.hpp
+// Text and Graphviz forms of a graph. Both are deterministic (node order, attributes sorted by
+// name), so tests compare them verbatim and a diff of two printouts is a diff of two graphs.
+//
+//   graph mlp(%x: float32[n, 784]) {
+//     %w1 = constant float32[784, 128]
+//     %dense_0 = dense(%x, %w1) : float32[n, 128]
+//     %sm = softmax(%dense_0) {axis=1} : float32[n, 128]
+//     return %sm
+//   }
+
+#include <iomanip>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+inline std::string to_string(const TensorType& t) {
+  std::string s = t.dtype.str() + "[";
+  for (size_t i = 0; i < t.shape.size(); ++i) s += (i ? ", " : "") + ir::to_string(t.shape[i]);
+  return s + "]";
+}
+
+inline std::string to_string(const ops::AttrValue& v) {
+  auto num = [](double d) {
+    std::ostringstream os;
+    os << std::setprecision(17) << d;
+    return os.str();
+  };
+  switch (v.index()) {
+    case 0: return std::to_string(std::get<int64_t>(v));
+    case 1: return num(std::get<double>(v));
+    case 2: return str_cat(std::quoted(std::get<std::string>(v)));
+    case 3: {
+      std::string s = "[";
+      for (auto& e : std::get<std::vector<int64_t>>(v)) s += (s.size() > 1 ? ", " : "") + std::to_string(e);
+      return s + "]";
+    }
+    default: {
+      std::string s = "[";
+      for (auto& e : std::get<std::vector<double>>(v)) s += (s.size() > 1 ? ", " : "") + num(e);
+      return s + "]";
+    }
+  }
+}
+
+// "{name=value, ...}" sorted by name; empty for no attributes.
+inline std::string to_string(const Attrs& a) {
+  std::string s;
+  for (auto& [k, v] : a.values()) s += (s.empty() ? "{" : ", ") + k + "=" + to_string(v);
+  return s.empty() ? s : s + "}";
+}
+
+namespace detail {
+inline std::string ref(const Graph& g, const Value& v) {
+  std::string s = "%" + g.nodes.at(v.node).name;
+  return v.index ? str_cat(s, ":", v.index) : s;
+}
+inline std::string types_text(const Node& n) {
+  if (n.types.size() == 1) return to_string(n.types[0]);
+  std::string s = "(";
+  for (size_t i = 0; i < n.types.size(); ++i) s += (i ? ", " : "") + to_string(n.types[i]);
+  return s + ")";
+}
+}  // namespace detail
+
+inline std::string to_string(const Graph& g) {
+  std::string s = "graph " + g.name + "(";
+  bool first = true;
+  for (size_t i : g.inputs()) {
+    s += (first ? "%" : ", %") + g.nodes[i].name + ": " + detail::types_text(g.nodes[i]);
+    first = false;
+  }
+  s += ") {\n";
+  for (auto& n : g.nodes) {
+    if (n.kind == NodeKind::input) continue;
+    s += "  %" + n.name + " = ";
+    if (n.kind == NodeKind::constant) {
+      s += "constant " + detail::types_text(n) + "\n";
+      continue;
+    }
+    s += n.op + "(";
+    for (size_t k = 0; k < n.inputs.size(); ++k) s += (k ? ", " : "") + detail::ref(g, n.inputs[k]);
+    s += ")";
+    if (n.attrs.size()) s += " " + to_string(n.attrs);
+    s += " : " + detail::types_text(n) + "\n";
+  }
+  s += "  return ";
+  for (size_t k = 0; k < g.outputs.size(); ++k) s += (k ? ", " : "") + detail::ref(g, g.outputs[k]);
+  return s + "\n}\n";
+}
+
+inline std::ostream& operator<<(std::ostream& os, const Graph& g) { return os << to_string(g); }
+
+namespace detail {
+inline std::string dot_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+}  // namespace detail
+
+// Graphviz: one box per node (name, op or kind, attributes), one edge per use labelled with the
+// value's type, and a point per graph output. Render with `dot -Tsvg`.
+inline std::string to_dot(const Graph& g) {
+  std::string s = "digraph \"" + detail::dot_escape(g.name) + "\" {\n  node [shape=box, fontname=\"monospace\"];\n";
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    using detail::dot_escape;
+    // "\n" is Graphviz's line break, so it joins parts after they are escaped.
+    std::string label = dot_escape(n.name) + "\\n" + dot_escape(n.kind == NodeKind::op ? n.op : detail::kind_name(n.kind));
+    if (n.attrs.size()) label += "\\n" + dot_escape(to_string(n.attrs));
+    if (n.kind != NodeKind::op) label += "\\n" + dot_escape(detail::types_text(n));
+    s += str_cat("  n", i, " [label=\"", label, "\"", n.kind == NodeKind::op ? "" : ", style=rounded", "];\n");
+  }
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (auto& v : g.nodes[i].inputs)
+      s += str_cat("  n", v.node, " -> n", i, " [label=\"", detail::dot_escape(to_string(g.type(v))), "\"];\n");
+  for (size_t k = 0; k < g.outputs.size(); ++k)
+    s += str_cat("  out", k, " [shape=point];\n  n", g.outputs[k].node, " -> out", k, " [label=\"",
+                 detail::dot_escape(to_string(g.type(g.outputs[k]))), "\"];\n");
+  return s + "}\n";
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/printer.hpp
+// end nnvm/graph/graph.hpp
 // end nnvm/tensor.hpp

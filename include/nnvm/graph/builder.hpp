@@ -1,0 +1,100 @@
+// Writing a model in code:
+//   GraphBuilder b("mlp");
+//   ir::Var n("n");
+//   auto x = b.input("x", dtype::float32, {n, 784});
+//   auto w = b.constant("w", NDArray::from(weights, {784, 128}));
+//   auto y = b.op("relu", {b.op("dense", {x, w})});
+//   b.output(y);
+//   Graph g = b.build();
+// Each call checks its node at once (unknown op, input count, types through the op's rule), so an
+// error points at the line that made the node.
+#pragma once
+
+#include "nnvm/graph/infer.hpp"
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(std::string name = "graph", const ops::OpRegistry& registry = ops::default_registry()) {
+    g_.name = std::move(name);
+    g_.registry = &registry;
+  }
+
+  // A graph input; an extent may be an ir::Var left symbolic until bind_shapes.
+  Value input(std::string name, DataType dtype, std::vector<ir::Expr> shape) {
+    Node n;
+    n.kind = NodeKind::input;
+    n.name = std::move(name);
+    n.types = {TensorType(dtype, std::move(shape))};
+    return add(std::move(n)).front();
+  }
+
+  Value constant(std::string name, NDArray data) {
+    Node n;
+    n.kind = NodeKind::constant;
+    n.name = std::move(name);
+    n.types = {TensorType(data.dtype(), data.shape())};
+    n.data = std::make_shared<const NDArray>(std::move(data));
+    return add(std::move(n)).front();
+  }
+
+  // One use of a registered op; returns its first output. An empty name becomes "<op>_<k>".
+  Value op(const std::string& op, std::vector<Value> inputs, Attrs attrs = {}, std::string name = {}) {
+    return op_outputs(op, std::move(inputs), std::move(attrs), std::move(name)).front();
+  }
+  // Like op, for ops with several outputs.
+  std::vector<Value> op_outputs(const std::string& op, std::vector<Value> inputs, Attrs attrs = {},
+                                std::string name = {}) {
+    // A failed call must not use up an automatic name, so the count moves only on success.
+    size_t k = counts_[op];
+    bool automatic = name.empty();
+    if (automatic)
+      while (names_.count(name = str_cat(op, "_", k))) ++k;
+    Node n;
+    n.kind = NodeKind::op;
+    n.op = op;
+    n.name = std::move(name);
+    n.inputs = std::move(inputs);
+    n.attrs = std::move(attrs);
+    auto out = add(std::move(n));
+    if (automatic) counts_[op] = k + 1;
+    return out;
+  }
+
+  void output(Value v) { g_.outputs.push_back(v); }
+
+  // The finished graph, validated. The builder keeps its state, so it can go on growing.
+  Graph build() const {
+    validate(g_);
+    return g_;
+  }
+
+ private:
+  std::vector<Value> add(Node n) {
+    if (names_.count(n.name))
+      throw UserError("nnvm.graph.duplicate_name", str_cat("a node named '", n.name, "' already exists"),
+                      detail::where(g_));
+    g_.nodes.push_back(std::move(n));
+    try {
+      detail::check_node(g_, g_.nodes.size() - 1);
+      Node& added = g_.nodes.back();
+      if (added.kind == NodeKind::op) added.types = detail::infer_node(g_, added);
+    } catch (...) {
+      g_.nodes.pop_back();  // a failed call leaves the graph as it was
+      throw;
+    }
+    names_.insert(g_.nodes.back().name);
+    std::vector<Value> out;
+    for (size_t k = 0; k < g_.nodes.back().num_outputs(); ++k) out.push_back({g_.nodes.size() - 1, k});
+    return out;
+  }
+
+  Graph g_;
+  std::map<std::string, size_t> counts_;  // next automatic name per op
+  std::set<std::string, std::less<>> names_;
+};
+
+}  // namespace graph
+NNVM_END_NAMESPACE

@@ -1,0 +1,95 @@
+// Shape and dtype inference: each op node's output types from its inputs' types, by the op's own
+// rule (ops::infer_types). Symbolic extents (an ir::Var batch size) flow through as expressions
+// until bind_shapes replaces them with numbers.
+#pragma once
+
+#include <set>
+
+#include "nnvm/graph/node.hpp"
+#include "nnvm/ir/functor.hpp"
+#include "nnvm/ir/substitute.hpp"
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+namespace detail {
+// The op's errors keep their ids (nnvm.ops.input_shape, nnvm.ops.attr) and gain graph › node as
+// the outermost context, so a message reads "(graph mlp › node fc1 › op dense › input B)".
+inline std::vector<TensorType> infer_node(const Graph& g, const Node& n) {
+  std::vector<TensorType> in;
+  for (auto& v : n.inputs) in.push_back(g.type(v));
+  try {
+    return ops::infer_types(g.registry->get(n.op), in, n.attrs);
+  } catch (const UserError& e) {
+    std::vector<std::string> ctx = where(g, &n);
+    ctx.insert(ctx.end(), e.context().begin(), e.context().end());
+    throw UserError(e.id(), e.message(), std::move(ctx));
+  }
+}
+
+class VarCollector : public ir::IRVisitor {
+ public:
+  std::vector<ir::Var> vars;
+  void visit_expr(const ir::Expr& e) override {
+    if (e.defined() && e.as<ir::VarNode>()) {
+      vars.push_back(ir::Var::from(e));
+      return;
+    }
+    IRVisitor::visit_expr(e);
+  }
+};
+inline std::vector<ir::Var> input_vars(const Graph& g) {
+  VarCollector c;
+  for (size_t i : g.inputs())
+    for (auto& t : g.nodes[i].types)
+      for (auto& d : t.shape) c.visit_expr(d);
+  return c.vars;
+}
+}  // namespace detail
+
+// Validates `g`, then recomputes every op node's output types in node order.
+inline void infer_types(Graph& g) {
+  validate(g);
+  for (auto& n : g.nodes)
+    if (n.kind == NodeKind::op) n.types = detail::infer_node(g, n);
+}
+
+// The names of the symbolic extents in the graph inputs' shapes, sorted.
+inline std::vector<std::string> symbolic_dims(const Graph& g) {
+  std::set<std::string> names;
+  for (auto& v : detail::input_vars(g)) names.insert(v.name());
+  return {names.begin(), names.end()};
+}
+
+// A copy of `g` with the named symbolic extents replaced by numbers and types re-inferred, so a
+// graph written for any batch size compiles for one. UserError "nnvm.graph.unknown_dim" when a
+// name is not a symbolic extent of the inputs, "nnvm.graph.bad_dim" for a negative value.
+inline Graph bind_shapes(const Graph& g, const std::map<std::string, int64_t>& dims) {
+  std::vector<ir::Var> vars = detail::input_vars(g);
+  ir::VarMap map;
+  for (auto& [name, value] : dims) {
+    if (value < 0)
+      throw UserError("nnvm.graph.bad_dim", str_cat("extent '", name, "' is bound to ", value, "; it must be >= 0"),
+                      detail::where(g));
+    bool found = false;
+    for (auto& v : vars)
+      if (v.name() == name) map[v] = ir::Expr(value), found = true;
+    if (!found) {
+      std::string known;
+      for (auto& s : symbolic_dims(g)) known += (known.empty() ? "" : ", ") + s;
+      throw UserError("nnvm.graph.unknown_dim",
+                      str_cat("no graph input has a symbolic extent named '", name, "' (symbolic: ",
+                              known.empty() ? "none" : known, ")"),
+                      detail::where(g));
+    }
+  }
+  Graph out = g;
+  for (size_t i : out.inputs())
+    for (auto& t : out.nodes[i].types)
+      for (auto& d : t.shape) d = ir::simplify(ir::substitute(d, map));
+  infer_types(out);
+  return out;
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE
