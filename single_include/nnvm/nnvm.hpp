@@ -7549,6 +7549,12 @@ NNVM_END_NAMESPACE
 #include <unordered_map>
 #include <vector>
 
+// begin nnvm/target/kernel_abi_source.hpp
+// The kernel ABI (runtime/nnvm/runtime/kernel_abi.h) as C source text, for pasting into
+// generated C and generated headers so that they stand alone.
+
+#include <string>
+
 // begin nnvm/runtime/kernel_abi.h
 /* The binary interface between compiled nnvm kernels and whoever calls them (the C JIT, the
  * LLVM JIT, the deploy runtime, or a user's own C program). Plain C99.
@@ -7652,6 +7658,13 @@ inline const std::string& kernel_abi_source() {
 }
 #undef NNVM_KERNEL_ABI_STR
 #undef NNVM_KERNEL_ABI_STR_
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/kernel_abi_source.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
 
 // A printed expression and the C precedence of its outermost operator. `atom` marks text that
 // may be repeated freely (a name, a non-negative literal, a lane access).
