@@ -1,7 +1,7 @@
 // Lowered IR -> LLVM IR. The meaning of every node is the reference interpreter's
-// (include/nnvm/target/interp/value.hpp); the memory and threading plan is the C emitter's
-// (include/nnvm/target/c_emitter.hpp), so both CPU back ends agree on workspace sizes, stack
-// allocations and parallel outlining.
+// (include/nnvm/target/interp/value.hpp); the memory and threading plan is shared with the C
+// emitter (include/nnvm/target/storage_plan.hpp), so both CPU back ends agree on workspace
+// sizes, stack allocations and what parallel bodies capture.
 //
 // Values in registers: bool is i1 (a byte in memory), float16/bfloat16 are their i16 bits
 // (storage types: only loaded, stored and cast), vectors are LLVM fixed vectors.
@@ -21,6 +21,7 @@
 #include "nnvm/ir/functor.hpp"
 #include "nnvm/ir/substitute.hpp"
 #include "nnvm/runtime/kernel_abi.h"
+#include "nnvm/target/storage_plan.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace codegen::detail {
@@ -28,36 +29,7 @@ namespace {
 
 using nnvm_llvm_compat::ptr_type;
 
-// Largest stack allocation (bytes), as in the C emitter.
-constexpr int64_t kMaxStackBytes = 64 * 1024;
-
-bool stack_eligible(const ir::Allocate* op) {
-  if (op->buffer->scope != ir::MemoryScope::local) return false;
-  int64_t bytes = op->buffer->dtype.bytes();
-  for (auto& d : op->buffer->shape) {
-    const int64_t* c = ir::as_const_int(d);
-    if (!c || *c < 0 || (bytes *= *c) > kMaxStackBytes) return false;
-  }
-  return true;
-}
-
-// Global Allocates outside parallel loops that take workspace, in first-visit order (the C
-// emitter's rule, so both lay the workspace out identically).
-struct WorkspaceScan : ir::IRVisitor {
-  int parallel_depth = 0;
-  std::vector<const ir::Allocate*> workspace;
-  using ir::IRVisitor::visit;
-  void visit(const ir::For* op) override {
-    int p = op->for_kind == ir::ForKind::parallel;
-    parallel_depth += p;
-    ir::IRVisitor::visit(op);
-    parallel_depth -= p;
-  }
-  void visit(const ir::Allocate* op) override {
-    if (parallel_depth == 0 && !stack_eligible(op)) workspace.push_back(op);
-    ir::IRVisitor::visit(op);
-  }
-};
+using target::kMaxStackBytes;
 
 bool is_signed(DataType t) { return t.is_int(); }
 bool is_f16(DataType t) { return t.code == DataType::Code::Float && t.bits == 16; }
@@ -87,9 +59,8 @@ class Emitter {
     buffers_.clear();
     workspace_offsets_.clear();
     if (!fn.body.defined()) throw InternalError("nnvm.codegen.empty_kernel", "kernel has no body", context());
-    WorkspaceScan scan;
-    scan.visit_stmt(fn.body);
-    check_layout(scan.workspace);
+    const std::vector<const ir::Allocate*> workspace_allocs = target::workspace_allocations(fn.body);
+    check_layout(workspace_allocs);
 
     llvm::Type* ptr = ptr_type(ctx_);
     llvm::Type* i64 = b_.getInt64Ty();
@@ -99,7 +70,7 @@ class Emitter {
     func_ = mod_.getFunction(symbol + "_workspace_bytes");
     b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", func_));
     bind_sizes(func_->getArg(0));
-    b_.CreateRet(layout(scan.workspace, nullptr));
+    b_.CreateRet(layout(workspace_allocs, nullptr));
     vars_.clear();
 
     // The kernel body takes the arguments as noalias parameters (kernel arguments never overlap:
@@ -122,11 +93,11 @@ class Emitter {
     b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", body));
     env_ = body->getArg(unsigned(np) + 3);
     bind_sizes(body->getArg(unsigned(np)));
-    if (!scan.workspace.empty()) {
+    if (!workspace_allocs.empty()) {
       std::vector<llvm::Value*> offsets;
-      llvm::Value* total = layout(scan.workspace, &offsets);
+      llvm::Value* total = layout(workspace_allocs, &offsets);
       for (size_t k = 0; k < offsets.size(); ++k)
-        workspace_offsets_[scan.workspace[k]] = b_.CreateInBoundsGEP(b_.getInt8Ty(), workspace, offsets[k]);
+        workspace_offsets_[workspace_allocs[k]] = b_.CreateInBoundsGEP(b_.getInt8Ty(), workspace, offsets[k]);
       auto* small = llvm::BasicBlock::Create(ctx_, "workspace_too_small", body);
       auto* ok = llvm::BasicBlock::Create(ctx_, "body", body);
       b_.CreateCondBr(b_.CreateICmpULT(body->getArg(unsigned(np) + 2), total), small, ok);
@@ -756,71 +727,18 @@ class Emitter {
 
   // ---- parallel loops -------------------------------------------------------------------------
 
-  // Variables and buffers a parallel loop reads from its enclosing scope, in first-use order.
-  struct Captures {
-    std::vector<const ir::VarNode*> vars;
-    std::vector<const ir::BufferNode*> buffers;
-  };
-  Captures captures(const ir::For* op) {
-    struct Collect : ir::IRVisitor {
-      Emitter& self;
-      Captures out;
-      std::unordered_set<const void*> seen, inner;
-      explicit Collect(Emitter& s) : self(s) {}
-      using ir::IRVisitor::visit;
-      void visit(const ir::VarNode* op) override {
-        if (inner.count(op) || !self.bound(op) || !seen.insert(op).second) return;
-        out.vars.push_back(op);
-      }
-      void buffer(const ir::Buffer& b) {
-        if (inner.count(b.get()) || !self.bound(b.get()) || !seen.insert(b.get()).second) return;
-        out.buffers.push_back(b.get());
-      }
-      void visit(const ir::Load* op) override {
-        buffer(op->buffer);
-        ir::IRVisitor::visit(op);
-      }
-      void visit(const ir::Store* op) override {
-        buffer(op->buffer);
-        ir::IRVisitor::visit(op);
-      }
-      void visit(const ir::Allocate* op) override {
-        inner.insert(op->buffer.get());
-        ir::IRVisitor::visit(op);
-      }
-      void visit(const ir::For* op) override {
-        inner.insert(op->loop_var.get());
-        ir::IRVisitor::visit(op);
-      }
-      void visit(const ir::LetStmt* op) override {
-        visit_expr(op->value);
-        inner.insert(op->var.get());
-        visit_stmt(op->body);
-      }
-      void visit(const ir::Let* op) override {
-        visit_expr(op->value);
-        inner.insert(op->var.get());
-        visit_expr(op->body);
-      }
-    } c(*this);
-    c.inner.insert(op->loop_var.get());
-    c.visit_expr(op->min);
-    c.visit_stmt(op->body);
-    return std::move(c.out);
-  }
-
   // The loop body becomes `int32_t body(int64_t begin, int64_t end, void* closure)` over a
   // closure struct of what it captures, run through env->parallel_for (directly when env or
   // its parallel_for is NULL); a non-zero status returns from the kernel.
   void parallel_loop(const ir::For* op) {
-    Captures cap = captures(op);
+    target::LoopCaptures cap = target::loop_captures(op, [&](const auto* node) { return bound(node); });
     llvm::Type* ptr = ptr_type(ctx_);
     llvm::Type* i64 = b_.getInt64Ty();
     llvm::Type* i32 = b_.getInt32Ty();
     std::vector<llvm::Value*> values;
     std::vector<llvm::Type*> fields;
     for (auto* v : cap.vars) values.push_back(var_value(v));
-    for (auto* bnode : cap.buffers) values.push_back(buffers_[bnode].back());
+    for (auto& b : cap.buffers) values.push_back(buffers_[b.get()].back());
     for (auto* v : values) fields.push_back(v->getType());
     auto* closure_type = llvm::StructType::get(ctx_, fields);
     llvm::Value* extent = cast(expr(op->extent), op->extent.dtype(), dtype::int64);
@@ -850,7 +768,7 @@ class Emitter {
         x->setName(cap.vars[k]->name);
         vars_[cap.vars[k]].push_back(x);
       } else {
-        const ir::BufferNode* bnode = cap.buffers[k - cap.vars.size()];
+        const ir::BufferNode* bnode = cap.buffers[k - cap.vars.size()].get();
         x->setName(bnode->name);
         x->addAttr(llvm::Attribute::NoAlias);
         buffers_[bnode].push_back(x);
@@ -866,7 +784,7 @@ class Emitter {
     b_.CreateRet(b_.getInt32(NNVM_STATUS_OK));
     for (size_t k = 0; k < values.size(); ++k) {
       if (k < cap.vars.size()) vars_[cap.vars[k]].pop_back();
-      else buffers_[cap.buffers[k - cap.vars.size()]].pop_back();
+      else buffers_[cap.buffers[k - cap.vars.size()].get()].pop_back();
     }
     in_parallel_ = false;
 

@@ -7662,6 +7662,113 @@ inline const std::string& kernel_abi_source() {
 }  // namespace target
 NNVM_END_NAMESPACE
 // end nnvm/target/kernel_abi_source.hpp
+// begin nnvm/target/storage_plan.hpp
+// Decisions every CPU emitter (C, LLVM) makes the same way, so that they agree on the workspace
+// layout and on what an outlined parallel body captures.
+
+#include <unordered_set>
+#include <vector>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+// The largest allocation (bytes) that lives on the stack instead of in the workspace.
+inline constexpr int64_t kMaxStackBytes = 64 * 1024;
+
+// A local-scope allocation of constant size small enough for the stack.
+inline bool stack_eligible(const ir::Allocate* op) {
+  if (op->buffer->scope != ir::MemoryScope::local) return false;
+  int64_t bytes = op->buffer->dtype.bytes();
+  for (auto& d : op->buffer->shape) {
+    const int64_t* c = ir::as_const_int(d);
+    if (!c || *c < 0 || (bytes *= *c) > kMaxStackBytes) return false;
+  }
+  return true;
+}
+
+// The allocations that take workspace: outside parallel loops and not stack-eligible, in
+// first-visit order (the order of their slices in the workspace).
+inline std::vector<const ir::Allocate*> workspace_allocations(const ir::Stmt& body) {
+  struct Scan : ir::IRVisitor {
+    int parallel_depth = 0;
+    std::vector<const ir::Allocate*> workspace;
+    using ir::IRVisitor::visit;
+    void visit(const ir::For* op) override {
+      int p = op->for_kind == ir::ForKind::parallel;
+      parallel_depth += p;
+      ir::IRVisitor::visit(op);
+      parallel_depth -= p;
+    }
+    void visit(const ir::Allocate* op) override {
+      if (parallel_depth == 0 && !stack_eligible(op)) workspace.push_back(op);
+      ir::IRVisitor::visit(op);
+    }
+  } scan;
+  scan.visit_stmt(body);
+  return scan.workspace;
+}
+
+// Variables and buffers a parallel loop reads from its enclosing scope, in first-use order:
+// what its outlined body must receive. `is_bound(node)` says whether a variable or buffer node
+// is defined in the enclosing scope.
+struct LoopCaptures {
+  std::vector<const ir::VarNode*> vars;
+  std::vector<ir::Buffer> buffers;
+};
+
+template <class IsBound>
+LoopCaptures loop_captures(const ir::For* loop, IsBound is_bound) {
+  struct Collect : ir::IRVisitor {
+    IsBound& is_bound;
+    LoopCaptures out;
+    std::unordered_set<const void*> seen, inner;
+    explicit Collect(IsBound& b) : is_bound(b) {}
+    using ir::IRVisitor::visit;
+    void visit(const ir::VarNode* op) override {
+      if (inner.count(op) || !is_bound(op) || !seen.insert(op).second) return;
+      out.vars.push_back(op);
+    }
+    void buffer(const ir::Buffer& b) {
+      if (inner.count(b.get()) || !is_bound(b.get()) || !seen.insert(b.get()).second) return;
+      out.buffers.push_back(b);
+    }
+    void visit(const ir::Load* op) override {
+      buffer(op->buffer);
+      ir::IRVisitor::visit(op);
+    }
+    void visit(const ir::Store* op) override {
+      buffer(op->buffer);
+      ir::IRVisitor::visit(op);
+    }
+    void visit(const ir::Allocate* op) override {
+      inner.insert(op->buffer.get());
+      ir::IRVisitor::visit(op);
+    }
+    void visit(const ir::For* op) override {
+      inner.insert(op->loop_var.get());
+      ir::IRVisitor::visit(op);
+    }
+    void visit(const ir::LetStmt* op) override {
+      visit_expr(op->value);
+      inner.insert(op->var.get());
+      visit_stmt(op->body);
+    }
+    void visit(const ir::Let* op) override {
+      visit_expr(op->value);
+      inner.insert(op->var.get());
+      visit_expr(op->body);
+    }
+  } c(is_bound);
+  c.inner.insert(loop->loop_var.get());
+  c.visit_expr(loop->min);
+  c.visit_stmt(loop->body);
+  return std::move(c.out);
+}
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/storage_plan.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace target {
@@ -7705,10 +7812,6 @@ class NameTable {
 };
 
 class CLikeEmitter : public ir::IRVisitor {
- public:
-  // Largest stack array (bytes) an Allocate may become.
-  static constexpr int64_t kMaxStackBytes = 64 * 1024;
-
  protected:
   // ---- dialect hooks -------------------------------------------------------------------------
 
@@ -7804,6 +7907,8 @@ class CLikeEmitter : public ir::IRVisitor {
     auto it = vars_.find(v);
     return it != vars_.end() && !it->second.empty();
   }
+  // The C name of a variable bound in the current scope.
+  const std::string& bound_var_name(const ir::VarNode* v) const { return vars_.at(v).back(); }
   std::string bind_buffer(const ir::Buffer& b) {
     std::string name = names_.fresh(b->name);
     buffers_[b.get()].push_back(name);
@@ -8504,7 +8609,7 @@ class CEmitter : public CLikeEmitter {
   }
   void emit_parallel_for(const ir::For* op) override {
     if (in_parallel_) return emit_serial_for(op);
-    Captures cap = captures(op);
+    LoopCaptures cap = loop_captures(op, [&](const auto* node) { return is_bound(node); });
     CExpr extent = print(op->extent);
     std::string fname = names_.fresh(symbol_ + "_parallel_" + std::to_string(parallel_count_++));
     std::string sname = names_.fresh(fname + "_closure");
@@ -8512,7 +8617,7 @@ class CEmitter : public CLikeEmitter {
     module_names_.insert(sname);
     std::vector<std::pair<std::string, std::string>> fields;  // (type, name)
     for (auto& b : cap.buffers) fields.push_back({pointer_type(b), buffer_name(b)});
-    for (auto& v : cap.vars) fields.push_back({type_name(v.dtype()), print(v).text});
+    for (auto* v : cap.vars) fields.push_back({type_name(v->dtype), bound_var_name(v)});
     if (!fields.empty()) {
       std::string s = "typedef struct " + sname + " {\n";
       for (auto& [t, n] : fields) s += "  " + t + " " + n + ";\n";
@@ -8592,24 +8697,11 @@ class CEmitter : public CLikeEmitter {
     return (stored_.count(b.get()) ? "" : "const ") + scalar_type(b->dtype) + "*";
   }
 
-  // What a kernel body touches: buffers it stores, buffers and variables it uses, and which
-  // global Allocates take workspace (those outside parallel loops, unless local and constant).
+  // What a kernel body touches: buffers it stores, buffers and variables it uses.
   struct Scan : ir::IRVisitor {
-    int parallel_depth = 0;
-    std::vector<const ir::Allocate*> workspace;
     std::unordered_set<const ir::BufferNode*> stored, used;
     std::unordered_set<const ir::VarNode*> vars;
     using ir::IRVisitor::visit;
-    void visit(const ir::For* op) override {
-      int p = op->for_kind == ir::ForKind::parallel;
-      parallel_depth += p;
-      ir::IRVisitor::visit(op);
-      parallel_depth -= p;
-    }
-    void visit(const ir::Allocate* op) override {
-      if (parallel_depth == 0 && !stack_eligible(op)) workspace.push_back(op);
-      ir::IRVisitor::visit(op);
-    }
     void visit(const ir::Store* op) override {
       stored.insert(op->buffer.get());
       used.insert(op->buffer.get());
@@ -8620,69 +8712,7 @@ class CEmitter : public CLikeEmitter {
       ir::IRVisitor::visit(op);
     }
     void visit(const ir::VarNode* op) override { vars.insert(op); }
-    static bool stack_eligible(const ir::Allocate* op) {
-      if (op->buffer->scope != ir::MemoryScope::local) return false;
-      int64_t bytes = op->buffer->dtype.bytes();
-      for (auto& d : op->buffer->shape) {
-        const int64_t* c = ir::as_const_int(d);
-        if (!c || *c < 0 || (bytes *= *c) > kMaxStackBytes) return false;
-      }
-      return true;
-    }
   };
-
-  // Variables and buffers a parallel loop reads from its enclosing scope, in first-use order.
-  struct Captures {
-    std::vector<ir::Var> vars;
-    std::vector<ir::Buffer> buffers;
-  };
-  Captures captures(const ir::For* op) {
-    struct Collect : ir::IRVisitor {
-      CEmitter& self;
-      Captures out;
-      std::unordered_set<const void*> seen, inner;
-      explicit Collect(CEmitter& s) : self(s) {}
-      using ir::IRVisitor::visit;
-      void visit(const ir::VarNode* op) override {
-        if (inner.count(op) || !self.is_bound(op) || !seen.insert(op).second) return;
-        out.vars.push_back(ir::Var(std::shared_ptr<const ir::VarNode>(std::shared_ptr<const ir::VarNode>(), op)));
-      }
-      void buffer(const ir::Buffer& b) {
-        if (inner.count(b.get()) || !self.is_bound(b.get()) || !seen.insert(b.get()).second) return;
-        out.buffers.push_back(b);
-      }
-      void visit(const ir::Load* op) override {
-        buffer(op->buffer);
-        ir::IRVisitor::visit(op);
-      }
-      void visit(const ir::Store* op) override {
-        buffer(op->buffer);
-        ir::IRVisitor::visit(op);
-      }
-      void visit(const ir::Allocate* op) override {
-        inner.insert(op->buffer.get());
-        ir::IRVisitor::visit(op);
-      }
-      void visit(const ir::For* op) override {
-        inner.insert(op->loop_var.get());
-        ir::IRVisitor::visit(op);
-      }
-      void visit(const ir::LetStmt* op) override {
-        visit_expr(op->value);
-        inner.insert(op->var.get());
-        visit_stmt(op->body);
-      }
-      void visit(const ir::Let* op) override {
-        visit_expr(op->value);
-        inner.insert(op->var.get());
-        visit_expr(op->body);
-      }
-    } c(*this);
-    c.inner.insert(op->loop_var.get());
-    c.visit_expr(op->min);
-    c.visit_stmt(op->body);
-    return std::move(c.out);
-  }
 
   // Emits the workspace layout; returns the name of the total byte count ("" when none).
   std::string emit_layout(const ir::LoweredFunc& fn, const std::vector<const ir::Allocate*>& plan, bool offsets) {
@@ -8748,8 +8778,9 @@ class CEmitter : public CLikeEmitter {
     Scan scan;
     scan.visit_stmt(fn.body);
     stored_ = scan.stored;
+    const std::vector<const ir::Allocate*> workspace = workspace_allocations(fn.body);
     std::unordered_set<const ir::VarNode*> layout_vars;
-    for (auto* a : scan.workspace)
+    for (auto* a : workspace)
       for (auto& d : a->buffer->shape)
         ir::uses_var_if(d, [&](const ir::VarNode* v) { return layout_vars.insert(v), false; });
 
@@ -8758,7 +8789,7 @@ class CEmitter : public CLikeEmitter {
     out_.clear();
     indent_ = 2;
     int n_sizes = bind_sizes(fn, [&](const ir::VarNode* v) { return layout_vars.count(v) != 0; });
-    std::string total = emit_layout(fn, scan.workspace, false);
+    std::string total = emit_layout(fn, workspace, false);
     std::string ws = str_cat("uint64_t ", symbol, "_workspace_bytes(const int64_t* sizes) {\n",
                              n_sizes ? "" : "  (void)sizes;\n", out_, "  return ", total.empty() ? "0" : total,
                              ";\n}\n");
@@ -8778,7 +8809,7 @@ class CEmitter : public CLikeEmitter {
       if (!scan.used.count(p.get())) unused += str_cat("  (void)", name, ";\n");
     }
     n_sizes = bind_sizes(fn, [&](const ir::VarNode* v) { return scan.vars.count(v) || layout_vars.count(v); });
-    total = emit_layout(fn, scan.workspace, true);
+    total = emit_layout(fn, workspace, true);
     if (!total.empty())
       line(str_cat("if (workspace_bytes < ", total, ") return NNVM_STATUS_WORKSPACE_TOO_SMALL;"));
     emit_body(fn.body);

@@ -21,6 +21,7 @@
 #include "nnvm/ir/function.hpp"
 #include "nnvm/ir/substitute.hpp"
 #include "nnvm/target/kernel_abi_source.hpp"
+#include "nnvm/target/storage_plan.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace target {
@@ -64,10 +65,6 @@ class NameTable {
 };
 
 class CLikeEmitter : public ir::IRVisitor {
- public:
-  // Largest stack array (bytes) an Allocate may become.
-  static constexpr int64_t kMaxStackBytes = 64 * 1024;
-
  protected:
   // ---- dialect hooks -------------------------------------------------------------------------
 
@@ -163,6 +160,8 @@ class CLikeEmitter : public ir::IRVisitor {
     auto it = vars_.find(v);
     return it != vars_.end() && !it->second.empty();
   }
+  // The C name of a variable bound in the current scope.
+  const std::string& bound_var_name(const ir::VarNode* v) const { return vars_.at(v).back(); }
   std::string bind_buffer(const ir::Buffer& b) {
     std::string name = names_.fresh(b->name);
     buffers_[b.get()].push_back(name);
