@@ -9349,8 +9349,13 @@ NNVM_END_NAMESPACE
 #include <shared_mutex>
 
 // begin nnvm/ops/builtin.hpp
-// The built-in operators: one list, sorted by op name. Adding an op is one file, one include
-// and one line here.
+// The built-in operators, joined from one sorted list per family (each family's family.hpp) and
+// sorted by name.
+// Adding an op is one file, one include and one line in its family's list.
+
+// begin nnvm/ops/broadcast/family.hpp
+// Broadcasting ops: elementwise after broadcasting the inputs to one shape (NumPy rules).
+// One sorted list per family; builtin.hpp joins the families.
 
 // begin nnvm/ops/broadcast/binary.hpp
 // The arithmetic broadcast ops (ONNX Add, Sub, Mul, Div, Pow, Min, Max): each one named
@@ -9550,6 +9555,7 @@ NNVM_END_NAMESPACE
 // Attribute names: an op that answers to an importer name uses that format's attribute names
 // (Gemm's transA, Softmax's axis), so an importer passes a node's attributes through unchanged.
 
+#include <algorithm>
 #include <functional>
 
 // begin nnvm/target/target.hpp
@@ -9604,6 +9610,8 @@ inline const char* pattern_name(OpPattern p) {
 struct TensorType {
   DataType dtype;
   std::vector<ir::Expr> shape;
+  // An optional input left out in the middle of the list (ONNX writes "" for it: Clip(X, "", max)).
+  bool absent = false;
 
   TensorType() = default;
   TensorType(DataType t, std::vector<ir::Expr> s) : dtype(t), shape(std::move(s)) {}
@@ -9612,6 +9620,11 @@ struct TensorType {
   }
   TensorType(DataType t, std::initializer_list<int64_t> s) : TensorType(t, std::vector<int64_t>(s)) {}
   static TensorType of(const te::Tensor& t) { return {t.dtype(), t.shape()}; }
+  static TensorType none() {
+    TensorType t;
+    t.absent = true;
+    return t;
+  }
 };
 
 using ComputeFn = std::function<std::vector<te::Tensor>(const std::vector<te::Tensor>& inputs, const Attrs& attrs)>;
@@ -9629,8 +9642,15 @@ struct OpDef {
   std::vector<std::string> importer_names;
   // One name per input, in order; they name the kernel's parameters and appear in errors.
   std::vector<std::string> input_names;
-  // How many trailing inputs may be left out (Gemm's C). The compute sees only the given ones.
+  // How many trailing inputs are optional (Gemm's C). Trailing ones may be left out; one in the
+  // middle may be given as an undefined tensor (te::Tensor()), which the compute must accept.
   size_t optional_inputs = 0;
+  // Inputs whose values must be known when the op is compiled, by input name (Reshape's shape,
+  // Slice's starts). The graph layer takes them from constant producers and passes them to the
+  // compute as attributes of the same name: integer and bool data as a list of ints, float data as
+  // a list of floats (a scalar is a list of one). The compute still receives a placeholder at their
+  // position but must not read it, and kernels do not take them as parameters.
+  std::vector<std::string> value_inputs;
   OpPattern pattern = OpPattern::opaque;
   // Required. Checks ranks, extents, dtypes and attributes (UserError ids nnvm.ops.input_shape,
   // nnvm.ops.input_dtype, nnvm.ops.attr) and returns the output tensors (at least one).
@@ -9675,6 +9695,9 @@ inline void validate(const OpDef& def) {
   if (!def.compute) bad("the op has no compute function");
   if (def.optional_inputs > def.input_names.size())
     bad(str_cat(def.optional_inputs, " optional inputs but only ", def.input_names.size(), " input names"));
+  for (auto& v : def.value_inputs)
+    if (std::find(def.input_names.begin(), def.input_names.end(), v) == def.input_names.end())
+      bad(str_cat("value input '", v, "' is not one of the input names"));
   for (size_t i = 0; i < def.input_names.size(); ++i) {
     if (def.input_names[i].empty()) bad(str_cat("input ", i, " has an empty name"));
     for (size_t j = 0; j < i; ++j)
@@ -9703,8 +9726,8 @@ inline std::vector<te::Tensor> apply(const OpDef& def, const std::vector<te::Ten
                             most == 1 ? "" : "s", ", got ", inputs.size()),
                     {where});
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (!inputs[i].defined())
-      throw UserError("nnvm.ops.input_count", str_cat("input ", i, " (", def.input_names[i], ") is undefined"), {where});
+    if (!inputs[i].defined() && i < least)
+      throw UserError("nnvm.ops.input_count", str_cat("input ", i, " (", def.input_names[i], ") is required"), {where});
   std::vector<te::Tensor> outs;
   try {
     outs = def.compute(inputs, attrs);
@@ -9717,15 +9740,28 @@ inline std::vector<te::Tensor> apply(const OpDef& def, const std::vector<te::Ten
   return outs;
 }
 
+// True when input `i` of `def` is one of its value inputs.
+inline bool is_value_input(const OpDef& def, size_t i) {
+  return i < def.input_names.size() &&
+         std::find(def.value_inputs.begin(), def.value_inputs.end(), def.input_names[i]) != def.value_inputs.end();
+}
+
+// One placeholder per input, named after the op's input names; undefined for an absent input.
+inline std::vector<te::Tensor> placeholders(const OpDef& def, const std::vector<TensorType>& inputs) {
+  std::vector<te::Tensor> ph;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    ph.push_back(inputs[i].absent ? te::Tensor()
+                                  : te::placeholder(inputs[i].shape, inputs[i].dtype,
+                                                    i < def.input_names.size() ? def.input_names[i] : str_cat("in", i)));
+  return ph;
+}
+
 // The output types for inputs of the given types: the op's shape and dtype rule. Output extents
 // are expressions of the input extents (simplified), so symbolic sizes flow through.
 inline std::vector<TensorType> infer_types(const OpDef& def, const std::vector<TensorType>& inputs,
                                            const Attrs& attrs = {}) {
-  std::vector<te::Tensor> ph;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    ph.push_back(te::placeholder(inputs[i].shape, inputs[i].dtype,
-                                 i < def.input_names.size() ? def.input_names[i] : str_cat("in", i)));
   std::vector<TensorType> out;
+  std::vector<te::Tensor> ph = placeholders(def, inputs);
   for (auto& t : apply(def, ph, attrs)) {
     TensorType tt = TensorType::of(t);
     for (auto& e : tt.shape) e = ir::simplify(e);
@@ -9932,6 +9968,45 @@ inline OpDef sub_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/broadcast/binary.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline std::vector<OpDef> broadcast_ops() {
+  return {
+      add_def(),
+      div_def(),
+      max_def(),
+      min_def(),
+      mul_def(),
+      pow_def(),
+      sub_def(),
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/broadcast/family.hpp
+// begin nnvm/ops/conv/family.hpp
+// Convolutions and pooling: conv1d/2d/3d, depthwise, conv-transpose, max/avg/lp/global pools.
+// One sorted list per family; builtin.hpp joins the families.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline std::vector<OpDef> conv_ops() {
+  return {
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/conv/family.hpp
+// begin nnvm/ops/elementwise/family.hpp
+// Elementwise ops: one input element makes one output element.
+// One sorted list per family; builtin.hpp joins the families.
+
 // begin nnvm/ops/elementwise/clip.hpp
 // clip(X) = min(max(X, min), max). ONNX Clip: the bounds are the optional inputs min and max
 // (opset 11 and later: tensors of one element, X's dtype) or, for older models, the float
@@ -10232,6 +10307,41 @@ inline OpDef softplus_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/elementwise/softplus.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline std::vector<OpDef> elementwise_ops() {
+  return {
+      abs_def(),
+      ceil_def(),
+      clip_def(),
+      cos_def(),
+      erf_def(),
+      exp_def(),
+      floor_def(),
+      gelu_def(),
+      hard_sigmoid_def(),
+      leaky_relu_def(),
+      log_def(),
+      neg_def(),
+      reciprocal_def(),
+      relu_def(),
+      sigmoid_def(),
+      sin_def(),
+      softplus_def(),
+      sqrt_def(),
+      tanh_def(),
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/elementwise/family.hpp
+// begin nnvm/ops/nn/family.hpp
+// Neural-network ops: dense/matmul, normalizations, attention.
+// One sorted list per family; builtin.hpp joins the families.
+
 // begin nnvm/ops/nn/dense.hpp
 // dense: Y = alpha * A' * B' + beta * C, the ONNX Gemm. A' is A (M x K) or, with transA, A's
 // transpose; B' likewise (K x N); the optional bias C broadcasts to (M, N) from the right
@@ -10332,7 +10442,24 @@ inline OpDef dense_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/nn/dense.hpp
-// begin nnvm/ops/nn/softmax.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline std::vector<OpDef> nn_ops() {
+  return {
+      dense_def(),
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/family.hpp
+// begin nnvm/ops/reduce/family.hpp
+// Reductions over axes, and ops built on them (softmax, argmax, cumulative sums, top-k).
+// One sorted list per family; builtin.hpp joins the families.
+
+// begin nnvm/ops/reduce/softmax.hpp
 // softmax along one axis: Y = exp(X - max(X)) / sum(exp(X - max(X))). ONNX Softmax with the
 // opset-13 meaning (normalize along `axis`, default -1); the importer rewrites opset < 13
 // models (which flatten to 2-D at `axis`) before they reach this op.
@@ -10393,42 +10520,46 @@ inline OpDef softmax_def() {
 
 }  // namespace ops
 NNVM_END_NAMESPACE
-// end nnvm/ops/nn/softmax.hpp
+// end nnvm/ops/reduce/softmax.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline std::vector<OpDef> reduce_ops() {
+  return {
+      softmax_def(),
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/reduce/family.hpp
+// begin nnvm/ops/transform/family.hpp
+// Layout and indexing ops: reshape, transpose, slice, gather, concat, pad, casts and shape queries.
+// One sorted list per family; builtin.hpp joins the families.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline std::vector<OpDef> transform_ops() {
+  return {
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/family.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
 inline std::vector<OpDef> builtin_ops() {
-  return {
-      abs_def(),
-      add_def(),
-      ceil_def(),
-      clip_def(),
-      cos_def(),
-      dense_def(),
-      div_def(),
-      erf_def(),
-      exp_def(),
-      floor_def(),
-      gelu_def(),
-      hard_sigmoid_def(),
-      leaky_relu_def(),
-      log_def(),
-      max_def(),
-      min_def(),
-      mul_def(),
-      neg_def(),
-      pow_def(),
-      reciprocal_def(),
-      relu_def(),
-      sigmoid_def(),
-      sin_def(),
-      softmax_def(),
-      softplus_def(),
-      sqrt_def(),
-      sub_def(),
-      tanh_def(),
-  };
+  std::vector<OpDef> all;
+  for (auto family : {broadcast_ops, conv_ops, elementwise_ops, nn_ops, reduce_ops, transform_ops})
+    for (auto& def : family()) all.push_back(std::move(def));
+  std::sort(all.begin(), all.end(), [](const OpDef& a, const OpDef& b) { return a.name < b.name; });
+  return all;
 }
 
 }  // namespace ops
@@ -10585,11 +10716,13 @@ struct BuildOptions {
   lower::LowerOptions lower;  // on_pass shows the IR after each lowering pass
 };
 
-// One op lowered for concrete input types. The kernel's parameters are the inputs, in the op's
-// order, then the outputs.
+// One op lowered for concrete input types. The kernel's parameters are the given inputs that are
+// not value inputs, in the op's order, then the outputs.
 struct BuiltOp {
   std::string op;                   // the op's name
-  std::vector<te::Tensor> inputs;   // placeholders named after the op's input_names
+  std::vector<te::Tensor> inputs;   // placeholders named after the op's input_names (undefined if absent)
+  // Positions in `inputs` that are kernel parameters: every given input except value inputs.
+  std::vector<size_t> kernel_inputs;
   std::vector<te::Tensor> outputs;
   schedule::Schedule schedule;
   ir::LoweredFunc func;
@@ -10601,9 +10734,9 @@ inline BuiltOp build(const OpDef& def, const std::vector<TensorType>& inputs, co
                      const Target& target = {}, const BuildOptions& options = {}) {
   BuiltOp out;
   out.op = def.name;
+  out.inputs = placeholders(def, inputs);
   for (size_t i = 0; i < inputs.size(); ++i)
-    out.inputs.push_back(te::placeholder(inputs[i].shape, inputs[i].dtype,
-                                         i < def.input_names.size() ? def.input_names[i] : str_cat("in", i)));
+    if (!inputs[i].absent && !is_value_input(def, i)) out.kernel_inputs.push_back(i);
   out.outputs = apply(def, out.inputs, attrs);
   std::string name = options.name;
   if (name.empty()) {
@@ -10619,7 +10752,8 @@ inline BuiltOp build(const OpDef& def, const std::vector<TensorType>& inputs, co
     } else if (options.schedule) {
       how = "no default schedule";
     }
-    std::vector<te::Tensor> args = out.inputs;
+    std::vector<te::Tensor> args;
+    for (size_t i : out.kernel_inputs) args.push_back(out.inputs[i]);
     args.insert(args.end(), out.outputs.begin(), out.outputs.end());
     out.func = lower::lower(out.schedule, args, name, options.lower);
   } catch (const UserError& e) {
@@ -10795,8 +10929,10 @@ inline void check_node(const Graph& g, size_t i) {
                     str_cat("op ", n.op, " takes ", least == most ? str_cat(most) : str_cat(least, " to ", most),
                             " input", most == 1 ? "" : "s", ", got ", n.inputs.size()),
                     where(g, &n));
+  // An undefined value is an optional input left out (ONNX's "" input).
   for (size_t k = 0; k < n.inputs.size(); ++k)
-    check_value(g, n.inputs[k], i, &n, str_cat("input ", k, " (", def->input_names[k], ")"));
+    if (n.inputs[k].defined() || k < least)
+      check_value(g, n.inputs[k], i, &n, str_cat("input ", k, " (", def->input_names[k], ")"));
 }
 }  // namespace detail
 
@@ -10828,12 +10964,71 @@ namespace graph {
 namespace detail {
 // The op's errors keep their ids (nnvm.ops.input_shape, nnvm.ops.attr) and gain graph › node as
 // the outermost context, so a message reads "(graph mlp › node fc1 › op dense › input B)".
-inline std::vector<TensorType> infer_node(const Graph& g, const Node& n) {
+// The value input's data as an attribute: integers and bools as ints, floats as floats.
+inline ops::AttrValue value_attr(const NDArray& a) {
+  DataType t = a.dtype();
+  int64_t n = a.numel();
+  auto read = [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = static_cast<const T*>(a.raw());
+    return std::vector<T>(p, p + n);
+  };
+  auto ints = [&](auto tag) {
+    auto v = read(tag);
+    return ops::AttrValue(std::vector<int64_t>(v.begin(), v.end()));
+  };
+  if (t == dtype::int64) return read(int64_t{});
+  if (t == dtype::int32) return ints(int32_t{});
+  if (t == dtype::int16) return ints(int16_t{});
+  if (t == dtype::int8) return ints(int8_t{});
+  if (t == dtype::uint8 || t == dtype::boolean) return ints(uint8_t{});
+  if (t == dtype::uint16) return ints(uint16_t{});
+  if (t == dtype::uint32) return ints(uint32_t{});
+  if (t == dtype::uint64) return ints(uint64_t{});
+  if (t == dtype::float64) return read(double{});
+  if (t == dtype::float32) {
+    auto v = read(float{});
+    return std::vector<double>(v.begin(), v.end());
+  }
+  throw UserError("nnvm.graph.value_input", str_cat("a ", t, " tensor cannot be read as an attribute value"));
+}
+
+// The node's attributes plus its value inputs' data (ops::OpDef::value_inputs), which must come
+// from constants by now; "nnvm.graph.not_constant" otherwise.
+inline Attrs node_attrs(const Graph& g, const Node& n, const ops::OpDef& def) {
+  if (def.value_inputs.empty()) return n.attrs;
+  Attrs attrs = n.attrs;
+  for (size_t k = 0; k < n.inputs.size(); ++k) {
+    if (!n.inputs[k].defined() || !ops::is_value_input(def, k)) continue;
+    const Node& p = g.node(n.inputs[k]);
+    std::string in = def.input_names[k];
+    if (p.kind != NodeKind::constant)
+      throw UserError("nnvm.graph.not_constant",
+                      str_cat("input ", k, " (", in, ") of op ", n.op, " must be known at compile time, but it is ",
+                              p.kind == NodeKind::input ? "graph input " : "computed by node ", p.name),
+                      where(g, &n));
+    try {
+      attrs.set(in, value_attr(*p.data));
+    } catch (const UserError& e) {
+      throw UserError(e.id(), e.message(), {where(g, &n).at(0), where(g, &n).at(1), "input " + in});
+    }
+  }
+  return attrs;
+}
+
+// The types of the node's inputs; an absent optional input is TensorType::none().
+inline std::vector<TensorType> input_types(const Graph& g, const Node& n) {
   std::vector<TensorType> in;
-  for (auto& v : n.inputs) in.push_back(g.type(v));
+  for (auto& v : n.inputs) in.push_back(v.defined() ? g.type(v) : TensorType::none());
+  return in;
+}
+
+inline std::vector<TensorType> infer_node(const Graph& g, const Node& n) {
   try {
-    return ops::infer_types(g.registry->get(n.op), in, n.attrs);
+    const ops::OpDef& def = g.registry->get(n.op);
+    return ops::infer_types(def, input_types(g, n), node_attrs(g, n, def));
   } catch (const UserError& e) {
+    if (!e.context().empty() && e.context()[0].rfind("graph ", 0) == 0) throw;
     std::vector<std::string> ctx = where(g, &n);
     ctx.insert(ctx.end(), e.context().begin(), e.context().end());
     throw UserError(e.id(), e.message(), std::move(ctx));

@@ -15,12 +15,71 @@ namespace graph {
 namespace detail {
 // The op's errors keep their ids (nnvm.ops.input_shape, nnvm.ops.attr) and gain graph › node as
 // the outermost context, so a message reads "(graph mlp › node fc1 › op dense › input B)".
-inline std::vector<TensorType> infer_node(const Graph& g, const Node& n) {
+// The value input's data as an attribute: integers and bools as ints, floats as floats.
+inline ops::AttrValue value_attr(const NDArray& a) {
+  DataType t = a.dtype();
+  int64_t n = a.numel();
+  auto read = [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = static_cast<const T*>(a.raw());
+    return std::vector<T>(p, p + n);
+  };
+  auto ints = [&](auto tag) {
+    auto v = read(tag);
+    return ops::AttrValue(std::vector<int64_t>(v.begin(), v.end()));
+  };
+  if (t == dtype::int64) return read(int64_t{});
+  if (t == dtype::int32) return ints(int32_t{});
+  if (t == dtype::int16) return ints(int16_t{});
+  if (t == dtype::int8) return ints(int8_t{});
+  if (t == dtype::uint8 || t == dtype::boolean) return ints(uint8_t{});
+  if (t == dtype::uint16) return ints(uint16_t{});
+  if (t == dtype::uint32) return ints(uint32_t{});
+  if (t == dtype::uint64) return ints(uint64_t{});
+  if (t == dtype::float64) return read(double{});
+  if (t == dtype::float32) {
+    auto v = read(float{});
+    return std::vector<double>(v.begin(), v.end());
+  }
+  throw UserError("nnvm.graph.value_input", str_cat("a ", t, " tensor cannot be read as an attribute value"));
+}
+
+// The node's attributes plus its value inputs' data (ops::OpDef::value_inputs), which must come
+// from constants by now; "nnvm.graph.not_constant" otherwise.
+inline Attrs node_attrs(const Graph& g, const Node& n, const ops::OpDef& def) {
+  if (def.value_inputs.empty()) return n.attrs;
+  Attrs attrs = n.attrs;
+  for (size_t k = 0; k < n.inputs.size(); ++k) {
+    if (!n.inputs[k].defined() || !ops::is_value_input(def, k)) continue;
+    const Node& p = g.node(n.inputs[k]);
+    std::string in = def.input_names[k];
+    if (p.kind != NodeKind::constant)
+      throw UserError("nnvm.graph.not_constant",
+                      str_cat("input ", k, " (", in, ") of op ", n.op, " must be known at compile time, but it is ",
+                              p.kind == NodeKind::input ? "graph input " : "computed by node ", p.name),
+                      where(g, &n));
+    try {
+      attrs.set(in, value_attr(*p.data));
+    } catch (const UserError& e) {
+      throw UserError(e.id(), e.message(), {where(g, &n).at(0), where(g, &n).at(1), "input " + in});
+    }
+  }
+  return attrs;
+}
+
+// The types of the node's inputs; an absent optional input is TensorType::none().
+inline std::vector<TensorType> input_types(const Graph& g, const Node& n) {
   std::vector<TensorType> in;
-  for (auto& v : n.inputs) in.push_back(g.type(v));
+  for (auto& v : n.inputs) in.push_back(v.defined() ? g.type(v) : TensorType::none());
+  return in;
+}
+
+inline std::vector<TensorType> infer_node(const Graph& g, const Node& n) {
   try {
-    return ops::infer_types(g.registry->get(n.op), in, n.attrs);
+    const ops::OpDef& def = g.registry->get(n.op);
+    return ops::infer_types(def, input_types(g, n), node_attrs(g, n, def));
   } catch (const UserError& e) {
+    if (!e.context().empty() && e.context()[0].rfind("graph ", 0) == 0) throw;
     std::vector<std::string> ctx = where(g, &n);
     ctx.insert(ctx.end(), e.context().begin(), e.context().end());
     throw UserError(e.id(), e.message(), std::move(ctx));

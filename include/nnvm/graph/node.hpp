@@ -120,8 +120,10 @@ inline void check_node(const Graph& g, size_t i) {
                     str_cat("op ", n.op, " takes ", least == most ? str_cat(most) : str_cat(least, " to ", most),
                             " input", most == 1 ? "" : "s", ", got ", n.inputs.size()),
                     where(g, &n));
+  // An undefined value is an optional input left out (ONNX's "" input).
   for (size_t k = 0; k < n.inputs.size(); ++k)
-    check_value(g, n.inputs[k], i, &n, str_cat("input ", k, " (", def->input_names[k], ")"));
+    if (n.inputs[k].defined() || k < least)
+      check_value(g, n.inputs[k], i, &n, str_cat("input ", k, " (", def->input_names[k], ")"));
 }
 }  // namespace detail
 

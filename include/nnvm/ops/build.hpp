@@ -16,11 +16,13 @@ struct BuildOptions {
   lower::LowerOptions lower;  // on_pass shows the IR after each lowering pass
 };
 
-// One op lowered for concrete input types. The kernel's parameters are the inputs, in the op's
-// order, then the outputs.
+// One op lowered for concrete input types. The kernel's parameters are the given inputs that are
+// not value inputs, in the op's order, then the outputs.
 struct BuiltOp {
   std::string op;                   // the op's name
-  std::vector<te::Tensor> inputs;   // placeholders named after the op's input_names
+  std::vector<te::Tensor> inputs;   // placeholders named after the op's input_names (undefined if absent)
+  // Positions in `inputs` that are kernel parameters: every given input except value inputs.
+  std::vector<size_t> kernel_inputs;
   std::vector<te::Tensor> outputs;
   schedule::Schedule schedule;
   ir::LoweredFunc func;
@@ -32,9 +34,9 @@ inline BuiltOp build(const OpDef& def, const std::vector<TensorType>& inputs, co
                      const Target& target = {}, const BuildOptions& options = {}) {
   BuiltOp out;
   out.op = def.name;
+  out.inputs = placeholders(def, inputs);
   for (size_t i = 0; i < inputs.size(); ++i)
-    out.inputs.push_back(te::placeholder(inputs[i].shape, inputs[i].dtype,
-                                         i < def.input_names.size() ? def.input_names[i] : str_cat("in", i)));
+    if (!inputs[i].absent && !is_value_input(def, i)) out.kernel_inputs.push_back(i);
   out.outputs = apply(def, out.inputs, attrs);
   std::string name = options.name;
   if (name.empty()) {
@@ -50,7 +52,8 @@ inline BuiltOp build(const OpDef& def, const std::vector<TensorType>& inputs, co
     } else if (options.schedule) {
       how = "no default schedule";
     }
-    std::vector<te::Tensor> args = out.inputs;
+    std::vector<te::Tensor> args;
+    for (size_t i : out.kernel_inputs) args.push_back(out.inputs[i]);
     args.insert(args.end(), out.outputs.begin(), out.outputs.end());
     out.func = lower::lower(out.schedule, args, name, options.lower);
   } catch (const UserError& e) {

@@ -10,6 +10,7 @@
 // (Gemm's transA, Softmax's axis), so an importer passes a node's attributes through unchanged.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 
 #include "nnvm/ir/simplify.hpp"
@@ -41,6 +42,8 @@ inline const char* pattern_name(OpPattern p) {
 struct TensorType {
   DataType dtype;
   std::vector<ir::Expr> shape;
+  // An optional input left out in the middle of the list (ONNX writes "" for it: Clip(X, "", max)).
+  bool absent = false;
 
   TensorType() = default;
   TensorType(DataType t, std::vector<ir::Expr> s) : dtype(t), shape(std::move(s)) {}
@@ -49,6 +52,11 @@ struct TensorType {
   }
   TensorType(DataType t, std::initializer_list<int64_t> s) : TensorType(t, std::vector<int64_t>(s)) {}
   static TensorType of(const te::Tensor& t) { return {t.dtype(), t.shape()}; }
+  static TensorType none() {
+    TensorType t;
+    t.absent = true;
+    return t;
+  }
 };
 
 using ComputeFn = std::function<std::vector<te::Tensor>(const std::vector<te::Tensor>& inputs, const Attrs& attrs)>;
@@ -66,8 +74,15 @@ struct OpDef {
   std::vector<std::string> importer_names;
   // One name per input, in order; they name the kernel's parameters and appear in errors.
   std::vector<std::string> input_names;
-  // How many trailing inputs may be left out (Gemm's C). The compute sees only the given ones.
+  // How many trailing inputs are optional (Gemm's C). Trailing ones may be left out; one in the
+  // middle may be given as an undefined tensor (te::Tensor()), which the compute must accept.
   size_t optional_inputs = 0;
+  // Inputs whose values must be known when the op is compiled, by input name (Reshape's shape,
+  // Slice's starts). The graph layer takes them from constant producers and passes them to the
+  // compute as attributes of the same name: integer and bool data as a list of ints, float data as
+  // a list of floats (a scalar is a list of one). The compute still receives a placeholder at their
+  // position but must not read it, and kernels do not take them as parameters.
+  std::vector<std::string> value_inputs;
   OpPattern pattern = OpPattern::opaque;
   // Required. Checks ranks, extents, dtypes and attributes (UserError ids nnvm.ops.input_shape,
   // nnvm.ops.input_dtype, nnvm.ops.attr) and returns the output tensors (at least one).
@@ -112,6 +127,9 @@ inline void validate(const OpDef& def) {
   if (!def.compute) bad("the op has no compute function");
   if (def.optional_inputs > def.input_names.size())
     bad(str_cat(def.optional_inputs, " optional inputs but only ", def.input_names.size(), " input names"));
+  for (auto& v : def.value_inputs)
+    if (std::find(def.input_names.begin(), def.input_names.end(), v) == def.input_names.end())
+      bad(str_cat("value input '", v, "' is not one of the input names"));
   for (size_t i = 0; i < def.input_names.size(); ++i) {
     if (def.input_names[i].empty()) bad(str_cat("input ", i, " has an empty name"));
     for (size_t j = 0; j < i; ++j)
@@ -140,8 +158,8 @@ inline std::vector<te::Tensor> apply(const OpDef& def, const std::vector<te::Ten
                             most == 1 ? "" : "s", ", got ", inputs.size()),
                     {where});
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (!inputs[i].defined())
-      throw UserError("nnvm.ops.input_count", str_cat("input ", i, " (", def.input_names[i], ") is undefined"), {where});
+    if (!inputs[i].defined() && i < least)
+      throw UserError("nnvm.ops.input_count", str_cat("input ", i, " (", def.input_names[i], ") is required"), {where});
   std::vector<te::Tensor> outs;
   try {
     outs = def.compute(inputs, attrs);
@@ -154,15 +172,28 @@ inline std::vector<te::Tensor> apply(const OpDef& def, const std::vector<te::Ten
   return outs;
 }
 
+// True when input `i` of `def` is one of its value inputs.
+inline bool is_value_input(const OpDef& def, size_t i) {
+  return i < def.input_names.size() &&
+         std::find(def.value_inputs.begin(), def.value_inputs.end(), def.input_names[i]) != def.value_inputs.end();
+}
+
+// One placeholder per input, named after the op's input names; undefined for an absent input.
+inline std::vector<te::Tensor> placeholders(const OpDef& def, const std::vector<TensorType>& inputs) {
+  std::vector<te::Tensor> ph;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    ph.push_back(inputs[i].absent ? te::Tensor()
+                                  : te::placeholder(inputs[i].shape, inputs[i].dtype,
+                                                    i < def.input_names.size() ? def.input_names[i] : str_cat("in", i)));
+  return ph;
+}
+
 // The output types for inputs of the given types: the op's shape and dtype rule. Output extents
 // are expressions of the input extents (simplified), so symbolic sizes flow through.
 inline std::vector<TensorType> infer_types(const OpDef& def, const std::vector<TensorType>& inputs,
                                            const Attrs& attrs = {}) {
-  std::vector<te::Tensor> ph;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    ph.push_back(te::placeholder(inputs[i].shape, inputs[i].dtype,
-                                 i < def.input_names.size() ? def.input_names[i] : str_cat("in", i)));
   std::vector<TensorType> out;
+  std::vector<te::Tensor> ph = placeholders(def, inputs);
   for (auto& t : apply(def, ph, attrs)) {
     TensorType tt = TensorType::of(t);
     for (auto& e : tt.shape) e = ir::simplify(e);
