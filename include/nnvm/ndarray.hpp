@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <numeric>
 #include <span>
@@ -35,6 +36,17 @@ class NDArray {
     if (!data_) throw std::bad_alloc();
     std::fill(data_.get(), data_.get() + bytes, std::byte{0});
   }
+  // Copies are deep, like std::vector's; moves are cheap.
+  NDArray(const NDArray& o) : NDArray(o.dtype_, o.shape_) {
+    if (o.data_) std::memcpy(data_.get(), o.data_.get(), nbytes());
+  }
+  NDArray& operator=(const NDArray& o) {
+    if (this != &o) *this = NDArray(o);
+    return *this;
+  }
+  NDArray(NDArray&&) noexcept = default;
+  NDArray& operator=(NDArray&&) noexcept = default;
+
   template <class T>
   static NDArray from(const std::vector<T>& values, std::vector<int64_t> shape) {
     NDArray a(dtype_v<T>, std::move(shape));
