@@ -3,3 +3,4 @@
 
 #include "nnvm/ops/registry.hpp"
 #include "nnvm/ops/build.hpp"
+#include "nnvm/ops/dtype_code.hpp"
