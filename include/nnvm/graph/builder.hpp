@@ -10,7 +10,9 @@
 // error points at the line that made the node.
 #pragma once
 
-#include "nnvm/graph/infer.hpp"
+#include <optional>
+
+#include "nnvm/graph/evaluate.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace graph {
@@ -65,6 +67,15 @@ class GraphBuilder {
 
   void output(Value v) { g_.outputs.push_back(v); }
 
+  // With folding on, an op whose computed outputs read only constants (a Shape op reads none) is
+  // evaluated when it is added and becomes constant nodes: output 0 keeps the node's name,
+  // output k is named "<name>:<k>". Importers turn it on, so shape arithmetic (Shape → Gather →
+  // Concat → Reshape) is known by the time a Reshape needs its shape.
+  GraphBuilder& fold_constants(bool on = true) {
+    fold_ = on;
+    return *this;
+  }
+
   // The finished graph, validated. The builder keeps its state, so it can go on growing.
   Graph build() const {
     validate(g_);
@@ -77,13 +88,20 @@ class GraphBuilder {
       throw UserError("nnvm.graph.duplicate_name", str_cat("a node named '", n.name, "' already exists"),
                       detail::where(g_));
     g_.nodes.push_back(std::move(n));
+    std::optional<std::vector<NDArray>> folded;
     try {
       detail::check_node(g_, g_.nodes.size() - 1);
       Node& added = g_.nodes.back();
       if (added.kind == NodeKind::op) added.types = detail::infer_node(g_, added);
+      if (fold_ && worth_folding(added) && foldable(g_, added)) folded = evaluate(g_, added);
     } catch (...) {
       g_.nodes.pop_back();  // a failed call leaves the graph as it was
       throw;
+    }
+    if (folded) {
+      std::string name = g_.nodes.back().name;
+      g_.nodes.pop_back();
+      return add_constants(name, std::move(*folded));
     }
     names_.insert(g_.nodes.back().name);
     std::vector<Value> out;
@@ -91,7 +109,40 @@ class GraphBuilder {
     return out;
   }
 
+  // The interpreter folds tens of millions of elements per second; bigger results stay ops.
+  static bool worth_folding(const Node& n) {
+    if (n.kind != NodeKind::op) return false;
+    int64_t elements = 0;
+    for (auto& t : n.types) {
+      int64_t e = 1;
+      for (auto& d : t.shape) {
+        auto* c = ir::as_const_int(ir::simplify(d));
+        if (!c) return false;
+        e *= std::max<int64_t>(*c, 1);
+      }
+      elements += e;
+    }
+    return elements <= (int64_t(1) << 24);
+  }
+
+  // Constants holding a folded node's outputs; the names were checked when the node was added.
+  std::vector<Value> add_constants(const std::string& name, std::vector<NDArray> data) {
+    std::vector<Value> out;
+    for (size_t k = 0; k < data.size(); ++k) {
+      Node c;
+      c.kind = NodeKind::constant;
+      c.name = k == 0 ? name : str_cat(name, ":", k);
+      c.types = {TensorType(data[k].dtype(), data[k].shape())};
+      c.data = std::make_shared<const NDArray>(std::move(data[k]));
+      g_.nodes.push_back(std::move(c));
+      names_.insert(g_.nodes.back().name);
+      out.push_back({g_.nodes.size() - 1, 0});
+    }
+    return out;
+  }
+
   Graph g_;
+  bool fold_ = false;
   std::map<std::string, size_t> counts_;  // next automatic name per op
   std::set<std::string, std::less<>> names_;
 };

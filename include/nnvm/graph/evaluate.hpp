@@ -1,0 +1,88 @@
+// Evaluating one op node at compile time, for constant folding: the op is built for its input
+// types (value inputs as attributes), lowered without a schedule and run by the reference
+// interpreter. The interpreter runs the same compute the kernels run, so a folded constant
+// equals what the compiled model would have computed, and folding needs no C compiler.
+#pragma once
+
+#include <set>
+
+#include "nnvm/graph/infer.hpp"
+#include "nnvm/ops/build.hpp"
+#include "nnvm/target/interpreter.hpp"
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+namespace detail {
+// The placeholders the outputs' computes read, directly or through intermediate stages.
+inline std::set<const te::TensorNode*> read_placeholders(const std::vector<te::Tensor>& outputs) {
+  std::set<const te::TensorNode*> seen, placeholders;
+  std::vector<const te::TensorNode*> work;
+  for (auto& o : outputs) work.push_back(o.get());
+  while (!work.empty()) {
+    const te::TensorNode* t = work.back();
+    work.pop_back();
+    if (!seen.insert(t).second) continue;
+    if (t->op->kind == te::OpKind::placeholder) placeholders.insert(t);
+    for (auto& in : t->op->inputs) work.push_back(in.get());
+  }
+  return placeholders;
+}
+
+inline std::vector<int64_t> constant_shape(const TensorType& t, const Graph& g, const Node& n) {
+  std::vector<int64_t> shape;
+  for (auto& e : t.shape) {
+    auto* c = ir::as_const_int(ir::simplify(e));
+    if (!c) throw UserError("nnvm.graph.not_constant", "a folded value has a symbolic extent", where(g, &n));
+    shape.push_back(*c);
+  }
+  return shape;
+}
+}  // namespace detail
+
+// True when node `n` can be folded: every input its computed outputs actually read is a
+// constant (a Shape op reads none), and its outputs have constant extents.
+inline bool foldable(const Graph& g, const Node& n) {
+  if (n.kind != NodeKind::op) return false;
+  const ops::OpDef& def = g.registry->get(n.op);
+  for (auto& t : n.types)
+    for (auto& e : t.shape)
+      if (!ir::as_const_int(ir::simplify(e))) return false;
+  ops::BuiltOp b = ops::build(def, detail::input_types(g, n), detail::node_attrs(g, n, def), {}, {.schedule = false});
+  auto reads = detail::read_placeholders(b.outputs);
+  for (size_t k : b.kernel_inputs)
+    if (reads.count(b.inputs[k].get()) && g.node(n.inputs[k]).kind != NodeKind::constant) return false;
+  return true;
+}
+
+// The outputs of op node `n`, computed by the interpreter from its constant inputs. Inputs the
+// compute does not read (Shape's) are given as empty buffers of the right type.
+inline std::vector<NDArray> evaluate(const Graph& g, const Node& n) {
+  const ops::OpDef& def = g.registry->get(n.op);
+  ops::BuiltOp b = ops::build(def, detail::input_types(g, n), detail::node_attrs(g, n, def), {}, {.schedule = false});
+  auto reads = detail::read_placeholders(b.outputs);
+  std::vector<NDArray> outs;
+  for (auto& t : n.types) outs.emplace_back(t.dtype, detail::constant_shape(t, g, n));
+  std::vector<NDArray> unread;
+  std::vector<BufferView> views;
+  for (size_t k : b.kernel_inputs) {
+    const Node& p = g.node(n.inputs[k]);
+    if (p.kind == NodeKind::constant) {
+      views.push_back(const_cast<NDArray&>(*p.data).view());
+    } else if (!reads.count(b.inputs[k].get())) {
+      unread.emplace_back(g.type(n.inputs[k]).dtype, std::vector<int64_t>{0});
+      BufferView v = unread.back().view();
+      v.shape = detail::constant_shape(g.type(n.inputs[k]), g, n);
+      views.push_back(v);
+    } else {
+      throw UserError("nnvm.graph.not_constant",
+                      str_cat("input ", k, " (", def.input_names[k], ") is not a constant"), detail::where(g, &n));
+    }
+  }
+  for (auto& o : outs) views.push_back(o.view());
+  target::interpret(b.func, std::span<const BufferView>(views));
+  return outs;
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE
