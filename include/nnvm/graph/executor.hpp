@@ -61,6 +61,8 @@ struct Slot {
   std::string name;                      // the producing node (and output), for messages
 };
 
+struct PreparedModel;
+
 class CompiledModel {
  public:
   CompiledModel() = default;
@@ -128,7 +130,8 @@ class CompiledModel {
   }
 
  private:
-  friend CompiledModel compile(const Graph& g, const CompileOptions& options);
+  friend PreparedModel prepare(const Graph& input, const CompileOptions& options);
+  friend std::vector<CompiledModel> link(std::vector<PreparedModel> prepared, const KernelCompiler& compiler);
 
   void check_inputs(const std::vector<NDArray>& inputs) const {
     if (inputs.size() != input_slots_.size())
@@ -198,10 +201,19 @@ inline std::string kernel_name(const Node& n, size_t index) {
 }
 }  // namespace detail
 
-// Compiles `g` for options.target. Errors name the node: an op that cannot be built
-// ("nnvm.ops.*" with graph › node context), an extent left symbolic ("nnvm.compile.symbolic_extent").
-inline CompiledModel compile(const Graph& input, const CompileOptions& options = {}) {
-  CompiledModel m;
+// A model whose kernels are lowered but not yet compiled: the first half of compile(). The
+// conformance runner prepares many models and links them in one compiler batch.
+struct PreparedModel {
+  CompiledModel model;
+  std::vector<ir::LoweredFunc> funcs;  // one per kernel of model.steps()
+};
+
+// Binds symbols, infers types, plans the slots and steps and lowers one kernel per distinct op
+// use. Errors name the node: an op that cannot be built ("nnvm.ops.*" with graph › node
+// context), an extent left symbolic ("nnvm.compile.symbolic_extent").
+inline PreparedModel prepare(const Graph& input, const CompileOptions& options = {}) {
+  PreparedModel p;
+  CompiledModel& m = p.model;
   m.graph_ = options.symbols.empty() ? input : bind_shapes(input, options.symbols);
   infer_types(m.graph_);
   const Graph& g = m.graph_;
@@ -229,21 +241,19 @@ inline CompiledModel compile(const Graph& input, const CompileOptions& options =
   }
 
   std::map<std::string, size_t> kernel_of;
-  std::vector<ir::LoweredFunc> funcs;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (n.kind != NodeKind::op) continue;
     const ops::OpDef& def = g.registry->get(n.op);
     std::vector<TensorType> in = detail::input_types(g, n);
     Attrs attrs = detail::node_attrs(g, n, def);
-    std::string key = detail::kernel_key(n, in, attrs);
     Step st;
     st.node = i;
-    auto [it, fresh] = kernel_of.emplace(key, funcs.size());
+    auto [it, fresh] = kernel_of.emplace(detail::kernel_key(n, in, attrs), p.funcs.size());
     if (fresh) {
       try {
-        funcs.push_back(
-            ops::build(def, in, attrs, options.target, {.name = detail::kernel_name(n, funcs.size())}).func);
+        p.funcs.push_back(
+            ops::build(def, in, attrs, options.target, {.name = detail::kernel_name(n, p.funcs.size())}).func);
       } catch (const UserError& e) {
         std::vector<std::string> ctx = detail::where(g, &n);
         ctx.insert(ctx.end(), e.context().begin(), e.context().end());
@@ -259,8 +269,37 @@ inline CompiledModel compile(const Graph& input, const CompileOptions& options =
     m.steps_.push_back(std::move(st));
   }
   for (auto& v : g.outputs) m.output_slots_.push_back(slot_of[v.node][v.index]);
-  m.kernels_ = options.compiler ? options.compiler(funcs) : compile_with_c(funcs);
-  return m;
+  return p;
+}
+
+// Compiles the kernels of several prepared models in one batch (kernel names get a per-model
+// prefix so they stay unique) and returns the runnable models in order.
+inline std::vector<CompiledModel> link(std::vector<PreparedModel> prepared, const KernelCompiler& compiler = {}) {
+  std::vector<ir::LoweredFunc> all;
+  for (size_t i = 0; i < prepared.size(); ++i)
+    for (auto f : prepared[i].funcs) {
+      if (prepared.size() > 1) f.name = str_cat("m", i, "_", f.name);
+      all.push_back(std::move(f));
+    }
+  std::vector<CompiledKernel> kernels = compiler ? compiler(all) : compile_with_c(all);
+  if (kernels.size() != all.size())
+    throw InternalError("nnvm.compile.kernel_count",
+                        str_cat("the kernel compiler returned ", kernels.size(), " kernels for ", all.size()));
+  std::vector<CompiledModel> out;
+  size_t next = 0;
+  for (auto& p : prepared) {
+    p.model.kernels_.assign(kernels.begin() + ptrdiff_t(next), kernels.begin() + ptrdiff_t(next + p.funcs.size()));
+    next += p.funcs.size();
+    out.push_back(std::move(p.model));
+  }
+  return out;
+}
+
+// Compiles `g` for options.target: prepare, then one compiler batch for its kernels.
+inline CompiledModel compile(const Graph& g, const CompileOptions& options = {}) {
+  std::vector<PreparedModel> one;
+  one.push_back(prepare(g, options));
+  return std::move(link(std::move(one), options.compiler).front());
 }
 
 }  // namespace graph
