@@ -41,6 +41,8 @@ struct CompileOptions {
   std::map<std::string, int64_t> symbols;
   // Empty: the host C compiler. The LLVM library provides one for target "llvm".
   KernelCompiler compiler;
+  // Passed to every kernel's lowering: on_pass shows the IR after each pass, pass_ms times them.
+  lower::LowerOptions lower;
 };
 
 // One kernel call of the plan.
@@ -253,7 +255,7 @@ inline PreparedModel prepare(const Graph& input, const CompileOptions& options =
     if (fresh) {
       try {
         p.funcs.push_back(
-            ops::build(def, in, attrs, options.target, {.name = detail::kernel_name(n, p.funcs.size())}).func);
+            ops::build(def, in, attrs, options.target, {.name = detail::kernel_name(n, p.funcs.size()), .lower = options.lower}).func);
       } catch (const UserError& e) {
         std::vector<std::string> ctx = detail::where(g, &n);
         ctx.insert(ctx.end(), e.context().begin(), e.context().end());

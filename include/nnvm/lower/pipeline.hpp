@@ -5,8 +5,10 @@
 // how tutorials show each step.
 #pragma once
 
+#include <chrono>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <iostream>
 #include <sstream>
 
@@ -25,6 +27,9 @@ namespace lower {
 struct LowerOptions {
   // Called after every pass with its name and the IR it produced.
   std::function<void(const std::string& pass, const ir::Stmt&)> on_pass;
+  // When set, each pass's wall time in milliseconds is added to (*pass_ms)[pass name]
+  // ("schedule_ops" includes inlining and bound inference), summed over every kernel lowered.
+  std::map<std::string, double>* pass_ms = nullptr;
 };
 
 // The pass names, in order; NNVM_DUMP_IR accepts these.
@@ -111,7 +116,13 @@ inline ir::LoweredFunc lower(const schedule::Schedule& sch, const std::vector<te
     fn.params.emplace_back(t.name(), t.dtype(), t.shape());
     arg_buffers[t.get()] = fn.params.back();
   }
+  auto last = std::chrono::steady_clock::now();
   auto step = [&](const std::string& pass, ir::Stmt s) {
+    if (options.pass_ms) {
+      auto now = std::chrono::steady_clock::now();
+      (*options.pass_ms)[pass] += std::chrono::duration<double, std::milli>(now - last).count();
+      last = now;
+    }
     if (options.on_pass) options.on_pass(pass, s);
     if (detail::dump_requested(pass)) std::cerr << "// ---- after " << pass << " (" << name << ")\n" << ir::to_string(s) << "\n";
     return s;

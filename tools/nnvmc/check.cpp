@@ -1,0 +1,358 @@
+#include "check.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "tensor_io.hpp"
+
+namespace nnvmc {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+enum class Status { pass, fail, unsupported };
+const char* status_word(Status s) { return s == Status::pass ? "pass" : s == Status::fail ? "fail" : "unsupported"; }
+
+struct Result {
+  Status status = Status::unsupported;
+  std::string detail;
+};
+
+struct Case {
+  std::string name, dir;
+  std::vector<std::string> ops;            // op types the model uses
+  std::map<std::string, Result> results;   // by target
+};
+
+// Per-op tolerance overrides, applied when a case's model uses the op. Each states why.
+struct Tolerance {
+  const char* op;
+  double rtol, atol;
+  const char* why;
+};
+const Tolerance tolerance_overrides[] = {
+    // The reference outputs were computed in float64 and rounded; float16 keeps 11 bits.
+    {"Cast", 1e-3, 1e-3, "float16 results round to 11 significant bits"},
+};
+
+std::vector<std::string> find_cases(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (auto& p : paths) {
+    if (fs::exists(fs::path(p) / "model.onnx")) {
+      out.push_back(p);
+      continue;
+    }
+    if (!fs::is_directory(p))
+      throw nnvm::UserError("nnvm.cli.check", "'" + p + "' is neither a case folder (with model.onnx) nor a folder of cases");
+    std::vector<std::string> sub;
+    for (auto& e : fs::directory_iterator(p))
+      if (e.is_directory() && fs::exists(e.path() / "model.onnx")) sub.push_back(e.path().string());
+    std::sort(sub.begin(), sub.end());
+    out.insert(out.end(), sub.begin(), sub.end());
+  }
+  return out;
+}
+
+std::vector<std::string> sorted_files(const std::string& dir, const std::string& prefix) {
+  std::vector<std::pair<int, std::string>> files;
+  for (auto& e : fs::directory_iterator(dir)) {
+    std::string n = e.path().filename().string();
+    if (n.rfind(prefix, 0) == 0 && n.size() > prefix.size() + 3 && n.substr(n.size() - 3) == ".pb")
+      files.push_back({std::atoi(n.c_str() + prefix.size()), e.path().string()});
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<std::string> out;
+  for (auto& f : files) out.push_back(f.second);
+  return out;
+}
+
+std::string first_line(const std::string& s) {
+  std::string line = s.substr(0, s.find('\n'));
+  return line.size() > 300 ? line.substr(0, 300) + "..." : line;
+}
+
+// Empty when `got` matches `want`; else what differs, with the largest error.
+std::string compare(const nnvm::NDArray& got, const nnvm::NDArray& want, double rtol, double atol) {
+  if (got.dtype() != want.dtype()) return "dtype " + got.dtype().str() + ", expected " + want.dtype().str();
+  if (got.shape() != want.shape())
+    return "shape " + nnvm::graph::shape_text(got.shape()) + ", expected " + nnvm::graph::shape_text(want.shape());
+  bool exact = !want.dtype().is_float();
+  double worst = 0;
+  int64_t bad = -1, bad_count = 0;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    double g = element(got, i), w = element(want, i);
+    bool ok = exact ? g == w
+              : std::isnan(w) ? std::isnan(g)
+              : std::isinf(w) ? g == w
+                              : std::abs(g - w) <= atol + rtol * std::abs(w);
+    if (ok) continue;
+    ++bad_count;
+    double err = std::isnan(g) || std::isinf(g) ? INFINITY : std::abs(g - w);
+    if (bad < 0 || err > worst) worst = err, bad = i;
+  }
+  if (bad < 0) return {};
+  std::ostringstream s;
+  s << bad_count << " of " << want.numel() << " elements differ; worst at " << bad << ": got " << element(got, bad)
+    << ", expected " << element(want, bad) << " (max abs error " << worst << ")";
+  return s.str();
+}
+
+// Runs every test_data_set of a compiled case; the result as "pass" or a failure description.
+Result run_case(const nnvm::graph::CompiledModel& model, const Case& c, double rtol, double atol) {
+  std::vector<std::string> sets;
+  for (auto& e : fs::directory_iterator(c.dir))
+    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(e.path().string());
+  std::sort(sets.begin(), sets.end());
+  if (sets.empty()) return {Status::fail, "no test_data_set_* folder"};
+  for (auto& set : sets) {
+    std::vector<nnvm::NDArray> inputs, wants;
+    for (auto& f : sorted_files(set, "input_")) inputs.push_back(read_tensor(f));
+    for (auto& f : sorted_files(set, "output_")) wants.push_back(read_tensor(f));
+    auto outs = model.run(inputs, 1);
+    if (outs.size() != wants.size())
+      return {Status::fail, "the model has " + std::to_string(outs.size()) + " outputs, the data set " +
+                                std::to_string(wants.size())};
+    for (size_t k = 0; k < outs.size(); ++k) {
+      std::string d = compare(outs[k], wants[k], rtol, atol);
+      if (!d.empty())
+        return {Status::fail, fs::path(set).filename().string() + " output " + std::to_string(k) + " (" +
+                                  model.slots()[model.output_slots()[k]].name + "): " + d};
+    }
+  }
+  return {Status::pass, ""};
+}
+
+// Runs `fn` in a child process: a crash, a hang past `timeout_s` or an exception becomes a
+// failed result instead of ending nnvmc. The child uses one thread (the pool is not forked).
+Result isolated(const std::function<Result()>& fn, int timeout_s) {
+  int fds[2];
+  if (pipe(fds) != 0) return fn();
+  std::cout.flush();
+  std::cerr.flush();
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]), close(fds[1]);
+    return fn();
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    Result r;
+    try {
+      r = fn();
+    } catch (const std::exception& e) {
+      r = {Status::fail, first_line(e.what())};
+    }
+    std::string msg = std::string(1, char('0' + int(r.status))) + r.detail;
+    for (size_t off = 0; off < msg.size();) {
+      ssize_t n = write(fds[1], msg.data() + off, msg.size() - off);
+      if (n <= 0) break;
+      off += size_t(n);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string msg;
+  char buf[4096];
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  bool timed_out = false;
+  for (;;) {
+    int left = int(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count());
+    if (left <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    if (poll(&p, 1, left) <= 0) continue;
+    ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n <= 0) break;
+    msg.append(buf, size_t(n));
+  }
+  close(fds[0]);
+  if (timed_out) kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (timed_out) return {Status::fail, "timed out after " + std::to_string(timeout_s) + " s"};
+  if (WIFSIGNALED(status)) return {Status::fail, std::string("crashed (") + strsignal(WTERMSIG(status)) + ")"};
+  if (msg.empty()) return {Status::fail, "the case's process ended without a result"};
+  return {Status(msg[0] - '0'), msg.substr(1)};
+}
+
+// The coverage record: results per case and emitter, a per-op summary and totals.
+void write_coverage(const std::string& path, const std::vector<Case>& cases, const std::vector<std::string>& targets) {
+  std::ofstream f(path);
+  if (!f) throw nnvm::UserError("nnvm.cli.check", "cannot write the coverage record", {"file " + path});
+  f << "# ONNX node conformance\n\n"
+    << "Generated by `nnvmc check --target " ;
+  for (size_t i = 0; i < targets.size(); ++i) f << (i ? "," : "") << targets[i];
+  f << " --coverage docs/onnx-coverage.md <suite>` (see README). Do not edit by hand: CI fails when a case "
+       "marked pass here no longer passes.\n\n";
+  f << "## Totals\n\n| emitter | pass | fail | unsupported | total |\n|---|---|---|---|---|\n";
+  for (auto& t : targets) {
+    int n[3] = {0, 0, 0};
+    for (auto& c : cases) ++n[int(c.results.at(t).status)];
+    f << "| " << t << " | " << n[0] << " | " << n[1] << " | " << n[2] << " | " << cases.size() << " |\n";
+  }
+  f << "\n## Per op\n\nCases that use the op, by result on the first emitter (" << targets[0] << ").\n\n"
+    << "| op | pass | fail | unsupported |\n|---|---|---|---|\n";
+  std::map<std::string, std::array<int, 3>> per_op;
+  for (auto& c : cases)
+    for (auto& op : std::set<std::string>(c.ops.begin(), c.ops.end())) ++per_op[op][int(c.results.at(targets[0]).status)];
+  for (auto& [op, n] : per_op) f << "| " << op << " | " << n[0] << " | " << n[1] << " | " << n[2] << " |\n";
+  f << "\n## Cases\n\n| case |";
+  for (auto& t : targets) f << " " << t << " |";
+  f << " reason |\n|---|";
+  for (size_t i = 0; i < targets.size(); ++i) f << "---|";
+  f << "---|\n";
+  for (auto& c : cases) {
+    f << "| " << c.name << " |";
+    std::string reason;
+    for (auto& t : targets) {
+      const Result& r = c.results.at(t);
+      f << " " << status_word(r.status) << " |";
+      if (reason.empty() && r.status != Status::pass) reason = r.detail;
+    }
+    for (char& ch : reason)
+      if (ch == '|' || ch == '\n') ch = ' ';
+    f << " " << reason << " |\n";
+  }
+}
+
+// Cases marked pass per emitter in a coverage record: {target -> names}.
+std::map<std::string, std::set<std::string>> read_baseline(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw nnvm::UserError("nnvm.cli.check", "cannot read the baseline coverage record", {"file " + path});
+  std::map<std::string, std::set<std::string>> passed;
+  std::vector<std::string> columns;
+  std::string line;
+  bool in_cases = false;
+  while (std::getline(f, line)) {
+    if (line.rfind("## ", 0) == 0) in_cases = line == "## Cases";
+    if (!in_cases || line.rfind("| ", 0) != 0) continue;
+    std::vector<std::string> cells;
+    std::stringstream ss(line.substr(1));
+    std::string cell;
+    while (std::getline(ss, cell, '|')) {
+      size_t a = cell.find_first_not_of(' '), b = cell.find_last_not_of(' ');
+      cells.push_back(a == std::string::npos ? "" : cell.substr(a, b - a + 1));
+    }
+    if (!cells.empty() && cells[0] == "case") {
+      columns = cells;
+      continue;
+    }
+    for (size_t i = 1; i + 1 < cells.size() && i < columns.size(); ++i)
+      if (cells[i] == "pass") passed[columns[i]].insert(cells[0]);
+  }
+  return passed;
+}
+
+}  // namespace
+
+int run_check(const std::vector<std::string>& paths, const Options& options, const CheckOptions& check) {
+  std::vector<Case> cases;
+  for (auto& dir : find_cases(paths)) cases.push_back({fs::path(dir).filename().string(), dir, {}, {}});
+  std::vector<std::string> targets = check.targets.empty() ? std::vector<std::string>{options.target} : check.targets;
+  for (auto& t : targets) t = resolve_target(t);
+
+  for (auto& c : cases) {
+    try {
+      auto report = nnvm::onnx_import::check_support(c.dir + "/model.onnx", import_options(options));
+      for (auto& [op, n] : report.op_counts) c.ops.push_back(op);
+    } catch (const std::exception&) {
+    }
+  }
+
+  Progress progress(cases.size() * targets.size());
+  size_t done = 0;
+  int counts[3] = {0, 0, 0};
+  for (auto& target : targets) {
+    Options o = options;
+    o.target = target;
+    nnvm::graph::CompileOptions co = compile_options(o);
+    for (size_t begin = 0; begin < cases.size(); begin += size_t(std::max(1, check.batch))) {
+      size_t end = std::min(cases.size(), begin + size_t(std::max(1, check.batch)));
+      std::vector<size_t> ready;
+      std::vector<nnvm::graph::PreparedModel> prepared;
+      for (size_t i = begin; i < end; ++i) {
+        Case& c = cases[i];
+        progress.update(done + i - begin, target + " " + c.name);
+        try {
+          prepared.push_back(nnvm::graph::prepare(load_model(c.dir, o), co));
+          ready.push_back(i);
+        } catch (const nnvm::Error& e) {
+          bool unsupported = e.id() == "nnvm.onnx.unsupported" || e.id().rfind("nnvm.ops.", 0) == 0 ||
+                             e.id() == "nnvm.graph.not_constant" || e.id() == "nnvm.compile.symbolic_extent";
+          c.results[target] = {unsupported ? Status::unsupported : Status::fail, first_line(e.what())};
+        } catch (const std::exception& e) {
+          c.results[target] = {Status::fail, std::string("internal error: ") + first_line(e.what())};
+        }
+      }
+      std::vector<nnvm::graph::CompiledModel> models;
+      std::vector<size_t> linked;
+      try {
+        models = nnvm::graph::link(prepared, co.compiler);
+        linked = ready;
+      } catch (const std::exception&) {
+        // One bad kernel fails the whole batch: compile the cases one by one to find it.
+        for (size_t k = 0; k < ready.size(); ++k) {
+          try {
+            models.push_back(std::move(nnvm::graph::link({prepared[k]}, co.compiler).front()));
+            linked.push_back(ready[k]);
+          } catch (const std::exception& e) {
+            cases[ready[k]].results[target] = {Status::fail, "compile error: " + first_line(e.what())};
+          }
+        }
+      }
+      for (size_t k = 0; k < linked.size(); ++k) {
+        Case& c = cases[linked[k]];
+        double rtol = check.rtol, atol = check.atol;
+        for (auto& t : tolerance_overrides)
+          if (std::find(c.ops.begin(), c.ops.end(), t.op) != c.ops.end()) rtol = std::max(rtol, t.rtol), atol = std::max(atol, t.atol);
+        progress.update(done + linked[k] - begin, target + " " + c.name);
+        c.results[target] = isolated([&] { return run_case(models[k], c, rtol, atol); }, check.timeout_s);
+      }
+      done += end - begin;
+      for (size_t i = begin; i < end; ++i) {
+        const Result& r = cases[i].results[target];
+        ++counts[int(r.status)];
+        if (check.quiet && r.status != Status::fail) continue;
+        progress.finish();
+        std::cout << status_word(r.status) << " " << cases[i].name << " [" << target << "]"
+                  << (r.detail.empty() ? "" : ": " + r.detail) << "\n";
+      }
+      std::cout.flush();
+    }
+  }
+  progress.finish();
+  std::cout << counts[0] << " passed, " << counts[1] << " failed, " << counts[2] << " unsupported\n";
+  if (!check.coverage_out.empty()) write_coverage(check.coverage_out, cases, targets);
+  // Against a baseline only regressions fail the run: the record already says which cases fail.
+  int status = counts[1] > 0 && check.baseline.empty() ? 1 : 0;
+  if (!check.baseline.empty()) {
+    auto passed = read_baseline(check.baseline);
+    int regressions = 0;
+    for (auto& c : cases)
+      for (auto& t : targets)
+        if (passed[t].count(c.name) && c.results[t].status != Status::pass) {
+          std::cout << "regression " << c.name << " [" << t << "]: passes in " << check.baseline << ", now "
+                    << status_word(c.results[t].status) << "\n";
+          ++regressions;
+        }
+    std::cout << regressions << " regressions against " << check.baseline << "\n";
+    if (regressions) status = 1;
+  }
+  return status;
+}
+
+}  // namespace nnvmc

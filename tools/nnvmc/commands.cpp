@@ -1,0 +1,197 @@
+#include "commands.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "tensor_io.hpp"
+
+#if NNVMC_WITH_LLVM
+#include "nnvm/codegen/llvm_jit.hpp"
+#endif
+#if __has_include("nnvm/graph/artifact.hpp")
+#include "nnvm/graph/artifact.hpp"
+#define NNVMC_HAVE_ARTIFACT 1
+#endif
+
+namespace nnvmc {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+struct Loaded {
+  nv::graph::CompiledModel model;
+  std::map<std::string, double> pass_ms;
+  double import_ms = 0, compile_ms = 0;
+};
+
+Loaded load_and_compile(const std::string& path, const Options& o) {
+  Loaded l;
+  auto t0 = Clock::now();
+  nv::graph::Graph g = load_model(path, o);
+  l.import_ms = ms_since(t0);
+  t0 = Clock::now();
+  l.model = nv::graph::compile(g, compile_options(o, o.print_pass_times ? &l.pass_ms : nullptr));
+  l.compile_ms = ms_since(t0);
+  if (o.print_pass_times) {
+    std::cerr << "import " << l.import_ms << " ms, compile " << l.compile_ms << " ms ("
+              << l.model.kernels().size() << " kernels); lowering passes:\n";
+    for (auto& [pass, ms] : l.pass_ms) std::cerr << "  " << pass << " " << ms << " ms\n";
+  }
+  return l;
+}
+
+std::vector<nv::NDArray> gather_inputs(const nv::graph::CompiledModel& m, const RunOptions& r) {
+  std::vector<nv::NDArray> inputs;
+  auto names = m.input_names();
+  std::map<std::string, std::string> by_name;
+  std::vector<std::string> positional;
+  for (auto& spec : r.inputs) {
+    size_t eq = spec.find('=');
+    if (eq != std::string::npos && !fs::exists(spec)) by_name[spec.substr(0, eq)] = spec.substr(eq + 1);
+    else positional.push_back(spec);
+  }
+  for (auto& [name, file] : by_name)
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      throw nv::UserError("nnvm.cli.input", "the model has no input named '" + name + "'", {"--input " + name});
+  if (positional.size() > names.size())
+    throw nv::UserError("nnvm.cli.input", "got " + std::to_string(positional.size()) + " input files for a model with " +
+                                              std::to_string(names.size()) + " inputs");
+  for (size_t i = 0; i < names.size(); ++i) {
+    const nv::graph::Slot& s = m.slots()[m.input_slots()[i]];
+    if (by_name.count(names[i])) inputs.push_back(read_tensor(by_name[names[i]]));
+    else if (i < positional.size()) inputs.push_back(read_tensor(positional[i]));
+    else inputs.push_back(generated_input(s.dtype, s.shape, uint32_t(i + 1)));
+  }
+  return inputs;
+}
+
+void emit(const Loaded& l, const Options& o) {
+  std::vector<nv::ir::LoweredFunc> fns;
+  for (auto& k : l.model.kernels()) fns.push_back(k.func);
+  std::string base = o.out.empty() ? "" : o.out + "/";
+  auto write = [&](const std::string& what, const std::string& file, const std::string& text) {
+    if (o.out.empty()) {
+      std::cout << "// ---- " << what << "\n" << text << "\n";
+      return;
+    }
+    std::ofstream(base + file) << text;
+    std::cerr << "wrote " << base + file << "\n";
+  };
+  for (auto& e : o.emit) {
+    if (e == "c") write("C", "kernels.c", nv::target::emit_c(fns));
+    else if (e == "stmt") {
+      std::string text;
+      for (auto& f : fns) text += "// kernel " + f.name + " (" + f.origin + ")\n" + nv::ir::to_string(f.body) + "\n";
+      write("lowered IR", "kernels.stmt", text);
+    } else if (e == "dot") write("graph (DOT)", "graph.dot", nv::graph::to_dot(l.model.graph()));
+    else if (e == "json" || e == "onnx") {
+      throw nv::UserError("nnvm.cli.emit", "--emit=" + e + " is not available yet (the graph serializers land with the "
+                                           "deploy artifact and the ONNX exporter)");
+    }
+#if NNVMC_WITH_LLVM
+    else if (e == "ll") write("LLVM IR", "kernels.ll", nv::codegen::emit_llvm_ir(fns));
+    else if (e == "asm") write("assembly", "kernels.s", nv::codegen::emit_asm(fns));
+#else
+    else if (e == "ll" || e == "asm")
+      throw nv::UserError("nnvm.cli.emit", "--emit=" + e + " needs the LLVM back end; this nnvmc was built without it");
+#endif
+    else
+      throw nv::UserError("nnvm.cli.emit", "unknown --emit kind '" + e + "'; kinds: c, ll, asm, stmt, dot, json, onnx");
+  }
+}
+
+}  // namespace
+
+int run_compile(const std::string& model, const Options& o) {
+  Loaded l = load_and_compile(model, o);
+  std::cerr << "compiled " << model << ": " << l.model.steps().size() << " kernel calls, " << l.model.kernels().size()
+            << " kernels, target " << resolve_target(o.target) << ", " << l.compile_ms << " ms\n";
+  if (!o.out.empty()) {
+    fs::create_directories(o.out);
+#if NNVMC_HAVE_ARTIFACT
+    nv::graph::save_artifact(l.model, o.out);
+    std::cerr << "wrote the deploy artifact to " << o.out << "\n";
+#else
+    if (o.emit.empty())
+      throw nv::UserError("nnvm.cli.artifact", "this nnvmc cannot write deploy artifacts yet; use --emit to write sources");
+#endif
+  }
+  emit(l, o);
+  return 0;
+}
+
+int run_run(const std::string& model, const Options& o, const RunOptions& r) {
+  Loaded l = load_and_compile(model, o);
+  auto inputs = gather_inputs(l.model, r);
+  auto t0 = Clock::now();
+  auto outs = l.model.run(inputs, o.threads);
+  double ms = ms_since(t0);
+  for (size_t k = 0; k < outs.size(); ++k) {
+    std::cout << "output " << k << " (" << l.model.slots()[l.model.output_slots()[k]].name << "): " << summary(outs[k])
+              << "\n";
+    if (!r.save_outputs.empty()) {
+      fs::create_directories(r.save_outputs);
+      write_npy(r.save_outputs + "/output_" + std::to_string(k) + ".npy", outs[k]);
+    }
+  }
+  std::cout << "ran in " << ms << " ms (first run)\n";
+  return 0;
+}
+
+int run_bench(const std::string& model, const Options& o, const RunOptions& r) {
+  Loaded l = load_and_compile(model, o);
+  auto inputs = gather_inputs(l.model, r);
+  for (int i = 0; i < r.warmup; ++i) l.model.run(inputs, o.threads);
+  std::vector<double> times;
+  for (int i = 0; i < std::max(1, r.repeat); ++i) {
+    auto t0 = Clock::now();
+    l.model.run(inputs, o.threads);
+    times.push_back(ms_since(t0));
+  }
+  std::sort(times.begin(), times.end());
+  std::cout << model << ": median " << times[times.size() / 2] << " ms, min " << times.front() << " ms, max "
+            << times.back() << " ms over " << times.size() << " runs (target " << resolve_target(o.target)
+            << ", threads " << (o.threads ? std::to_string(o.threads) : std::string("default")) << ")\n";
+  if (r.profile || !r.trace.empty()) {
+    nv::graph::Profile prof;
+    l.model.run(inputs, o.threads, &prof);
+    if (r.profile) std::cout << prof.table();
+    if (!r.trace.empty()) {
+      std::ofstream(r.trace) << prof.chrome_trace();
+      std::cerr << "wrote " << r.trace << "\n";
+    }
+  }
+  return 0;
+}
+
+int run_inspect(const std::string& model, const Options& o) {
+  std::string file = fs::is_directory(model) ? model + "/model.onnx" : model;
+  auto report = nv::onnx_import::check_support(file, import_options(o));
+  std::cout << report.to_string() << "\n";
+  std::cout << "op histogram:\n";
+  std::vector<std::pair<int64_t, std::string>> ops;
+  for (auto& [op, n] : report.op_counts) ops.push_back({-n, op});
+  std::sort(ops.begin(), ops.end());
+  for (auto& [n, op] : ops) std::cout << "  " << op << " " << -n << "\n";
+  if (!report.supported()) return 0;
+  nv::graph::Graph g = load_model(model, o);
+  int64_t params = 0;
+  for (auto& n : g.nodes)
+    if (n.kind == nv::graph::NodeKind::constant) params += n.data->numel();
+  std::cout << "inputs:\n";
+  for (size_t i : g.inputs()) std::cout << "  " << g.nodes[i].name << ": " << nv::graph::to_string(g.nodes[i].types[0]) << "\n";
+  std::cout << "outputs:\n";
+  for (auto& v : g.outputs) std::cout << "  " << g.node(v).name << ": " << nv::graph::to_string(g.type(v)) << "\n";
+  std::cout << "parameters (after constant folding): " << params << "\n";
+  std::cout << "nodes after import: " << g.nodes.size() << "\n";
+  return 0;
+}
+
+}  // namespace nnvmc

@@ -1,0 +1,136 @@
+#include "session.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#if NNVMC_WITH_LLVM
+#include "nnvm/codegen/llvm_jit.hpp"
+#endif
+
+namespace nnvmc {
+
+std::vector<std::string> available_targets() {
+#if NNVMC_WITH_LLVM
+  return {"host", "c", "llvm"};
+#else
+  return {"host", "c"};
+#endif
+}
+
+std::string resolve_target(const std::string& target) {
+  auto all = available_targets();
+  if (std::find(all.begin(), all.end(), target) == all.end()) {
+    std::string known;
+    for (auto& t : all) known += (known.empty() ? "" : ", ") + t;
+    std::string why = target == "llvm" ? " (this nnvmc was built without LLVM)" : "";
+    throw nv::UserError("nnvm.cli.target", "unknown target '" + target + "'" + why + "; available: " + known);
+  }
+  if (target != "host") return target;
+#if NNVMC_WITH_LLVM
+  return "llvm";
+#else
+  return "c";
+#endif
+}
+
+std::pair<std::string, std::vector<int64_t>> parse_input_shape(const std::string& s) {
+  auto bad = [&](const std::string& why) -> std::pair<std::string, std::vector<int64_t>> {
+    throw nv::UserError("nnvm.cli.input_shape",
+                        "--input-shape '" + s + "': " + why + " (expected name:1x3x224x224)");
+  };
+  size_t colon = s.rfind(':');
+  if (colon == std::string::npos || colon == 0) return bad("no input name");
+  std::vector<int64_t> dims;
+  std::string rest = s.substr(colon + 1);
+  size_t pos = 0;
+  while (pos <= rest.size()) {
+    size_t x = rest.find('x', pos);
+    std::string part = rest.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 12)
+      return bad("extent '" + part + "' is not a non-negative number");
+    dims.push_back(std::stoll(part));
+    if (x == std::string::npos) break;
+    pos = x + 1;
+  }
+  return {s.substr(0, colon), dims};
+}
+
+std::pair<std::string, int64_t> parse_symbol(const std::string& s) {
+  size_t eq = s.find('=');
+  std::string value = eq == std::string::npos ? "" : s.substr(eq + 1);
+  if (eq == 0 || eq == std::string::npos || value.empty() ||
+      value.find_first_not_of("0123456789") != std::string::npos || value.size() > 12)
+    throw nv::UserError("nnvm.cli.symbol", "--define-symbol '" + s + "': expected NAME=non-negative number");
+  return {s.substr(0, eq), std::stoll(value)};
+}
+
+nv::onnx_import::ImportOptions import_options(const Options& o) {
+  nv::onnx_import::ImportOptions io;
+  for (auto& s : o.input_shapes) io.input_shapes.insert(parse_input_shape(s));
+  for (auto& s : o.symbols) io.symbols.insert(parse_symbol(s));
+  return io;
+}
+
+nv::graph::Graph load_model(const std::string& path, const Options& o) {
+  std::string file = path;
+  if (std::filesystem::is_directory(path) && std::filesystem::exists(path + "/model.onnx")) file = path + "/model.onnx";
+  return nv::onnx_import::import_model(file, import_options(o));
+}
+
+nv::graph::CompileOptions compile_options(const Options& o, std::map<std::string, double>* pass_ms) {
+  nv::graph::CompileOptions co;
+  std::string target = resolve_target(o.target);
+  co.target.kind = target;
+  co.target.num_threads = o.threads;
+  for (auto& s : o.symbols) co.symbols.insert(parse_symbol(s));
+  co.lower.pass_ms = pass_ms;
+  if (!o.print_ir_after.empty()) {
+    std::string want = o.print_ir_after;
+    auto names = nv::lower::pass_names();
+    if (want != "all" && std::find(names.begin(), names.end(), want) == names.end()) {
+      std::string known;
+      for (auto& n : names) known += (known.empty() ? "" : ", ") + n;
+      throw nv::UserError("nnvm.cli.pass", "--print-ir-after '" + want + "': no such pass; passes: " + known + ", all");
+    }
+    co.lower.on_pass = [want](const std::string& pass, const nv::ir::Stmt& s) {
+      if (want == "all" || want == pass) std::cout << "// ---- after " << pass << "\n" << nv::ir::to_string(s) << "\n";
+    };
+  }
+#if NNVMC_WITH_LLVM
+  if (target == "llvm") {
+    int threads = o.threads;
+    co.compiler = [threads](const std::vector<nv::ir::LoweredFunc>& fns) {
+      nv::codegen::LlvmOptions lo;
+      lo.num_threads = threads;
+      std::vector<nv::graph::CompiledKernel> out;
+      for (auto& k : nv::codegen::jit_llvm(fns, lo)) {
+        auto owner = std::make_shared<const nv::codegen::LlvmKernel>(k);
+        out.push_back({k.func(), k.raw_function(), k.raw_workspace_bytes(), owner});
+      }
+      return out;
+    };
+  }
+#endif
+  return co;
+}
+
+Progress::Progress(size_t total)
+    : total_(total), tty_(isatty(STDERR_FILENO) != 0), start_(std::chrono::steady_clock::now()) {}
+
+void Progress::update(size_t done, const std::string& what) {
+  if (!tty_) return;
+  if (!shown_ && std::chrono::steady_clock::now() - start_ < std::chrono::seconds(1)) return;
+  shown_ = true;
+  std::string line = "[" + std::to_string(done) + "/" + std::to_string(total_) + "] " + what;
+  if (line.size() > 100) line.resize(100);
+  std::cerr << "\r\033[K" << line << std::flush;
+}
+
+void Progress::finish() {
+  if (shown_) std::cerr << "\r\033[K" << std::flush;
+  shown_ = false;
+}
+
+}  // namespace nnvmc

@@ -1,0 +1,56 @@
+// What every nnvmc command shares: the options the user gave, turned into import and compile
+// options; the kernel compiler for --target; loading a model; the terminal progress line.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "nnvm/graph/graph.hpp"
+#include "nnvm/onnx/importer.hpp"
+
+namespace nnvmc {
+
+namespace nv = nnvm;
+
+struct Options {
+  std::string target = "host";             // host | c | llvm
+  int opt_level = 2;                        // 0: no graph passes; 2: the default pipeline
+  int threads = 0;                          // 0: NNVM_NUM_THREADS or all cores
+  std::vector<std::string> input_shapes;    // "name:1x3x224x224"
+  std::vector<std::string> symbols;         // "N=1"
+  std::vector<std::string> emit;            // c, ll, asm, stmt, dot, json, onnx
+  std::string print_ir_after;               // a lowering pass name, or "all"
+  bool print_pass_times = false;
+  std::string out;                          // output file or directory
+};
+
+// "host" means the LLVM back end when nnvmc was built with it, else the C compiler.
+std::string resolve_target(const std::string& target);
+std::vector<std::string> available_targets();
+
+nv::onnx_import::ImportOptions import_options(const Options& o);
+// The model's graph; a directory holding model.onnx is accepted too.
+nv::graph::Graph load_model(const std::string& path, const Options& o);
+nv::graph::CompileOptions compile_options(const Options& o, std::map<std::string, double>* pass_ms = nullptr);
+
+// Parses "name:1x3x224x224" (UserError nnvm.cli.input_shape otherwise).
+std::pair<std::string, std::vector<int64_t>> parse_input_shape(const std::string& s);
+// Parses "N=1" (UserError nnvm.cli.symbol otherwise).
+std::pair<std::string, int64_t> parse_symbol(const std::string& s);
+
+// "[k/n] what" redrawn in place on a terminal for work longer than a second; silent otherwise.
+class Progress {
+ public:
+  explicit Progress(size_t total);
+  void update(size_t done, const std::string& what);
+  void finish();
+
+ private:
+  size_t total_;
+  bool tty_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace nnvmc

@@ -1,0 +1,218 @@
+#include "tensor_io.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "nnvm/onnx/importer.hpp"
+
+namespace nnvmc {
+
+namespace nv = nnvm;
+
+namespace {
+
+[[noreturn]] void bad_file(const std::string& path, const std::string& why) {
+  throw nv::UserError("nnvm.cli.tensor_file", why, {"file " + path});
+}
+
+struct NpyType {
+  const char* descr;
+  nv::DataType dtype;
+};
+const NpyType npy_types[] = {
+    {"<f4", nv::dtype::float32}, {"<f8", nv::dtype::float64}, {"<f2", nv::dtype::float16},
+    {"<i8", nv::dtype::int64},   {"<i4", nv::dtype::int32},   {"<i2", nv::dtype::int16},
+    {"|i1", nv::dtype::int8},    {"|u1", nv::dtype::uint8},   {"<u2", nv::dtype::uint16},
+    {"<u4", nv::dtype::uint32},  {"<u8", nv::dtype::uint64},  {"|b1", nv::dtype::boolean},
+};
+
+// The value of `key` in a .npy header dict: the text after "'key':" up to the next top-level ','.
+std::string header_field(const std::string& header, const std::string& key, const std::string& path) {
+  size_t k = header.find("'" + key + "'");
+  if (k == std::string::npos) bad_file(path, "the .npy header has no '" + key + "'");
+  size_t colon = header.find(':', k);
+  if (colon == std::string::npos) bad_file(path, "the .npy header is malformed");
+  size_t start = header.find_first_not_of(' ', colon + 1);
+  if (start == std::string::npos) bad_file(path, "the .npy header is malformed");
+  if (header[start] == '(') {
+    size_t end = header.find(')', start);
+    if (end == std::string::npos) bad_file(path, "the .npy shape is not closed");
+    return header.substr(start, end - start + 1);
+  }
+  size_t end = header.find_first_of(",}", start);
+  return header.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+nv::NDArray read_npy(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) bad_file(path, "cannot open the file");
+  char magic[8];
+  if (!f.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0) bad_file(path, "not a .npy file (bad magic)");
+  uint32_t header_len = 0;
+  if (magic[6] == 1) {
+    unsigned char b[2];
+    if (!f.read(reinterpret_cast<char*>(b), 2)) bad_file(path, "truncated .npy header");
+    header_len = b[0] | (b[1] << 8);
+  } else if (magic[6] == 2 || magic[6] == 3) {
+    unsigned char b[4];
+    if (!f.read(reinterpret_cast<char*>(b), 4)) bad_file(path, "truncated .npy header");
+    header_len = b[0] | (b[1] << 8) | (b[2] << 16) | (uint32_t(b[3]) << 24);
+  } else {
+    bad_file(path, "unsupported .npy version " + std::to_string(int(magic[6])));
+  }
+  if (header_len > (1u << 20)) bad_file(path, "the .npy header is implausibly long");
+  std::string header(header_len, '\0');
+  if (!f.read(header.data(), header_len)) bad_file(path, "truncated .npy header");
+  std::string descr = header_field(header, "descr", path);
+  std::string fortran = header_field(header, "fortran_order", path);
+  std::string shape_text = header_field(header, "shape", path);
+  if (fortran.rfind("True", 0) == 0) bad_file(path, "Fortran-order .npy arrays are not supported; save with C order");
+  if (descr.size() < 2) bad_file(path, "malformed dtype " + descr);
+  descr = descr.substr(1, descr.size() - 2);
+  const NpyType* type = nullptr;
+  for (auto& t : npy_types)
+    if (descr == t.descr || (descr.size() == 3 && descr[0] == '=' && descr.substr(1) == std::string(t.descr).substr(1)))
+      type = &t;
+  if (!type) bad_file(path, "dtype '" + descr + "' is not supported (big-endian, strings and objects are not)");
+  std::vector<int64_t> shape;
+  std::string inner = shape_text.substr(1, shape_text.size() - 2);
+  std::stringstream ss(inner);
+  std::string part;
+  int64_t count = 1;
+  while (std::getline(ss, part, ',')) {
+    size_t a = part.find_first_not_of(' '), b = part.find_last_not_of(' ');
+    if (a == std::string::npos) continue;
+    part = part.substr(a, b - a + 1);
+    if (part.find_first_not_of("0123456789") != std::string::npos || part.size() > 12)
+      bad_file(path, "shape " + shape_text + " is malformed");
+    shape.push_back(std::stoll(part));
+    if (shape.back() != 0 && count > (int64_t(1) << 40) / shape.back()) bad_file(path, "shape " + shape_text + " is too large");
+    count *= shape.back();
+  }
+  nv::NDArray a(type->dtype, shape);
+  if (!f.read(static_cast<char*>(a.raw()), std::streamsize(a.nbytes())))
+    bad_file(path, "the data is shorter than shape " + shape_text + " needs (" + std::to_string(a.nbytes()) + " bytes)");
+  return a;
+}
+
+// IEEE half from float, rounding to nearest even (inputs here are small normal numbers or 0).
+uint16_t to_half(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint16_t sign = uint16_t((x >> 16) & 0x8000);
+  int e = int((x >> 23) & 255) - 127 + 15;
+  uint32_t m = x & 0x7fffff;
+  if (e <= 0) return sign;  // underflow to zero: |v| < 2^-14 only
+  if (e >= 31) return uint16_t(sign | 0x7c00);
+  uint32_t half = (uint32_t(e) << 10) | (m >> 13), rest = m & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (half & 1))) ++half;
+  return uint16_t(sign | half);
+}
+
+}  // namespace
+
+nv::NDArray read_tensor(const std::string& path) {
+  auto ends = [&](const char* s) {
+    size_t n = std::strlen(s);
+    return path.size() >= n && path.compare(path.size() - n, n, s) == 0;
+  };
+  if (ends(".npy")) return read_npy(path);
+  if (ends(".pb")) return nv::onnx_import::read_tensor_pb(path);
+  bad_file(path, "unknown tensor file type; expected .npy or .pb");
+}
+
+void write_npy(const std::string& path, const nv::NDArray& a) {
+  const NpyType* type = nullptr;
+  for (auto& t : npy_types)
+    if (t.dtype == a.dtype()) type = &t;
+  if (!type) throw nv::UserError("nnvm.cli.tensor_file", "cannot write " + a.dtype().str() + " as .npy", {"file " + path});
+  std::string shape = "(";
+  for (size_t i = 0; i < a.shape().size(); ++i) shape += std::to_string(a.shape()[i]) + (a.shape().size() == 1 || i + 1 < a.shape().size() ? "," : "");
+  shape += ")";
+  std::string header = std::string("{'descr': '") + type->descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  size_t total = 10 + header.size() + 1;
+  header += std::string((64 - total % 64) % 64, ' ') + "\n";
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw nv::UserError("nnvm.cli.tensor_file", "cannot write the file", {"file " + path});
+  f.write("\x93NUMPY\x01\x00", 8);
+  unsigned char len[2] = {static_cast<unsigned char>(header.size() & 255), static_cast<unsigned char>(header.size() >> 8)};
+  f.write(reinterpret_cast<const char*>(len), 2);
+  f << header;
+  f.write(static_cast<const char*>(a.raw()), std::streamsize(a.nbytes()));
+}
+
+double element(const nv::NDArray& a, int64_t i) {
+  const void* p = a.raw();
+  nv::DataType t = a.dtype();
+  if (t == nv::dtype::float32) return static_cast<const float*>(p)[i];
+  if (t == nv::dtype::float64) return static_cast<const double*>(p)[i];
+  if (t == nv::dtype::int64) return double(static_cast<const int64_t*>(p)[i]);
+  if (t == nv::dtype::int32) return static_cast<const int32_t*>(p)[i];
+  if (t == nv::dtype::int16) return static_cast<const int16_t*>(p)[i];
+  if (t == nv::dtype::int8) return static_cast<const int8_t*>(p)[i];
+  if (t == nv::dtype::uint64) return double(static_cast<const uint64_t*>(p)[i]);
+  if (t == nv::dtype::uint32) return static_cast<const uint32_t*>(p)[i];
+  if (t == nv::dtype::uint16) return static_cast<const uint16_t*>(p)[i];
+  if (t == nv::dtype::uint8 || t == nv::dtype::boolean) return static_cast<const uint8_t*>(p)[i];
+  uint16_t h = static_cast<const uint16_t*>(p)[i];
+  if (t == nv::dtype::bfloat16) {
+    uint32_t bits = uint32_t(h) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
+  int e = (h >> 10) & 31, m = h & 1023;
+  double v = e == 0 ? std::ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : std::ldexp(m + 1024, e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+nv::NDArray generated_input(nv::DataType t, const std::vector<int64_t>& shape, uint32_t seed) {
+  nv::NDArray a(t, shape);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  void* p = a.raw();
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    double v = unit(rng);
+    int64_t k = int64_t(rng() % 4);
+    if (t == nv::dtype::float32) static_cast<float*>(p)[i] = float(v);
+    else if (t == nv::dtype::float64) static_cast<double*>(p)[i] = v;
+    else if (t == nv::dtype::int64) static_cast<int64_t*>(p)[i] = k;
+    else if (t == nv::dtype::int32) static_cast<int32_t*>(p)[i] = int32_t(k);
+    else if (t == nv::dtype::int16 || t == nv::dtype::uint16) static_cast<int16_t*>(p)[i] = int16_t(k);
+    else if (t == nv::dtype::int8 || t == nv::dtype::uint8) static_cast<int8_t*>(p)[i] = int8_t(k);
+    else if (t == nv::dtype::uint32) static_cast<uint32_t*>(p)[i] = uint32_t(k);
+    else if (t == nv::dtype::uint64) static_cast<uint64_t*>(p)[i] = uint64_t(k);
+    else if (t == nv::dtype::boolean) static_cast<uint8_t*>(p)[i] = uint8_t(i % 2);
+    else if (t == nv::dtype::float16) static_cast<uint16_t*>(p)[i] = to_half(float(v));
+    else if (t == nv::dtype::bfloat16) {
+      float f = float(v);
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      static_cast<uint16_t*>(p)[i] = uint16_t(bits >> 16);
+    }
+  }
+  return a;
+}
+
+std::string summary(const nv::NDArray& a) {
+  std::ostringstream s;
+  s << a.dtype() << " [";
+  for (size_t i = 0; i < a.shape().size(); ++i) s << (i ? "x" : "") << a.shape()[i];
+  s << "]";
+  int64_t n = a.numel();
+  if (n == 0) return s.str() + " (empty)";
+  double lo = INFINITY, hi = -INFINITY, sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double v = element(a, i);
+    lo = std::min(lo, v), hi = std::max(hi, v), sum += v;
+  }
+  s << " min " << lo << " max " << hi << " mean " << sum / double(n) << " first [";
+  for (int64_t i = 0; i < std::min<int64_t>(n, 6); ++i) s << (i ? ", " : "") << element(a, i);
+  s << (n > 6 ? ", ...]" : "]");
+  return s.str();
+}
+
+}  // namespace nnvmc
