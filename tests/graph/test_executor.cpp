@@ -63,7 +63,9 @@ TEST_CASE("a dense → relu → softmax graph compiles and matches plain loops")
   const int64_t M = 5, K = 13, N = 7;
   Mlp m = make_mlp(M, K, N);
   auto model = graph::compile(m.g);
-  CHECK(model.steps().size() == 3);
+  // dense and relu fuse into one kernel; softmax (a reduction) starts its own.
+  CHECK(model.steps().size() == 2);
+  CHECK(model.steps()[0].label == "dense+relu");
   NDArray x = nnvm_test::random_array(dtype::float32, {M, K}, 1);
   auto out = model.run({x});
   REQUIRE(out.size() == 1);
@@ -73,8 +75,14 @@ TEST_CASE("a dense → relu → softmax graph compiles and matches plain loops")
 
   graph::Profile prof;
   model.run({x}, 1, &prof);
-  REQUIRE(prof.entries.size() == 3);
+  REQUIRE(prof.entries.size() == 2);
   CHECK(prof.entries[0].node == "fc");
+  CHECK(prof.entries[0].op == "dense+relu");
+
+  auto unfused = graph::compile(m.g, {.opt_level = 0});
+  CHECK(unfused.steps().size() == 3);
+  diff = nnvm_test::compare<float>(unfused.run({x})[0].values<float>(), mlp_reference(x, m.w, m.b, M, K, N));
+  CHECK_MESSAGE(diff.empty(), diff);
   CHECK(prof.table().find("softmax") != std::string::npos);
   CHECK(prof.chrome_trace().find("\"name\":\"prob\"") != std::string::npos);
 }
@@ -108,7 +116,7 @@ TEST_CASE("identical op uses share one kernel") {
   auto x = gb.input("x", dtype::float32, {4, 9});
   auto y = gb.input("y", dtype::float32, {4, 9});
   gb.output(gb.op("add", {gb.op("relu", {x}), gb.op("relu", {y})}));
-  auto model = graph::compile(gb.build());
+  auto model = graph::compile(gb.build(), {.opt_level = 0});
   CHECK(model.steps().size() == 3);
   CHECK(model.kernels().size() == 2);
   NDArray a = nnvm_test::random_array(dtype::float32, {4, 9}, 5), b = nnvm_test::random_array(dtype::float32, {4, 9}, 6);

@@ -1,15 +1,22 @@
-// Compiling a graph and running it. compile() builds one kernel per op node for the target (the
-// op's default schedule; identical nodes share a kernel), compiles all of them in one batch and
-// records the plan: which values each kernel reads and writes. A CompiledModel is immutable, so
-// one model can run from several threads at once; each run() owns its activations.
+// Compiling a graph and running it. compile() binds symbolic sizes, runs the graph passes
+// (passes/pipeline.hpp), groups ops into fused kernels (passes/fuse.hpp), lowers one kernel per
+// group with the ops' default schedules (identical groups share a kernel), compiles all of them in
+// one batch and plans memory: activations share one arena by liveness (passes/memory_plan.hpp).
+// A CompiledModel is immutable, so one model can run from several threads at once; each run()
+// owns its arena.
 #pragma once
 
 #include <chrono>
 #include <map>
+#include <set>
 
 #include "nnvm/graph/infer.hpp"
+#include "nnvm/graph/passes/fuse.hpp"
+#include "nnvm/graph/passes/memory_plan.hpp"
+#include "nnvm/graph/passes/pipeline.hpp"
 #include "nnvm/graph/profile.hpp"
 #include "nnvm/ops/build.hpp"
+#include "nnvm/ops/schedule_cpu.hpp"
 #include "nnvm/target/kernel_call.hpp"
 
 NNVM_BEGIN_NAMESPACE
@@ -37,6 +44,10 @@ inline std::vector<CompiledKernel> compile_with_c(const std::vector<ir::LoweredF
 
 struct CompileOptions {
   target::Target target;
+  // 0: each op its own kernel, nothing rewritten; 1: graph passes; 2 (default): and fusion.
+  int opt_level = 2;
+  // Called after each graph pass (nnvmc --print-graph-after).
+  std::function<void(const std::string& pass, const Graph&)> on_graph_pass;
   // Values for the graph inputs' symbolic extents (bind_shapes); every extent must be known.
   std::map<std::string, int64_t> symbols;
   // Empty: the host C compiler. The LLVM library provides one for target "llvm".
@@ -47,7 +58,8 @@ struct CompileOptions {
 
 // One kernel call of the plan.
 struct Step {
-  size_t node = 0;                // index in the graph
+  std::vector<size_t> nodes;      // the fused op nodes, in graph order; the first is the master
+  std::string label;              // the ops, "conv+add+relu", for profiles
   size_t kernel = 0;              // index in CompiledModel::kernels()
   std::vector<size_t> inputs;     // value slots read, in kernel parameter order
   std::vector<size_t> outputs;    // value slots written
@@ -61,6 +73,21 @@ struct Slot {
   size_t input_index = 0;                // kind input: position in the model's inputs
   std::shared_ptr<const NDArray> data;   // kind constant
   std::string name;                      // the producing node (and output), for messages
+  // kind activation: offset in the run's arena, or npos for a model output (returned to the
+  // caller, so it gets its own array).
+  uint64_t arena_offset = UINT64_MAX;
+  uint64_t bytes() const {
+    uint64_t n = uint64_t(dtype.bytes());
+    for (int64_t d : shape) n *= uint64_t(d);
+    return n;
+  }
+};
+
+// What memory planning achieved, for reports.
+struct MemoryStats {
+  uint64_t arena_bytes = 0;      // the planned arena: peak activation bytes
+  uint64_t unplanned_bytes = 0;  // all activations allocated separately
+  uint64_t output_bytes = 0;     // model outputs (always separate)
 };
 
 struct PreparedModel;
@@ -76,6 +103,7 @@ class CompiledModel {
   // The model's inputs and outputs, as value slots, with names and types.
   const std::vector<size_t>& input_slots() const { return input_slots_; }
   const std::vector<size_t>& output_slots() const { return output_slots_; }
+  const MemoryStats& memory() const { return memory_; }
   std::vector<std::string> input_names() const {
     std::vector<std::string> out;
     for (size_t s : input_slots_) out.push_back(slots_[s].name);
@@ -88,7 +116,9 @@ class CompiledModel {
   // one entry per kernel call.
   std::vector<NDArray> run(const std::vector<NDArray>& inputs, int num_threads = 0, Profile* profile = nullptr) const {
     check_inputs(inputs);
-    std::vector<NDArray> activations(slots_.size());
+    NDArray arena(dtype::uint8, {int64_t(memory_.arena_bytes)});
+    auto* base = static_cast<std::byte*>(arena.raw());
+    std::vector<NDArray> own(slots_.size());
     std::vector<BufferView> views(slots_.size());
     for (size_t s = 0; s < slots_.size(); ++s) {
       const Slot& sl = slots_[s];
@@ -96,9 +126,11 @@ class CompiledModel {
         views[s] = const_cast<NDArray&>(inputs[sl.input_index]).view();
       } else if (sl.kind == Slot::Kind::constant) {
         views[s] = const_cast<NDArray&>(*sl.data).view();
+      } else if (sl.arena_offset == UINT64_MAX) {
+        own[s] = NDArray(sl.dtype, sl.shape);
+        views[s] = own[s].view();
       } else {
-        activations[s] = NDArray(sl.dtype, sl.shape);
-        views[s] = activations[s].view();
+        views[s] = BufferView{base + sl.arena_offset, sl.dtype, sl.shape};
       }
     }
     auto run_start = std::chrono::steady_clock::now();
@@ -112,8 +144,8 @@ class CompiledModel {
       target::call_kernel(k.func, k.kernel, k.workspace_bytes, args, num_threads, "nnvm.run.kernel_status");
       if (profile) {
         auto t1 = std::chrono::steady_clock::now();
-        const Node& n = graph_.nodes[st.node];
-        profile->entries.push_back({n.name, n.op, slots_[st.outputs.at(0)].shape,
+        const Node& n = graph_.nodes[st.nodes.front()];
+        profile->entries.push_back({n.name, st.label, slots_[st.outputs.at(0)].shape,
                                     std::chrono::duration<double, std::micro>(t0 - run_start).count(),
                                     std::chrono::duration<double, std::micro>(t1 - t0).count()});
       }
@@ -121,12 +153,10 @@ class CompiledModel {
     std::vector<NDArray> out;
     for (size_t s : output_slots_) {
       const Slot& sl = slots_[s];
-      if (sl.kind == Slot::Kind::activation && std::count(output_slots_.begin(), output_slots_.end(), s) == 1)
-        out.push_back(std::move(activations[s]));
-      else
-        out.push_back(sl.kind == Slot::Kind::input ? inputs[sl.input_index]
-                      : sl.kind == Slot::Kind::constant ? *sl.data
-                                                          : activations[s]);
+      if (sl.kind == Slot::Kind::input) out.push_back(inputs[sl.input_index]);
+      else if (sl.kind == Slot::Kind::constant) out.push_back(*sl.data);
+      else if (std::count(output_slots_.begin(), output_slots_.end(), s) == 1) out.push_back(std::move(own[s]));
+      else out.push_back(own[s]);  // the same value returned twice: copies
     }
     return out;
   }
@@ -155,6 +185,7 @@ class CompiledModel {
   std::vector<Step> steps_;
   std::vector<Slot> slots_;
   std::vector<size_t> input_slots_, output_slots_;
+  MemoryStats memory_;
 };
 
 namespace detail {
@@ -210,13 +241,110 @@ struct PreparedModel {
   std::vector<ir::LoweredFunc> funcs;  // one per kernel of model.steps()
 };
 
-// Binds symbols, infers types, plans the slots and steps and lowers one kernel per distinct op
-// use. Errors name the node: an op that cannot be built ("nnvm.ops.*" with graph › node
-// context), an extent left symbolic ("nnvm.compile.symbolic_extent").
+namespace detail {
+// One fused group's kernel: the group's nodes applied to placeholders for the values it reads
+// from outside, the master's default schedule, the other members' internal outputs inlined and
+// their external outputs scheduled as injective stages.
+struct GroupKernel {
+  ir::LoweredFunc func;
+  std::vector<Value> inputs;   // kernel parameters read, in order
+  std::vector<Value> outputs;  // kernel parameters written, in order
+};
+
+inline GroupKernel build_group(const Graph& g, const std::vector<size_t>& nodes,
+                               const std::vector<std::vector<int>>& uses, const CompileOptions& options,
+                               const std::string& name) {
+  std::set<size_t> members(nodes.begin(), nodes.end());
+  std::map<std::pair<size_t, size_t>, te::Tensor> tensors;
+  GroupKernel gk;
+  std::vector<te::Tensor> params;
+  std::vector<std::vector<te::Tensor>> node_outs;
+  for (size_t i : nodes) {
+    const Node& n = g.nodes[i];
+    const ops::OpDef& def = g.registry->get(n.op);
+    std::vector<TensorType> types = input_types(g, n);
+    std::vector<te::Tensor> ins;
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const Value& v = n.inputs[k];
+      if (!v.defined()) {
+        ins.emplace_back();
+      } else if (ops::is_value_input(def, k)) {
+        ins.push_back(te::placeholder(types[k].shape, types[k].dtype, def.input_names[k]));
+      } else if (auto it = tensors.find({v.node, v.index}); it != tensors.end()) {
+        ins.push_back(it->second);
+      } else {
+        // One parameter per distinct value: a value read twice must not become two aliasing buffers.
+        te::Tensor p = te::placeholder(types[k].shape, types[k].dtype, def.input_names[k]);
+        tensors[{v.node, v.index}] = p;
+        params.push_back(p);
+        gk.inputs.push_back(v);
+        ins.push_back(p);
+      }
+    }
+    auto outs = ops::apply(def, ins, node_attrs(g, n, def));
+    for (size_t k = 0; k < outs.size(); ++k) tensors[{i, k}] = outs[k];
+    node_outs.push_back(outs);
+  }
+  // A value leaves the group when a node outside it or the graph's outputs read it.
+  std::vector<bool> external_use;
+  std::vector<te::Tensor> outputs;
+  for (size_t m = 0; m < nodes.size(); ++m) {
+    size_t i = nodes[m];
+    for (size_t k = 0; k < node_outs[m].size(); ++k) {
+      int inside = 0;
+      for (size_t j : nodes)
+        for (auto& v : g.nodes[j].inputs)
+          if (v.defined() && v.node == i && v.index == k) ++inside;
+      bool leaves = uses[i][k] > inside || uses[i][k] == 0;
+      if (leaves) {
+        outputs.push_back(node_outs[m][k]);
+        gk.outputs.push_back({i, k});
+      }
+    }
+  }
+  schedule::Schedule sch = schedule::create_schedule(outputs);
+  const ops::OpDef& master = g.registry->get(g.nodes[nodes[0]].op);
+  if (master.default_schedule) master.default_schedule(sch, node_outs[0], options.target);
+  for (size_t m = 1; m < nodes.size(); ++m) {
+    for (size_t k = 0; k < node_outs[m].size(); ++k) {
+      bool leaves = std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[m], k}) != gk.outputs.end();
+      if (leaves) ops::schedule_injective(sch[node_outs[m][k]], options.target);
+      else sch[node_outs[m][k]].compute_inline();
+    }
+  }
+  // The master's own outputs feed the chain: inline them too when the master is injective.
+  if (nodes.size() > 1 && (master.pattern == ops::OpPattern::elementwise || master.pattern == ops::OpPattern::broadcast ||
+                           master.pattern == ops::OpPattern::injective)) {
+    for (size_t k = 0; k < node_outs[0].size(); ++k)
+      if (std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[0], k}) == gk.outputs.end())
+        sch[node_outs[0][k]].compute_inline();
+  }
+  std::vector<te::Tensor> args = params;
+  args.insert(args.end(), outputs.begin(), outputs.end());
+  gk.func = lower::lower(sch, args, name, options.lower);
+  std::string ops_text;
+  for (size_t i : nodes) ops_text += (ops_text.empty() ? "" : "+") + g.nodes[i].op;
+  gk.func.origin = str_cat("fused ", ops_text, ": ", gk.func.origin);
+  return gk;
+}
+
+inline UserError with_node_context(const Graph& g, const Node& n, const UserError& e) {
+  std::vector<std::string> ctx = where(g, &n);
+  ctx.insert(ctx.end(), e.context().begin(), e.context().end());
+  return UserError(e.id(), e.message(), std::move(ctx));
+}
+}  // namespace detail
+
+// Binds symbols, runs the graph passes, infers types, groups ops, lowers one kernel per distinct
+// group and plans slots, steps and memory. Errors name the node: an op that cannot be built
+// ("nnvm.ops.*" with graph › node context), an extent left symbolic ("nnvm.compile.symbolic_extent").
 inline PreparedModel prepare(const Graph& input, const CompileOptions& options = {}) {
   PreparedModel p;
   CompiledModel& m = p.model;
-  m.graph_ = options.symbols.empty() ? input : bind_shapes(input, options.symbols);
+  Graph bound = options.symbols.empty() ? input : bind_shapes(input, options.symbols);
+  infer_types(bound);
+  m.graph_ = optimize(bound, {.opt_level = options.opt_level, .on_pass = options.on_graph_pass,
+                              .pass_ms = options.lower.pass_ms});
   infer_types(m.graph_);
   const Graph& g = m.graph_;
 
@@ -242,35 +370,92 @@ inline PreparedModel prepare(const Graph& input, const CompileOptions& options =
     }
   }
 
-  std::map<std::string, size_t> kernel_of;
+  // Groups in node order; opt level < 2 keeps every op alone.
+  std::vector<size_t> group_of = options.opt_level >= 2 ? fusion_groups(g) : std::vector<size_t>{};
+  std::map<size_t, std::vector<size_t>> groups;
+  std::vector<size_t> order;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
-    if (n.kind != NodeKind::op) continue;
-    const ops::OpDef& def = g.registry->get(n.op);
-    std::vector<TensorType> in = detail::input_types(g, n);
-    Attrs attrs = detail::node_attrs(g, n, def);
-    Step st;
-    st.node = i;
-    auto [it, fresh] = kernel_of.emplace(detail::kernel_key(n, in, attrs), p.funcs.size());
-    if (fresh) {
-      try {
-        p.funcs.push_back(
-            ops::build(def, in, attrs, options.target, {.name = detail::kernel_name(n, p.funcs.size()), .lower = options.lower}).func);
-      } catch (const UserError& e) {
-        std::vector<std::string> ctx = detail::where(g, &n);
-        ctx.insert(ctx.end(), e.context().begin(), e.context().end());
-        throw UserError(e.id(), e.message(), std::move(ctx));
-      }
+    if (g.nodes[i].kind != NodeKind::op) continue;
+    size_t id = options.opt_level >= 2 ? group_of[i] : i;
+    if (!groups.count(id)) order.push_back(id);
+    groups[id].push_back(i);
+  }
+  auto uses = use_counts(g);
+  std::map<std::string, size_t> kernel_of;
+  for (size_t id : order) {
+    const std::vector<size_t>& nodes = groups[id];
+    std::string key;
+    for (size_t i : nodes) {
+      const Node& n = g.nodes[i];
+      const ops::OpDef& def = g.registry->get(n.op);
+      key += detail::kernel_key(n, detail::input_types(g, n), detail::node_attrs(g, n, def)) + "|";
     }
-    st.kernel = it->second;
-    // The kernel's parameters: the given inputs except value inputs (ops::BuiltOp::kernel_inputs).
-    for (size_t k = 0; k < n.inputs.size(); ++k)
-      if (n.inputs[k].defined() && !ops::is_value_input(def, k))
-        st.inputs.push_back(slot_of[n.inputs[k].node][n.inputs[k].index]);
-    st.outputs = slot_of[i];
-    m.steps_.push_back(std::move(st));
+    // The wiring matters too (which inputs are the same value, which come from inside): values
+    // from outside are numbered by first use, values from inside by position relative to the master.
+    std::map<std::pair<size_t, size_t>, size_t> outside;
+    for (size_t i : nodes)
+      for (auto& v : g.nodes[i].inputs) {
+        if (!v.defined()) key += "-,";
+        else if (v.node >= nodes[0] && groups[id].end() != std::find(nodes.begin(), nodes.end(), v.node))
+          key += str_cat("i", v.node - nodes[0], ":", v.index, ",");
+        else key += str_cat("o", outside.emplace(std::pair{v.node, v.index}, outside.size()).first->second, ",");
+      }
+    std::vector<detail::GroupKernel> built;
+    try {
+      if (nodes.size() == 1) {
+        built.push_back(detail::build_group(g, nodes, uses, options, detail::kernel_name(g.nodes[nodes[0]], p.funcs.size())));
+      } else {
+        try {
+          built.push_back(detail::build_group(g, nodes, uses, options, detail::kernel_name(g.nodes[nodes[0]], p.funcs.size())));
+        } catch (const Error&) {
+          // A schedule that cannot take the fused form: every node compiles alone instead.
+          for (size_t i : nodes)
+            built.push_back(detail::build_group(g, {i}, uses, options, detail::kernel_name(g.nodes[i], p.funcs.size() + built.size())));
+        }
+      }
+    } catch (const UserError& e) {
+      throw detail::with_node_context(g, g.nodes[nodes[0]], e);
+    }
+    for (size_t b = 0; b < built.size(); ++b) {
+      Step st;
+      st.nodes = built.size() == 1 ? nodes : std::vector<size_t>{nodes[b]};
+      for (size_t i : st.nodes) st.label += (st.label.empty() ? "" : "+") + g.nodes[i].op;
+      std::string k = built.size() == 1 ? key : detail::kernel_key(g.nodes[nodes[b]], detail::input_types(g, g.nodes[nodes[b]]), detail::node_attrs(g, g.nodes[nodes[b]], g.registry->get(g.nodes[nodes[b]].op)));
+      auto [it, fresh] = kernel_of.emplace(k, p.funcs.size());
+      if (fresh) p.funcs.push_back(built[b].func);
+      st.kernel = it->second;
+      for (auto& v : built[b].inputs) st.inputs.push_back(slot_of[v.node][v.index]);
+      for (auto& v : built[b].outputs) st.outputs.push_back(slot_of[v.node][v.index]);
+      m.steps_.push_back(std::move(st));
+    }
   }
   for (auto& v : g.outputs) m.output_slots_.push_back(slot_of[v.node][v.index]);
+
+  // Memory: activations that are not model outputs share the arena by lifetime.
+  std::vector<bool> is_output(m.slots_.size(), false);
+  for (size_t s : m.output_slots_) is_output[s] = true;
+  std::vector<BufferLifetime> lifetimes;
+  std::vector<size_t> planned;
+  std::map<size_t, size_t> lifetime_of;
+  for (size_t st = 0; st < m.steps_.size(); ++st) {
+    for (size_t s : m.steps_[st].outputs) {
+      Slot& sl = m.slots_[s];
+      if (sl.kind != Slot::Kind::activation) continue;
+      if (is_output[s]) {
+        m.memory_.output_bytes += sl.bytes();
+        continue;
+      }
+      lifetime_of[s] = lifetimes.size();
+      lifetimes.push_back({sl.bytes(), st, st});
+      planned.push_back(s);
+    }
+    for (size_t s : m.steps_[st].inputs)
+      if (auto it = lifetime_of.find(s); it != lifetime_of.end()) lifetimes[it->second].last = st;
+  }
+  MemoryPlan plan = plan_memory(lifetimes);
+  for (size_t b = 0; b < planned.size(); ++b) m.slots_[planned[b]].arena_offset = plan.offsets[b];
+  m.memory_.arena_bytes = plan.arena_bytes;
+  m.memory_.unplanned_bytes = plan.unplanned_bytes;
   return p;
 }
 

@@ -55,6 +55,7 @@ inline std::string to_string(const Attrs& a) {
 
 namespace detail {
 inline std::string ref(const Graph& g, const Value& v) {
+  if (!v.defined()) return "none";  // an optional input left out
   std::string s = "%" + g.nodes.at(v.node).name;
   return v.index ? str_cat(s, ":", v.index) : s;
 }
@@ -120,7 +121,8 @@ inline std::string to_dot(const Graph& g) {
   }
   for (size_t i = 0; i < g.nodes.size(); ++i)
     for (auto& v : g.nodes[i].inputs)
-      s += str_cat("  n", v.node, " -> n", i, " [label=\"", detail::dot_escape(to_string(g.type(v))), "\"];\n");
+      if (v.defined())
+        s += str_cat("  n", v.node, " -> n", i, " [label=\"", detail::dot_escape(to_string(g.type(v))), "\"];\n");
   for (size_t k = 0; k < g.outputs.size(); ++k)
     s += str_cat("  out", k, " [shape=point];\n  n", g.outputs[k].node, " -> out", k, " [label=\"",
                  detail::dot_escape(to_string(g.type(g.outputs[k]))), "\"];\n");

@@ -1,0 +1,51 @@
+// Operator fusion: which op nodes compile into one kernel. A group starts at any op (its
+// "master": a dense, conv, reduction or injective op) and grows along chains of elementwise,
+// broadcast and injective consumers that read a value of the group nobody else reads; inside a
+// kernel those consumers' producers are inlined, so the chain makes one pass over memory
+// (TVM's rule for injective ops and out-fusable epilogues).
+#pragma once
+
+#include "nnvm/graph/passes/rewrite.hpp"
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+struct FusionOptions {
+  size_t max_group_size = 16;
+};
+
+// The group of every node: op nodes get an id (groups numbered in node order; a group's nodes
+// are in node order, its first node is the master); inputs and constants get Value::npos.
+inline std::vector<size_t> fusion_groups(const Graph& g, const FusionOptions& options = {}) {
+  auto uses = use_counts(g);
+  std::vector<bool> is_output(g.nodes.size(), false);
+  for (auto& v : g.outputs) is_output[v.node] = true;
+  std::vector<size_t> group(g.nodes.size(), Value::npos), size;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (n.kind != NodeKind::op) continue;
+    const ops::OpDef& def = g.registry->get(n.op);
+    bool injective = def.pattern == ops::OpPattern::elementwise || def.pattern == ops::OpPattern::broadcast ||
+                     def.pattern == ops::OpPattern::injective;
+    size_t join = Value::npos;
+    if (injective) {
+      for (size_t k = 0; k < n.inputs.size() && join == Value::npos; ++k) {
+        const Value& v = n.inputs[k];
+        if (!v.defined() || ops::is_value_input(def, k)) continue;
+        size_t p = group[v.node];
+        if (p != Value::npos && uses[v.node][v.index] == 1 && !is_output[v.node] && size[p] < options.max_group_size)
+          join = p;
+      }
+    }
+    if (join == Value::npos) {
+      join = size.size();
+      size.push_back(0);
+    }
+    group[i] = join;
+    ++size[join];
+  }
+  return group;
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE

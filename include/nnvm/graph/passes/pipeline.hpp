@@ -1,0 +1,56 @@
+// The graph pass pipeline, in one list. Level 0 runs nothing; level 1 and up simplify for
+// inference, fold constants, merge common subexpressions and remove dead code. Fusion (level 2)
+// and memory planning (level 1) happen when the executor turns the graph into kernels.
+#pragma once
+
+#include <chrono>
+#include <functional>
+
+#include "nnvm/graph/passes/common_subexpr.hpp"
+#include "nnvm/graph/passes/dead_code.hpp"
+#include "nnvm/graph/passes/fold_constants.hpp"
+#include "nnvm/graph/passes/simplify_inference.hpp"
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+struct PassOptions {
+  int opt_level = 2;
+  // Called after each pass with its name and result (nnvmc --print-graph-after).
+  std::function<void(const std::string& pass, const Graph&)> on_pass;
+  // Each pass's wall time in milliseconds is added here when set.
+  std::map<std::string, double>* pass_ms = nullptr;
+};
+
+struct GraphPass {
+  std::string name;
+  int min_level;
+  std::function<Graph(const Graph&)> run;
+};
+
+inline const std::vector<GraphPass>& graph_passes() {
+  static const std::vector<GraphPass> passes{
+      {"simplify_inference", 1, [](const Graph& g) { return simplify_inference(g); }},
+      {"fold_constants", 1, [](const Graph& g) { return fold_constants(g); }},
+      {"eliminate_common_subexpressions", 1, [](const Graph& g) { return eliminate_common_subexpressions(g); }},
+      {"eliminate_dead_code", 1, [](const Graph& g) { return eliminate_dead_code(g); }},
+  };
+  return passes;
+}
+
+inline Graph optimize(const Graph& input, const PassOptions& options = {}) {
+  Graph g = input;
+  for (auto& pass : graph_passes()) {
+    if (options.opt_level < pass.min_level) continue;
+    auto t0 = std::chrono::steady_clock::now();
+    g = pass.run(g);
+    if (options.pass_ms)
+      (*options.pass_ms)["graph." + pass.name] +=
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (options.on_pass) options.on_pass(pass.name, g);
+  }
+  return g;
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE

@@ -1,0 +1,123 @@
+// Graph passes and the executor's planning: dead code, common subexpressions, constant folding,
+// fusion of elementwise chains (values that leave a group stay kernel outputs) and memory
+// planning, each checked on the graph's structure and on values against plain loops.
+#include "support/pch.hpp"
+#include "support/check.hpp"
+
+using namespace nnvm;
+using graph::GraphBuilder;
+
+namespace {
+size_t count_ops(const graph::Graph& g, const std::string& op) {
+  size_t n = 0;
+  for (auto& node : g.nodes) n += node.kind == graph::NodeKind::op && node.op == op;
+  return n;
+}
+float relu(float v) { return std::max(v, 0.0f); }
+}  // namespace
+
+TEST_CASE("dead-code elimination removes what no output reads and keeps every graph input") {
+  GraphBuilder gb("dce");
+  auto x = gb.input("x", dtype::float32, {3, 4});
+  gb.input("unused", dtype::float32, {2});
+  gb.op("neg", {x}, {}, "dead");
+  gb.output(gb.op("relu", {x}, {}, "live"));
+  auto g = graph::eliminate_dead_code(gb.build());
+  CHECK(g.find("dead") == graph::Value::npos);
+  CHECK(g.find("live") != graph::Value::npos);
+  CHECK(g.inputs().size() == 2);
+  graph::validate(g);
+}
+
+TEST_CASE("common-subexpression elimination merges equal op uses and equal constants") {
+  GraphBuilder gb("cse");
+  auto x = gb.input("x", dtype::float32, {5});
+  NDArray c = nnvm_test::random_array(dtype::float32, {5}, 1);
+  auto c1 = gb.constant("c1", c), c2 = gb.constant("c2", c);
+  auto a = gb.op("add", {x, c1}, {}, "a"), b = gb.op("add", {x, c2}, {}, "b");
+  gb.output(gb.op("mul", {gb.op("relu", {a}), gb.op("relu", {b})}, {}, "y"));
+  auto g = graph::eliminate_dead_code(graph::eliminate_common_subexpressions(gb.build()));
+  CHECK(count_ops(g, "add") == 1);
+  CHECK(count_ops(g, "relu") == 1);
+  graph::validate(g);
+  auto model = graph::compile(g);
+  NDArray xv = nnvm_test::random_array(dtype::float32, {5}, 2);
+  NDArray result = model.run({xv})[0];
+  auto out = result.values<float>();
+  for (size_t i = 0; i < 5; ++i) {
+    float r = relu(xv.values<float>()[i] + c.values<float>()[i]);
+    CHECK(out[i] == doctest::Approx(r * r));
+  }
+}
+
+TEST_CASE("constant folding evaluates op chains on constants and leaves the rest") {
+  GraphBuilder gb("fold");
+  NDArray a = nnvm_test::random_array(dtype::float32, {2, 3}, 3);
+  auto s = gb.op("exp", {gb.op("neg", {gb.constant("a", a)})}, {}, "s");
+  auto x = gb.input("x", dtype::float32, {2, 3});
+  gb.output(gb.op("add", {x, s}, {}, "y"));
+  auto g = graph::fold_constants(gb.build());
+  CHECK(count_ops(g, "exp") == 0);
+  CHECK(count_ops(g, "neg") == 0);
+  CHECK(count_ops(g, "add") == 1);
+  const auto& folded = *g.nodes[g.find("s")].data;
+  for (size_t i = 0; i < 6; ++i) CHECK(folded.values<float>()[i] == doctest::Approx(std::exp(-a.values<float>()[i])));
+}
+
+TEST_CASE("an elementwise chain fuses into one kernel; a value read outside its group stays an output") {
+  GraphBuilder gb("chain");
+  auto x = gb.input("x", dtype::float32, {7, 9});
+  auto y = gb.input("y", dtype::float32, {9});
+  auto a = gb.op("add", {x, y}, {}, "a");        // broadcast
+  auto r = gb.op("relu", {a}, {}, "r");          // read twice below
+  auto e = gb.op("exp", {gb.op("neg", {r})}, {}, "e");
+  gb.output(gb.op("mul", {e, r}, {}, "out"));
+  gb.output(r);
+  auto model = graph::compile(gb.build());
+  CHECK(model.steps().size() == 2);
+  NDArray xv = nnvm_test::random_array(dtype::float32, {7, 9}, 4), yv = nnvm_test::random_array(dtype::float32, {9}, 5);
+  auto outs = model.run({xv, yv});
+  std::vector<float> want_out, want_r;
+  for (int64_t i = 0; i < 7; ++i)
+    for (int64_t j = 0; j < 9; ++j) {
+      float rv = relu(xv.values<float>()[size_t(i * 9 + j)] + yv.values<float>()[size_t(j)]);
+      want_r.push_back(rv);
+      want_out.push_back(std::exp(-rv) * rv);
+    }
+  CHECK(nnvm_test::compare<float>(outs[0].values<float>(), want_out).empty());
+  CHECK(nnvm_test::compare<float>(outs[1].values<float>(), want_r).empty());
+}
+
+TEST_CASE("memory planning reuses activation storage by liveness") {
+  GraphBuilder gb("pingpong");
+  auto v = gb.input("x", dtype::float32, {64, 64});
+  const char* ops[] = {"relu", "neg", "exp", "neg", "relu", "neg"};
+  for (auto* op : ops) v = gb.op(op, {v});
+  gb.output(v);
+  auto g = gb.build();
+  auto model = graph::compile(g, {.opt_level = 1});  // no fusion: six kernels, five intermediates
+  CHECK(model.steps().size() == 6);
+  const uint64_t bytes = 64 * 64 * 4;
+  CHECK(model.memory().unplanned_bytes == 5 * bytes);
+  CHECK(model.memory().arena_bytes == 2 * bytes);
+  CHECK(model.memory().output_bytes == bytes);
+  NDArray x = nnvm_test::random_array(dtype::float32, {64, 64}, 6);
+  NDArray result = model.run({x})[0];
+  auto out = result.values<float>();
+  for (size_t i = 0; i < out.size(); ++i) {
+    float t = -relu(std::exp(-(-relu(x.values<float>()[i]))));
+    CHECK(out[i] == doctest::Approx(-relu(t)));
+  }
+}
+
+TEST_CASE("plan_memory never overlaps buffers that are alive together") {
+  std::vector<graph::BufferLifetime> b{{100, 0, 3}, {200, 1, 2}, {50, 2, 5}, {300, 4, 6}, {10, 0, 6}};
+  auto plan = graph::plan_memory(b);
+  for (size_t i = 0; i < b.size(); ++i)
+    for (size_t j = i + 1; j < b.size(); ++j) {
+      bool together = !(b[i].last < b[j].first || b[j].last < b[i].first);
+      bool apart = plan.offsets[i] + b[i].bytes <= plan.offsets[j] || plan.offsets[j] + b[j].bytes <= plan.offsets[i];
+      CHECK((!together || apart));
+    }
+  CHECK(plan.arena_bytes <= plan.unplanned_bytes);
+}
