@@ -5,8 +5,8 @@
 // run on a target). Built-in ops are written exactly like this; yours joins them with one call,
 // and from then on the graph layer and the ONNX importer find it like any other.
 //
-// We write hard_swish, the activation of MobileNetV3:
-//     hard_swish(x) = x * clamp(alpha * x + beta, 0, 1)        (alpha = 1/6, beta = 1/2)
+// We write swish, the activation of EfficientNet (ONNX Swish):
+//     swish(x) = x * sigmoid(alpha * x)        (alpha = 1 by default)
 //
 //   ./02_new_operator          a 1024 x 4096 input
 //   ./02_new_operator --quick  a 128 x 1000 input (what CI runs)
@@ -25,27 +25,26 @@ namespace {
 // 1. The compute. It gets the op's inputs as tensors of any rank and its attributes, checks
 //    them, and returns the outputs. There is no separate shape function: the output shape is
 //    decided here (the same as X), and ops::infer_types runs this code on placeholders.
-std::vector<te::Tensor> hard_swish_compute(const std::vector<te::Tensor>& inputs, const ops::Attrs& attrs) {
+std::vector<te::Tensor> swish_compute(const std::vector<te::Tensor>& inputs, const ops::Attrs& attrs) {
   const te::Tensor& x = inputs[0];
   ops::check_float(x, "X");  // a clear nnvm.ops.input_dtype error for an int tensor
-  // Attributes have defaults; a model may pass ONNX HardSigmoid's alpha and beta.
-  double alpha = attrs.get_float("alpha", 1.0 / 6.0), beta = attrs.get_float("beta", 0.5);
+  // Attributes have defaults; a model may pass ONNX Swish's alpha.
+  double alpha = attrs.get_float("alpha", 1.0);
   return {te::compute(
       x.shape(),
       [&](const std::vector<ir::Var>& index) {
         ir::Expr v = x(std::vector<ir::Expr>(index.begin(), index.end()));
-        ir::Expr gate = ir::min(ir::max(v * alpha + beta, ir::make_zero(x.dtype())), ir::make_const(x.dtype(), 1.0));
-        return v * gate;
+        return v * ir::call(ir::CallOp::sigmoid, v * alpha);
       },
-      "hard_swish")};
+      "swish")};
 }
 
 // 2. The default schedule, for CPU targets. The innermost axis is split by the SIMD width and
 //    vectorized (the lowering peels a scalar tail when the width does not divide it); the other
 //    axes are fused into one loop whose iterations run on the thread pool. (Fusing *all* axes and
 //    then splitting would put a div/mod into every index and defeat the vectorizer.)
-void hard_swish_schedule(schedule::Schedule& sch, const std::vector<te::Tensor>& outputs, const ops::Target& target) {
-  ops::require_cpu(target, "hard_swish");
+void swish_schedule(schedule::Schedule& sch, const std::vector<te::Tensor>& outputs, const ops::Target& target) {
+  ops::require_cpu(target, "swish");
   schedule::Stage s = sch[outputs[0]];
   const auto& axes = outputs[0].op().axis;
   auto [outer, lanes] = s.split(axes.back(), target.vector_lanes(outputs[0].dtype()));
@@ -55,15 +54,15 @@ void hard_swish_schedule(schedule::Schedule& sch, const std::vector<te::Tensor>&
 }
 
 // 3. The definition, as designated initializers: everything about the op in one place.
-ops::OpDef hard_swish_def() {
+ops::OpDef swish_def() {
   return ops::OpDef{
-      .name = "hard_swish",
-      .importer_names = {"onnx:HardSwish"},
+      .name = "swish",
+      .importer_names = {"onnx:Swish"},
       .input_names = {"X"},
       .pattern = ops::OpPattern::elementwise,  // the graph layer may fuse it into its producer
-      .compute = hard_swish_compute,
-      .default_schedule = hard_swish_schedule,
-      .doc = "X * clamp(alpha * X + beta, 0, 1); alpha = 1/6, beta = 1/2 by default",
+      .compute = swish_compute,
+      .default_schedule = swish_schedule,
+      .doc = "X * sigmoid(alpha * X); alpha = 1 by default",
   };
 }
 
@@ -83,10 +82,10 @@ double median_ms(const target::CKernel& kernel, NDArray& x, NDArray& y, int reps
 
 int run(int64_t rows, int64_t cols, int reps) {
   // 4. One call makes the op known to everything that uses the default registry.
-  ops::register_op(hard_swish_def());
+  ops::register_op(swish_def());
 
-  // An importer meeting an ONNX HardSwish node finds it by importer name; a user by name.
-  const ops::OpDef& op = ops::get_op_by_importer_name("onnx:HardSwish");
+  // An importer meeting an ONNX Swish node finds it by importer name; a user by name.
+  const ops::OpDef& op = ops::get_op_by_importer_name("onnx:Swish");
   std::cout << "== registered '" << op.name << "' (" << op.doc << ")\n   the registry now holds:";
   for (auto& name : ops::default_registry().names()) std::cout << " " << name;
   std::cout << "\n\n";
@@ -96,7 +95,7 @@ int run(int64_t rows, int64_t cols, int reps) {
   std::vector<ops::TensorType> input{{dtype::float32, {rows, cols}}};
   ops::BuildOptions plain_options;
   plain_options.schedule = false;
-  plain_options.name = "hard_swish_plain";
+  plain_options.name = "swish_plain";
   ops::BuiltOp fast = ops::build(op, input);
   ops::BuiltOp plain = ops::build(op, input, {}, {}, plain_options);
   std::cout << "== loop nest with the default schedule\n" << ir::to_string(fast.func) << "\n";
@@ -108,7 +107,7 @@ int run(int64_t rows, int64_t cols, int reps) {
   std::uniform_real_distribution<float> dist(-5, 5);
   for (auto& v : x.values<float>()) v = dist(rng);
   std::vector<float> want;
-  for (float v : x.values<float>()) want.push_back(v * std::min(std::max(v / 6.0f + 0.5f, 0.0f), 1.0f));
+  for (float v : x.values<float>()) want.push_back(v / (1.0f + std::exp(-v)));
 
   // The C compiler already vectorizes a plain elementwise loop by itself, so here the schedule
   // buys mostly the threads; the third row shows that part. (Heavy ops such as dense gain far
@@ -143,7 +142,7 @@ int run(int64_t rows, int64_t cols, int reps) {
     std::cout << "\n== a wrong input type is reported as\n  " << e.what() << "\n";
   }
   try {
-    ops::register_op(hard_swish_def());
+    ops::register_op(swish_def());
   } catch (const UserError& e) {
     std::cout << "== registering the op twice is reported as\n  " << e.what() << "\n";
   }

@@ -522,7 +522,8 @@ class Emitter {
     llvm::Type* ty = a[0]->getType();
     auto intrinsic = [&](llvm::Intrinsic::ID id) { return b_.CreateIntrinsic(id, {ty}, a); };
     auto one = [&] { return llvm::ConstantFP::get(ty, 1.0); };
-    if (!t.is_float()) {  // abs is the only integer call
+    if (ir::is_bitwise(op->op)) return bitwise(op->op, t, a);
+    if (!t.is_float()) {  // abs is the only other integer call
       if (!is_signed(t)) return a[0];
       llvm::Value* zero = llvm::Constant::getNullValue(ty);
       return b_.CreateSelect(b_.CreateICmpSLT(a[0], zero), b_.CreateSub(zero, a[0]), a[0]);
@@ -555,6 +556,27 @@ class Emitter {
       }
       default: return libm_call(op->op, t, a);
     }
+  }
+
+  // ir::CallOp's bitwise ops; shift amounts outside [0, bits) never reach shl/lshr/ashr (whose
+  // result would be poison): they give 0, or the sign bits for a signed right shift.
+  llvm::Value* bitwise(ir::CallOp op, DataType t, const std::vector<llvm::Value*>& a) {
+    using O = ir::CallOp;
+    switch (op) {
+      case O::bitwise_and: return b_.CreateAnd(a[0], a[1]);
+      case O::bitwise_or: return b_.CreateOr(a[0], a[1]);
+      case O::bitwise_xor: return b_.CreateXor(a[0], a[1]);
+      case O::bitwise_not: return b_.CreateNot(a[0]);
+      default: break;
+    }
+    llvm::Type* ty = a[0]->getType();
+    llvm::Value* zero = llvm::Constant::getNullValue(ty);
+    llvm::Value* in_range = b_.CreateICmpULT(a[1], llvm::ConstantInt::get(ty, uint64_t(t.bits)));
+    if (op == O::shift_right && is_signed(t))
+      return b_.CreateAShr(a[0], b_.CreateSelect(in_range, a[1], llvm::ConstantInt::get(ty, uint64_t(t.bits - 1))));
+    llvm::Value* amount = b_.CreateSelect(in_range, a[1], zero);
+    llvm::Value* r = op == O::shift_left ? b_.CreateShl(a[0], amount) : b_.CreateLShr(a[0], amount);
+    return b_.CreateSelect(in_range, r, zero);
   }
 
   // The C math library function in the argument's precision (tanhf for float32), lane by

@@ -452,23 +452,32 @@ struct Cast : ExprNodeBase<Cast, ExprKind::Cast> {
   static Expr make(DataType t, Expr v);
 };
 
-// Pure math functions. Every emitter and the interpreter know each of them.
+// Pure functions. Every emitter and the interpreter know each of them.
+// exp .. copysign are float math (abs also takes integers). The bitwise ops after them take
+// integers only (Call::make checks) and never have undefined results: shift amounts outside
+// [0, bits) give 0 for shift_left and for shift_right of unsigned values, and all sign bits for
+// shift_right of signed values (an arithmetic shift).
 enum class CallOp : uint8_t {
   exp, exp2, log, log2, log1p, expm1, sqrt, rsqrt, tanh, erf, sigmoid, pow, abs, floor, ceil,
   round, trunc, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, asinh, acosh, atanh, fmod,
   isnan, isinf, copysign,
+  bitwise_and, bitwise_or, bitwise_xor, bitwise_not, shift_left, shift_right,
 };
 inline const char* call_op_name(CallOp op) {
   static const char* const names[] = {
       "exp", "exp2", "log", "log2", "log1p", "expm1", "sqrt", "rsqrt", "tanh", "erf", "sigmoid",
       "pow", "abs", "floor", "ceil", "round", "trunc", "sin", "cos", "tan", "asin", "acos",
       "atan", "atan2", "sinh", "cosh", "asinh", "acosh", "atanh", "fmod", "isnan", "isinf",
-      "copysign"};
+      "copysign", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "shift_left",
+      "shift_right"};
   return names[static_cast<int>(op)];
 }
+inline bool is_bitwise(CallOp op) { return op >= CallOp::bitwise_and; }
 inline int call_op_arity(CallOp op) {
   switch (op) {
     case CallOp::pow: case CallOp::atan2: case CallOp::fmod: case CallOp::copysign: return 2;
+    case CallOp::bitwise_and: case CallOp::bitwise_or: case CallOp::bitwise_xor: return 2;
+    case CallOp::shift_left: case CallOp::shift_right: return 2;
     default: return 1;
   }
 }
@@ -757,6 +766,11 @@ inline Expr Call::make(CallOp op, std::vector<Expr> args) {
   if (t.is_storage_only())
     throw UserError("nnvm.ir.storage_only_arith",
                     str_cat(t, " is a storage type: cast to float32 before ", call_op_name(op)));
+  if (is_bitwise(op)) {
+    if (!t.is_integer())
+      throw UserError("nnvm.ir.call_dtype", str_cat(call_op_name(op), " needs an integer argument, got ", t));
+    return make_expr<Call>(t, op, std::move(args));
+  }
   bool needs_float = op != CallOp::abs;
   if (needs_float && !t.is_float())
     throw UserError("nnvm.ir.call_dtype", str_cat(call_op_name(op), " needs a float argument, got ", t));
@@ -1439,6 +1453,10 @@ struct LoweredFunc {
   Stmt body;
   // Which op and which schedule produced this kernel, for comments in emitted code.
   std::string origin;
+  // Per param: whether the body stores into it. Empty means unknown (every param may be
+  // written). Buffers that are only read may share memory; see target::bind_arguments.
+  std::vector<bool> written;
+  bool writes(size_t param) const { return written.empty() || param >= written.size() || written[param]; }
 };
 
 }  // namespace ir
@@ -5521,8 +5539,10 @@ NNVM_END_NAMESPACE
 // those passes to stderr; LowerOptions::on_pass receives the same (name, IR) pairs, which is
 // how tutorials show each step.
 
+#include <chrono>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <iostream>
 #include <sstream>
 
@@ -6481,6 +6501,9 @@ namespace lower {
 struct LowerOptions {
   // Called after every pass with its name and the IR it produced.
   std::function<void(const std::string& pass, const ir::Stmt&)> on_pass;
+  // When set, each pass's wall time in milliseconds is added to (*pass_ms)[pass name]
+  // ("schedule_ops" includes inlining and bound inference), summed over every kernel lowered.
+  std::map<std::string, double>* pass_ms = nullptr;
 };
 
 // The pass names, in order; NNVM_DUMP_IR accepts these.
@@ -6545,6 +6568,21 @@ inline std::string describe_schedule(const schedule::Schedule& sch) {
   }
   return out;
 }
+// Which params the body stores into.
+inline std::vector<bool> written_params(const ir::LoweredFunc& fn) {
+  struct Stores : ir::IRVisitor {
+    std::vector<const void*> targets;
+    void visit(const ir::Store* op) override {
+      targets.push_back(op->buffer.get());
+      ir::IRVisitor::visit(op);
+    }
+  } stores;
+  stores.visit_stmt(fn.body);
+  std::vector<bool> out;
+  for (auto& p : fn.params)
+    out.push_back(std::find(stores.targets.begin(), stores.targets.end(), p.get()) != stores.targets.end());
+  return out;
+}
 }  // namespace detail
 
 // Lowers `sch` into a kernel named `name` whose arguments are `args` (inputs and outputs, in
@@ -6567,7 +6605,13 @@ inline ir::LoweredFunc lower(const schedule::Schedule& sch, const std::vector<te
     fn.params.emplace_back(t.name(), t.dtype(), t.shape());
     arg_buffers[t.get()] = fn.params.back();
   }
+  auto last = std::chrono::steady_clock::now();
   auto step = [&](const std::string& pass, ir::Stmt s) {
+    if (options.pass_ms) {
+      auto now = std::chrono::steady_clock::now();
+      (*options.pass_ms)[pass] += std::chrono::duration<double, std::milli>(now - last).count();
+      last = now;
+    }
     if (options.on_pass) options.on_pass(pass, s);
     if (detail::dump_requested(pass)) std::cerr << "// ---- after " << pass << " (" << name << ")\n" << ir::to_string(s) << "\n";
     return s;
@@ -6586,6 +6630,7 @@ inline ir::LoweredFunc lower(const schedule::Schedule& sch, const std::vector<te
                       str_cat("symbolic size ", v.name(), " is used by kernel ", name,
                               " but is not an extent of any argument, so no call could bind it"));
   fn.body = s;
+  fn.written = detail::written_params(fn);
   ir::verify(fn);
   return fn;
 }
@@ -6662,9 +6707,11 @@ inline std::vector<int64_t> bind_arguments(const ir::LoweredFunc& fn, std::span<
       }
     }
   }
-  // Kernels take their buffers as restrict pointers: no two may share memory.
+  // Kernels take their buffers as restrict pointers: a buffer the kernel writes may share memory
+  // with no other (restrict and LLVM's noalias allow aliasing between buffers only read).
   for (size_t a = 0; a < args.size(); ++a)
     for (size_t b = a + 1; b < args.size(); ++b) {
+      if (!fn.writes(a) && !fn.writes(b)) continue;
       auto lo_a = static_cast<const char*>(args[a].data), lo_b = static_cast<const char*>(args[b].data);
       size_t na = args[a].nbytes(), nb = args[b].nbytes();
       if (na && nb && lo_a < lo_b + nb && lo_b < lo_a + na)
@@ -6940,15 +6987,35 @@ Lane float_call(ir::CallOp op, T x, T y) {
     case O::isnan: return {std::isnan(x) ? 1u : 0u};
     case O::isinf: return {std::isinf(x) ? 1u : 0u};
     case O::copysign: return Lane::of(T(std::copysign(x, y)));
+    default: break;  // the bitwise ops take integers
   }
   return {0};
 }
 
-// `c`/`bits` describe the arguments' element type; `y` is ignored by unary ops. Only abs
-// takes integers (checked by Call::make).
+// The bitwise ops on integers held as lanes (ir::CallOp: out-of-range shifts are defined).
+inline Lane bitwise_call(ir::CallOp op, Elem c, int bits, Lane x, Lane y) {
+  using O = ir::CallOp;
+  // A negative signed amount reads as a huge unsigned one: out of range too.
+  bool in_range = y.u < uint64_t(bits);
+  switch (op) {
+    case O::bitwise_and: return wrap_int(c, bits, x.u & y.u);
+    case O::bitwise_or: return wrap_int(c, bits, x.u | y.u);
+    case O::bitwise_xor: return wrap_int(c, bits, x.u ^ y.u);
+    case O::bitwise_not: return wrap_int(c, bits, ~x.u);
+    case O::shift_left: return in_range ? wrap_int(c, bits, x.u << y.u) : Lane{0};
+    case O::shift_right:
+      if (c == Elem::i) return Lane::of_i(x.i() >> (in_range ? y.u : uint64_t(bits - 1)));
+      return in_range ? Lane{x.u >> y.u} : Lane{0};
+    default: return {0};
+  }
+}
+
+// `c`/`bits` describe the arguments' element type; `y` is ignored by unary ops. Only abs and
+// the bitwise ops take integers (checked by Call::make).
 inline Lane call_lane(ir::CallOp op, Elem c, int bits, Lane x, Lane y) {
   if (c == Elem::f32) return float_call(op, x.f(), y.f());
   if (c == Elem::f64) return float_call(op, x.d(), y.d());
+  if (ir::is_bitwise(op)) return bitwise_call(op, c, bits, x, y);
   if (c == Elem::i && x.i() < 0) return wrap_int(c, bits, 0 - x.u);
   return x;
 }
@@ -8249,6 +8316,10 @@ class CLikeEmitter : public ir::IRVisitor {
     DataType t = op->args[0].dtype();
     std::vector<CExpr> a;
     for (auto& x : op->args) a.push_back(print(x));
+    if (ir::is_bitwise(op->op)) {
+      result_ = bitwise(op->op, t, a);
+      return;
+    }
     CExpr one = float_literal(1.0, t);
     switch (op->op) {
       case ir::CallOp::sigmoid:
@@ -8261,7 +8332,8 @@ class CLikeEmitter : public ir::IRVisitor {
         return;
       case ir::CallOp::isnan:
       case ir::CallOp::isinf:
-        result_ = {str_cat(ir::call_op_name(op->op), "(", a[0].text, ")"), cprec::primary};
+        // C only promises a non-zero int (glibc's isinf gives -1 for -inf); a bool is 0 or 1.
+        result_ = {str_cat(ir::call_op_name(op->op), "(", a[0].text, ") != 0"), cprec::eq};
         return;
       case ir::CallOp::abs:
         if (!t.is_float()) {
@@ -8437,6 +8509,33 @@ class CLikeEmitter : public ir::IRVisitor {
       return {str_cat("(", scalar_type(t), ")(", at, " ", sym, " ", bt, ")"), cprec::unary};
     }
     return {at + " " + sym + " " + bt, p};
+  }
+
+  // C's integer operators, cast back to t because narrow types compute in int. Shifts follow
+  // ir::CallOp: an amount outside [0, bits) (a negative one reads as a huge unsigned value) gives
+  // 0, or the sign bits for a signed right shift; left shifts run on an unsigned type wide
+  // enough that no bit overflows, so no shift is undefined.
+  CExpr bitwise(ir::CallOp op, DataType t, const std::vector<CExpr>& a) {
+    std::string ty = scalar_type(t);
+    auto cast = [&](const std::string& s) { return CExpr{"(" + ty + ")(" + s + ")", cprec::unary}; };
+    switch (op) {
+      case ir::CallOp::bitwise_and: return cast(bit_operand(a[0]) + " & " + bit_operand(a[1]));
+      case ir::CallOp::bitwise_or: return cast(bit_operand(a[0]) + " | " + bit_operand(a[1]));
+      case ir::CallOp::bitwise_xor: return cast(bit_operand(a[0]) + " ^ " + bit_operand(a[1]));
+      case ir::CallOp::bitwise_not: return cast("~" + operand(a[0], cprec::unary));
+      default: break;
+    }
+    std::string amount = atom(a[1], t), bits = std::to_string(t.bits);
+    std::string in_range = str_cat("(uint64_t)", amount, " < ", bits);
+    if (op == ir::CallOp::shift_left) {
+      std::string x = operand(a[0], cprec::unary);
+      if (t.bits < 32) x = "(uint" + bits + "_t)" + x;
+      x = (t.bits == 64 ? "(uint64_t)" : "(uint32_t)") + x;
+      return cast(str_cat(in_range, " ? ", x, " << ", amount, " : 0"));
+    }
+    if (t.is_int())
+      return cast(str_cat(operand(a[0], cprec::mul), " >> (", in_range, " ? ", amount, " : ", t.bits - 1, ")"));
+    return cast(str_cat(in_range, " ? ", operand(a[0], cprec::mul), " >> ", amount, " : 0"));
   }
 
   template <class N>
@@ -9370,9 +9469,9 @@ NNVM_END_NAMESPACE
 // One sorted list per family; builtin.hpp joins the families.
 
 // begin nnvm/ops/broadcast/binary.hpp
-// The arithmetic broadcast ops (ONNX Add, Sub, Mul, Div, Pow, Min, Max): each one named
-// definition over the shared broadcasting compute in broadcast.hpp. ONNX Min and Max take any
-// number of inputs; these take two (an importer folds longer lists pairwise).
+// The arithmetic broadcast ops (ONNX Add, Sub, Mul, Div, Pow): each one named definition over
+// the shared broadcasting compute in broadcast.hpp. Any number type; integer arithmetic wraps
+// for types narrower than 32 bits and, as in C, int32/int64 overflow is undefined.
 
 // begin nnvm/ops/broadcast/broadcast.hpp
 // Numpy/ONNX multidirectional broadcasting, shared by the binary broadcast ops: shapes are
@@ -9555,6 +9654,61 @@ inline size_t normalize_axis(int64_t axis, size_t rank, const char* attr) {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/checks.hpp
+// begin nnvm/ops/elementwise/dtypes.hpp
+// The input dtype rules the elementwise and broadcast ops share: which element types an input
+// may have, and the type their arithmetic runs in.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+enum class DtypeKind : uint8_t {
+  any,      // every scalar type, bool and the storage floats included (copies, selects)
+  number,   // integers and floats
+  float_,   // floats (float16/bfloat16 compute in float32)
+  integer,  // signed and unsigned integers
+  boolean,  // bool
+  compare,  // numbers and bool (operands of comparisons)
+};
+
+inline bool dtype_in(DataType t, DtypeKind k) {
+  if (!t.is_scalar() || t.is_handle()) return false;
+  switch (k) {
+    case DtypeKind::any:
+      return true;
+    case DtypeKind::number:
+      return !t.is_bool();
+    case DtypeKind::float_:
+      return t.is_float();
+    case DtypeKind::integer:
+      return t.is_integer();
+    case DtypeKind::boolean:
+      return t.is_bool();
+    case DtypeKind::compare:
+      return true;
+  }
+  return false;
+}
+inline const char* dtype_kind_text(DtypeKind k) {
+  static const char* const names[] = {"any type", "a number", "a float", "an integer", "bool", "a number or bool"};
+  return names[static_cast<int>(k)];
+}
+
+// "nnvm.ops.input_dtype" unless `t`'s element type is of kind `k`.
+inline void check_input_kind(const te::Tensor& t, const std::string& input, DtypeKind k) {
+  if (!dtype_in(t.dtype(), k))
+    throw UserError(
+        "nnvm.ops.input_dtype",
+        str_cat("input ", input, " (tensor ", t.name(), ") is ", t.dtype(), ", expected ", dtype_kind_text(k)),
+        {"input " + input});
+}
+
+// The type arithmetic on `t` runs in: float16/bfloat16 are storage types and compute in float32.
+inline DataType arith_type(DataType t) { return t.is_storage_only() ? dtype::float32.with_lanes(t.lanes) : t; }
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/elementwise/dtypes.hpp
 // begin nnvm/ops/op_def.hpp
 // The definition of one operator: everything nnvm knows about it, in one value. Built-in ops
 // and a user's own ops are the same kind of thing; the registry (registry.hpp) only stores them.
@@ -9761,10 +9915,19 @@ inline bool is_value_input(const OpDef& def, size_t i) {
 // One placeholder per input, named after the op's input names; undefined for an absent input.
 inline std::vector<te::Tensor> placeholders(const OpDef& def, const std::vector<TensorType>& inputs) {
   std::vector<te::Tensor> ph;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    ph.push_back(inputs[i].absent ? te::Tensor()
-                                  : te::placeholder(inputs[i].shape, inputs[i].dtype,
-                                                    i < def.input_names.size() ? def.input_names[i] : str_cat("in", i)));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].absent) {
+      ph.emplace_back();
+      continue;
+    }
+    std::vector<ir::Expr> shape = inputs[i].shape;
+    // A value input is never read, so an empty one (ReduceSum's axes = []) needs no real extent;
+    // tensors cannot have zero extents.
+    if (is_value_input(def, i))
+      for (auto& e : shape)
+        if (ir::is_const_int(e, 0)) e = ir::Expr(int64_t(1));
+    ph.push_back(te::placeholder(shape, inputs[i].dtype, i < def.input_names.size() ? def.input_names[i] : str_cat("in", i)));
+  }
   return ph;
 }
 
@@ -9867,8 +10030,10 @@ inline std::vector<ir::Expr> broadcast_shape(const std::vector<ir::Expr>& a, con
     size_t from_right = rank - d;
     ir::Expr ea = from_right <= a.size() ? a[a.size() - from_right] : ir::Expr(int64_t(1));
     ir::Expr eb = from_right <= b.size() ? b[b.size() - from_right] : ir::Expr(int64_t(1));
-    if (ir::is_const_int(ir::simplify(eb), 1) || same_extent(ea, eb)) out[d] = ea;
-    else if (ir::is_const_int(ir::simplify(ea), 1)) out[d] = eb;
+    if (ir::is_const_int(ir::simplify(eb), 1) || same_extent(ea, eb))
+      out[d] = ea;
+    else if (ir::is_const_int(ir::simplify(ea), 1))
+      out[d] = eb;
     else
       throw UserError("nnvm.ops.broadcast",
                       str_cat("cannot broadcast shapes ", detail::shape_string(a), " and ", detail::shape_string(b),
@@ -9888,53 +10053,82 @@ inline std::vector<ir::Expr> broadcast_indices(const te::Tensor& t, const std::v
   return idx;
 }
 
-using BinaryFn = std::function<ir::Expr(const ir::Expr&, const ir::Expr&)>;
-
-// f(A, B) over the broadcast shape. Both inputs must share a dtype ("nnvm.ops.input_dtype");
-// `float_only` ops also reject integers; float16/bfloat16 compute in float32 and round back.
-inline te::Tensor broadcast_binary(const te::Tensor& a, const te::Tensor& b, const BinaryFn& f, bool float_only,
-                                   std::string name) {
-  DataType t = a.dtype();
-  if (t.is_bool() || t.is_handle() || !t.is_scalar() || (float_only && !t.is_float()))
-    throw UserError("nnvm.ops.input_dtype",
-                    str_cat("input A (tensor ", a.name(), ") is ", t, ", expected ", float_only ? "a float" : "a number"),
-                    {"input A"});
-  check_same_dtype(a, "A", b, "B");
-  std::vector<ir::Expr> shape;
-  try {
-    shape = broadcast_shape(a.shape(), b.shape());
-  } catch (const UserError& e) {
-    throw UserError(e.id(), str_cat("inputs A (tensor ", a.name(), ") and B (tensor ", b.name(), "): ", e.message()),
-                    e.context());
+// The broadcast shape of all of `ins` (named `names` in errors), folded from the left.
+inline std::vector<ir::Expr> broadcast_shape_of(const std::vector<te::Tensor>& ins,
+                                                const std::vector<std::string>& names) {
+  std::vector<ir::Expr> shape = ins[0].shape();
+  for (size_t k = 1; k < ins.size(); ++k) {
+    try {
+      shape = broadcast_shape(shape, ins[k].shape());
+    } catch (const UserError& e) {
+      std::string who = k == 1 ? str_cat("inputs ", names[0], " (tensor ", ins[0].name(), ") and ", names[1],
+                                         " (tensor ", ins[1].name(), ")")
+                               : str_cat("input ", names[k], " (tensor ", ins[k].name(), ") and the inputs before it");
+      throw UserError(e.id(), str_cat(who, ": ", e.message()), e.context());
+    }
   }
+  return shape;
+}
+
+using NaryFn = std::function<ir::Expr(const std::vector<ir::Expr>&)>;
+
+// f(elements of ins) over their broadcast shape. `f` receives the elements as stored: the
+// caller converts storage floats and picks the output dtype.
+inline te::Tensor broadcast_map(const std::vector<te::Tensor>& ins, const std::vector<std::string>& names,
+                                const NaryFn& f, std::string name) {
+  std::vector<ir::Expr> shape = broadcast_shape_of(ins, names);
   return te::compute(
       shape,
       [&](const std::vector<ir::Var>& v) {
-        ir::Expr x = a(broadcast_indices(a, v)), y = b(broadcast_indices(b, v));
-        if (!t.is_storage_only()) return f(x, y);
-        return ir::cast(t, f(ir::cast(dtype::float32, x), ir::cast(dtype::float32, y)));
+        std::vector<ir::Expr> x;
+        for (auto& t : ins) x.push_back(t(broadcast_indices(t, v)));
+        return f(x);
       },
       std::move(name));
 }
 
-// The definition of a two-input broadcast op with the injective default schedule.
+// "nnvm.ops.input_dtype" unless every input has the first one's dtype, of kind `kind`.
+inline void check_same_dtypes(const std::vector<te::Tensor>& ins, const std::vector<std::string>& names,
+                              DtypeKind kind) {
+  check_input_kind(ins[0], names[0], kind);
+  for (size_t k = 1; k < ins.size(); ++k) check_same_dtype(ins[0], names[0].c_str(), ins[k], names[k].c_str());
+}
+
+using BinaryFn = std::function<ir::Expr(const ir::Expr&, const ir::Expr&)>;
+
+// f(A, B) over the broadcast shape. Both inputs must share a dtype of kind `kind`
+// ("nnvm.ops.input_dtype"); float16/bfloat16 compute in float32 and round back.
+inline te::Tensor broadcast_binary(const te::Tensor& a, const te::Tensor& b, const BinaryFn& f, DtypeKind kind,
+                                   std::string name) {
+  check_same_dtypes({a, b}, {"A", "B"}, kind);
+  DataType t = a.dtype(), ct = arith_type(t);
+  return broadcast_map(
+      {a, b}, {"A", "B"},
+      [&](const std::vector<ir::Expr>& x) { return ir::cast(t, f(ir::cast(ct, x[0]), ir::cast(ct, x[1]))); },
+      std::move(name));
+}
+
+// The default schedule of a broadcast op: every output injective.
+inline ScheduleFn broadcast_schedule(std::string op) {
+  return [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+    require_cpu(t, op);
+    for (auto& o : out) schedule_injective(s[o], t);
+  };
+}
+
+// The definition of a two-input broadcast op (inputs A and B, no attributes).
 inline OpDef broadcast_binary_def(std::string name, std::string importer_name, std::string doc, BinaryFn f,
-                                  bool float_only = false) {
+                                  DtypeKind kind = DtypeKind::number) {
   std::string op = name;
   return OpDef{
       .name = std::move(name),
       .importer_names = {std::move(importer_name)},
       .input_names = {"A", "B"},
       .pattern = OpPattern::broadcast,
-      .compute =
-          [op, f, float_only](const std::vector<te::Tensor>& in, const Attrs&) {
-            return std::vector<te::Tensor>{broadcast_binary(in[0], in[1], f, float_only, op)};
-          },
-      .default_schedule =
-          [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, op);
-            schedule_injective(s[out[0]], t);
-          },
+      .compute = [op, f, kind](
+                     const std::vector<te::Tensor>& in,
+                     const Attrs&) { return std::vector<te::Tensor>{broadcast_binary(in[0], in[1], f, kind, op)}; },
+      .default_schedule = broadcast_schedule(op),
       .doc = std::move(doc),
   };
 }
@@ -9946,40 +10140,510 @@ NNVM_END_NAMESPACE
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
+namespace detail {
+// -a in the unsigned type of a's width, converted back: defined even for the most negative value.
+inline ir::Expr wrapping_neg(const ir::Expr& a) {
+  DataType u = DataType::uint(a.dtype().bits, a.dtype().lanes);
+  return ir::cast(a.dtype(), ir::make_zero(u) - ir::cast(u, a));
+}
+}  // namespace detail
+
+// Integer a / b truncated toward zero (C, ONNX Div), or a % b with the dividend's sign. Kernels
+// cannot fail, so the cases C leaves undefined get values: a zero divisor gives 0 (as NumPy), and
+// a signed divisor of -1 negates (wrapping: INT_MIN / -1 is INT_MIN) or gives remainder 0.
+inline ir::Expr int_div_mod(const ir::Expr& a, const ir::Expr& b, bool mod) {
+  DataType t = a.dtype();
+  ir::Expr zero = ir::make_zero(t), one = ir::make_int_const(t, 1);
+  ir::Expr is_zero = b == zero;
+  if (!t.is_int()) {
+    ir::Expr safe = ir::select(is_zero, one, b);
+    return ir::select(is_zero, zero, mod ? a % safe : a / safe);
+  }
+  ir::Expr minus_one = b == ir::make_int_const(t, -1);
+  ir::Expr safe = ir::select(is_zero || minus_one, one, b);
+  ir::Expr special = mod ? zero : ir::select(is_zero, zero, detail::wrapping_neg(a));
+  return ir::select(is_zero || minus_one, special, mod ? a % safe : a / safe);
+}
+
 inline OpDef add_def() {
   return broadcast_binary_def("add", "onnx:Add", "A + B with broadcasting",
                               [](const ir::Expr& a, const ir::Expr& b) { return a + b; });
 }
 inline OpDef div_def() {
-  return broadcast_binary_def("div", "onnx:Div", "A / B with broadcasting",
-                              [](const ir::Expr& a, const ir::Expr& b) { return a / b; });
-}
-inline OpDef max_def() {
-  return broadcast_binary_def("max", "onnx:Max", "max(A, B) with broadcasting",
-                              [](const ir::Expr& a, const ir::Expr& b) { return ir::max(a, b); });
-}
-inline OpDef min_def() {
-  return broadcast_binary_def("min", "onnx:Min", "min(A, B) with broadcasting",
-                              [](const ir::Expr& a, const ir::Expr& b) { return ir::min(a, b); });
+  return broadcast_binary_def("div", "onnx:Div", "A / B with broadcasting (integers truncate toward zero)",
+                              [](const ir::Expr& a, const ir::Expr& b) {
+                                return a.dtype().is_float() ? a / b : int_div_mod(a, b, /*mod=*/false);
+                              });
 }
 inline OpDef mul_def() {
   return broadcast_binary_def("mul", "onnx:Mul", "A * B with broadcasting",
                               [](const ir::Expr& a, const ir::Expr& b) { return a * b; });
-}
-// Floats only: the exponent shares A's dtype (ONNX also allows a different one).
-inline OpDef pow_def() {
-  return broadcast_binary_def(
-      "pow", "onnx:Pow", "A ^ B with broadcasting (floats)",
-      [](const ir::Expr& a, const ir::Expr& b) { return ir::call(ir::CallOp::pow, a, b); }, /*float_only=*/true);
 }
 inline OpDef sub_def() {
   return broadcast_binary_def("sub", "onnx:Sub", "A - B with broadcasting",
                               [](const ir::Expr& a, const ir::Expr& b) { return a - b; });
 }
 
+// ONNX Pow: the exponent B may have another number type than the base A; the output has A's.
+// The exponent converts to the base's arithmetic type; an integer base computes in float64 and
+// converts back (exact while the result fits in 53 bits).
+inline te::Tensor power(const te::Tensor& a, const te::Tensor& b, std::string name = "pow") {
+  check_input_kind(a, "A", DtypeKind::number);
+  check_input_kind(b, "B", DtypeKind::number);
+  DataType t = a.dtype(), ct = t.is_float() ? arith_type(t) : dtype::float64;
+  return broadcast_map(
+      {a, b}, {"A", "B"},
+      [&](const std::vector<ir::Expr>& x) {
+        return ir::cast(t, ir::call(ir::CallOp::pow, ir::cast(ct, x[0]), ir::cast(ct, x[1])));
+      },
+      std::move(name));
+}
+
+inline OpDef pow_def() {
+  return OpDef{
+      .name = "pow",
+      .importer_names = {"onnx:Pow"},
+      .input_names = {"A", "B"},
+      .pattern = OpPattern::broadcast,
+      .compute = [](const std::vector<te::Tensor>& in,
+                    const Attrs&) { return std::vector<te::Tensor>{power(in[0], in[1])}; },
+      .default_schedule = broadcast_schedule("pow"),
+      .doc = "A ^ B with broadcasting; B may have another number type, the output has A's",
+  };
+}
+
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/broadcast/binary.hpp
+// begin nnvm/ops/broadcast/bitwise.hpp
+// Bitwise ops on integers with broadcasting: ONNX BitwiseAnd, BitwiseOr, BitwiseXor, BitShift.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline OpDef bitwise_and_def() {
+  return broadcast_binary_def(
+      "bitwise_and", "onnx:BitwiseAnd", "A & B for integers, with broadcasting",
+      [](const ir::Expr& a, const ir::Expr& b) { return ir::call(ir::CallOp::bitwise_and, a, b); }, DtypeKind::integer);
+}
+inline OpDef bitwise_or_def() {
+  return broadcast_binary_def(
+      "bitwise_or", "onnx:BitwiseOr", "A | B for integers, with broadcasting",
+      [](const ir::Expr& a, const ir::Expr& b) { return ir::call(ir::CallOp::bitwise_or, a, b); }, DtypeKind::integer);
+}
+inline OpDef bitwise_xor_def() {
+  return broadcast_binary_def(
+      "bitwise_xor", "onnx:BitwiseXor", "A ^ B for integers, with broadcasting",
+      [](const ir::Expr& a, const ir::Expr& b) { return ir::call(ir::CallOp::bitwise_xor, a, b); }, DtypeKind::integer);
+}
+
+// ONNX BitShift (attribute direction, "LEFT" or "RIGHT", required). ONNX defines it for unsigned
+// integers; signed ones are accepted too and shift right arithmetically. An amount of the bit
+// width or more gives 0 (all sign bits for a negative signed value shifted right) instead of C's
+// undefined behavior (ir::CallOp::shift_left/shift_right).
+inline OpDef bit_shift_def() {
+  return OpDef{
+      .name = "bit_shift",
+      .importer_names = {"onnx:BitShift"},
+      .input_names = {"X", "Y"},
+      .pattern = OpPattern::broadcast,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            const std::string& dir = attrs.get_string("direction");
+            if (dir != "LEFT" && dir != "RIGHT")
+              throw UserError("nnvm.ops.attr",
+                              str_cat("attribute 'direction' is '", dir, "' but must be LEFT or RIGHT"),
+                              {"attribute direction"});
+            ir::CallOp op = dir == "LEFT" ? ir::CallOp::shift_left : ir::CallOp::shift_right;
+            check_same_dtypes(in, {"X", "Y"}, DtypeKind::integer);
+            return std::vector<te::Tensor>{broadcast_map(
+                in, {"X", "Y"}, [op](const std::vector<ir::Expr>& x) { return ir::call(op, x[0], x[1]); },
+                "bit_shift")};
+          },
+      .default_schedule = broadcast_schedule("bit_shift"),
+      .doc = "X << Y or X >> Y (attribute direction LEFT or RIGHT) for integers, with broadcasting",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/broadcast/bitwise.hpp
+// begin nnvm/ops/broadcast/compare.hpp
+// Comparisons with broadcasting and a bool output: ONNX Equal, Less, LessOrEqual, Greater,
+// GreaterOrEqual. Operands: numbers or bools, both of one dtype; float16/bfloat16 compare as
+// the float32 values they hold exactly.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline OpDef compare_def(std::string name, std::string importer_name, std::string doc, BinaryFn f) {
+  std::string op = name;
+  return OpDef{
+      .name = std::move(name),
+      .importer_names = {std::move(importer_name)},
+      .input_names = {"A", "B"},
+      .pattern = OpPattern::broadcast,
+      .compute =
+          [op, f](const std::vector<te::Tensor>& in, const Attrs&) {
+            check_same_dtypes(in, {"A", "B"}, DtypeKind::compare);
+            DataType ct = arith_type(in[0].dtype());
+            return std::vector<te::Tensor>{broadcast_map(
+                in, {"A", "B"},
+                [&](const std::vector<ir::Expr>& x) { return f(ir::cast(ct, x[0]), ir::cast(ct, x[1])); }, op)};
+          },
+      .default_schedule = broadcast_schedule(op),
+      .doc = std::move(doc),
+  };
+}
+
+inline OpDef equal_def() {
+  return compare_def("equal", "onnx:Equal", "A == B with broadcasting (bool output)",
+                     [](const ir::Expr& a, const ir::Expr& b) { return a == b; });
+}
+inline OpDef greater_def() {
+  return compare_def("greater", "onnx:Greater", "A > B with broadcasting (bool output)",
+                     [](const ir::Expr& a, const ir::Expr& b) { return a > b; });
+}
+inline OpDef greater_or_equal_def() {
+  return compare_def("greater_or_equal", "onnx:GreaterOrEqual", "A >= B with broadcasting (bool output)",
+                     [](const ir::Expr& a, const ir::Expr& b) { return a >= b; });
+}
+inline OpDef less_def() {
+  return compare_def("less", "onnx:Less", "A < B with broadcasting (bool output)",
+                     [](const ir::Expr& a, const ir::Expr& b) { return a < b; });
+}
+inline OpDef less_or_equal_def() {
+  return compare_def("less_or_equal", "onnx:LessOrEqual", "A <= B with broadcasting (bool output)",
+                     [](const ir::Expr& a, const ir::Expr& b) { return a <= b; });
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/broadcast/compare.hpp
+// begin nnvm/ops/broadcast/logical.hpp
+// Logical ops on bools with broadcasting: ONNX And, Or, Xor.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline OpDef and_def() {
+  return broadcast_binary_def(
+      "and", "onnx:And", "A and B for bools, with broadcasting",
+      [](const ir::Expr& a, const ir::Expr& b) { return a && b; }, DtypeKind::boolean);
+}
+inline OpDef or_def() {
+  return broadcast_binary_def(
+      "or", "onnx:Or", "A or B for bools, with broadcasting",
+      [](const ir::Expr& a, const ir::Expr& b) { return a || b; }, DtypeKind::boolean);
+}
+inline OpDef xor_def() {
+  return broadcast_binary_def(
+      "xor", "onnx:Xor", "A xor B for bools, with broadcasting",
+      [](const ir::Expr& a, const ir::Expr& b) { return a != b; }, DtypeKind::boolean);
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/broadcast/logical.hpp
+// begin nnvm/ops/broadcast/mod.hpp
+// ONNX Mod with broadcasting. Attribute fmod: 0 (default) gives the remainder with the sign of
+// the divisor (Python's %, NumPy's mod), 1 the remainder with the sign of the dividend (C's fmod
+// and integer %). Any number type.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// ONNX requires fmod=1 for floats; fmod=0 on floats is taken as NumPy's mod rather than refused.
+// A zero integer divisor gives 0 (int_div_mod).
+inline ir::Expr mod_expr(const ir::Expr& a, const ir::Expr& b, bool c_fmod) {
+  DataType t = a.dtype();
+  ir::Expr r = t.is_float() ? ir::call(ir::CallOp::fmod, a, b) : int_div_mod(a, b, /*mod=*/true);
+  if (c_fmod || t.is_uint()) return r;
+  // A non-zero remainder whose sign differs from the divisor's moves by one divisor.
+  ir::Expr zero = ir::make_zero(t);
+  return ir::select(r != zero && ((r < zero) != (b < zero)), r + b, r);
+}
+
+inline OpDef mod_def() {
+  return OpDef{
+      .name = "mod",
+      .importer_names = {"onnx:Mod"},
+      .input_names = {"A", "B"},
+      .pattern = OpPattern::broadcast,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            int64_t fmod = attrs.get_int("fmod", 0);
+            if (fmod != 0 && fmod != 1)
+              throw UserError("nnvm.ops.attr", str_cat("attribute 'fmod' is ", fmod, " but must be 0 or 1"),
+                              {"attribute fmod"});
+            return std::vector<te::Tensor>{broadcast_binary(
+                in[0], in[1], [fmod](const ir::Expr& a, const ir::Expr& b) { return mod_expr(a, b, fmod == 1); },
+                DtypeKind::number, "mod")};
+          },
+      .default_schedule = broadcast_schedule("mod"),
+      .doc = "A mod B with broadcasting; attribute fmod 0: sign of B (Python), 1: sign of A (C fmod)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/broadcast/mod.hpp
+// begin nnvm/ops/broadcast/prelu.hpp
+// prelu(X, slope) = X if X >= 0 else slope * X. ONNX PRelu: slope broadcasts to X's shape
+// (unidirectionally: the output always has X's shape).
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline te::Tensor prelu(const te::Tensor& x, const te::Tensor& slope, std::string name = "prelu") {
+  check_same_dtypes({x, slope}, {"X", "slope"}, DtypeKind::number);
+  std::vector<ir::Expr> shape = broadcast_shape_of({x, slope}, {"X", "slope"});
+  bool stays = shape.size() == x.rank();
+  for (size_t d = 0; stays && d < shape.size(); ++d) stays = same_extent(shape[d], x.shape()[d]);
+  if (!stays)
+    throw UserError(
+        "nnvm.ops.broadcast",
+        str_cat("input slope (tensor ", slope.name(), ") of shape ", detail::shape_string(slope.shape()),
+                " must broadcast to the shape of X ", detail::shape_string(x.shape()), " without changing it"),
+        {"input slope"});
+  DataType t = x.dtype(), ct = arith_type(t);
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr e = ir::cast(ct, x(std::vector<ir::Expr>(v.begin(), v.end())));
+        ir::Expr s = ir::cast(ct, slope(broadcast_indices(slope, v)));
+        return ir::cast(t, ir::select(e < ir::make_zero(ct), e * s, e));
+      },
+      std::move(name));
+}
+
+inline OpDef prelu_def() {
+  return OpDef{
+      .name = "prelu",
+      .importer_names = {"onnx:PRelu"},
+      .input_names = {"X", "slope"},
+      .pattern = OpPattern::broadcast,
+      .compute = [](const std::vector<te::Tensor>& in,
+                    const Attrs&) { return std::vector<te::Tensor>{prelu(in[0], in[1])}; },
+      .default_schedule = broadcast_schedule("prelu"),
+      .doc = "X if X >= 0 else slope * X; slope broadcasts to X's shape",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/broadcast/prelu.hpp
+// begin nnvm/ops/broadcast/variadic.hpp
+// The ONNX ops that fold any number of inputs with broadcasting: Max, Min, Sum, Mean. They take
+// 1 to 8 inputs (A..H); one input is copied.
+
+// begin nnvm/ops/elementwise/unary.hpp
+// Unary elementwise ops that are one math call each (ONNX Exp, Log, Sqrt, ...). They differ only
+// in the scalar function, so one generator makes their definitions; each op is still one named
+// definition (exp_def, log_def, ...) in the sorted built-in list.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+using ScalarFn = std::function<ir::Expr(const ir::Expr&)>;
+
+// Applies `f` to every element of `x`, whose dtype must be of `kind` ("nnvm.ops.input_dtype");
+// float16/bfloat16 (storage types) compute in float32 and round back.
+inline te::Tensor unary_elementwise(const te::Tensor& x, const ScalarFn& f, DtypeKind kind, std::string name) {
+  check_input_kind(x, "X", kind);
+  DataType t = x.dtype();
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr e = x(std::vector<ir::Expr>(v.begin(), v.end()));
+        if (!t.is_storage_only()) return f(e);
+        return ir::cast(t, f(ir::cast(dtype::float32, e)));
+      },
+      std::move(name));
+}
+
+// The default schedule of a one-output elementwise op.
+inline ScheduleFn injective_schedule(std::string op) {
+  return [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+    require_cpu(t, op);
+    for (auto& o : out) schedule_injective(s[o], t);
+  };
+}
+
+// The definition of a one-input, one-output elementwise op with the injective default schedule.
+// `f` reads the attributes once per build, so per-use parameters (alpha) become constants.
+inline OpDef unary_def(std::string name, std::string importer_name, std::string doc,
+                       std::function<ScalarFn(const Attrs&)> make_f, DtypeKind kind = DtypeKind::float_) {
+  std::string op = name;
+  return OpDef{
+      .name = std::move(name),
+      .importer_names = {std::move(importer_name)},
+      .input_names = {"X"},
+      .pattern = OpPattern::elementwise,
+      .compute =
+          [op, make_f, kind](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{unary_elementwise(in[0], make_f(attrs), kind, op)};
+          },
+      .default_schedule = injective_schedule(op),
+      .doc = std::move(doc),
+  };
+}
+
+// A definition whose scalar function is a single math intrinsic and takes no attributes.
+inline OpDef unary_call_def(std::string name, std::string importer_name, ir::CallOp call, std::string doc) {
+  return unary_def(std::move(name), std::move(importer_name), std::move(doc), [call](const Attrs&) -> ScalarFn {
+    return [call](const ir::Expr& e) { return ir::call(call, e); };
+  });
+}
+
+// Any number; unsigned values are their own absolute value.
+inline OpDef abs_def() {
+  return unary_def("abs", "onnx:Abs", "|X|, elementwise", [](const Attrs&) -> ScalarFn {
+    return [](const ir::Expr& e) { return e.dtype().is_uint() ? e : ir::call(ir::CallOp::abs, e); };
+  }, DtypeKind::number);
+}
+inline OpDef acos_def() { return unary_call_def("acos", "onnx:Acos", ir::CallOp::acos, "acos(X), elementwise"); }
+inline OpDef acosh_def() { return unary_call_def("acosh", "onnx:Acosh", ir::CallOp::acosh, "acosh(X), elementwise"); }
+inline OpDef asin_def() { return unary_call_def("asin", "onnx:Asin", ir::CallOp::asin, "asin(X), elementwise"); }
+inline OpDef asinh_def() { return unary_call_def("asinh", "onnx:Asinh", ir::CallOp::asinh, "asinh(X), elementwise"); }
+inline OpDef atan_def() { return unary_call_def("atan", "onnx:Atan", ir::CallOp::atan, "atan(X), elementwise"); }
+inline OpDef atanh_def() { return unary_call_def("atanh", "onnx:Atanh", ir::CallOp::atanh, "atanh(X), elementwise"); }
+inline OpDef ceil_def() { return unary_call_def("ceil", "onnx:Ceil", ir::CallOp::ceil, "ceil(X), elementwise"); }
+inline OpDef cos_def() { return unary_call_def("cos", "onnx:Cos", ir::CallOp::cos, "cos(X), elementwise"); }
+inline OpDef cosh_def() { return unary_call_def("cosh", "onnx:Cosh", ir::CallOp::cosh, "cosh(X), elementwise"); }
+inline OpDef erf_def() { return unary_call_def("erf", "onnx:Erf", ir::CallOp::erf, "erf(X), elementwise"); }
+inline OpDef exp_def() { return unary_call_def("exp", "onnx:Exp", ir::CallOp::exp, "e^X, elementwise"); }
+inline OpDef floor_def() { return unary_call_def("floor", "onnx:Floor", ir::CallOp::floor, "floor(X), elementwise"); }
+inline OpDef log_def() { return unary_call_def("log", "onnx:Log", ir::CallOp::log, "natural log of X, elementwise"); }
+inline OpDef neg_def() {
+  return unary_def("neg", "onnx:Neg", "-X, elementwise", [](const Attrs&) -> ScalarFn {
+    return [](const ir::Expr& e) { return -e; };
+  }, DtypeKind::number);
+}
+inline OpDef reciprocal_def() {
+  return unary_def("reciprocal", "onnx:Reciprocal", "1 / X, elementwise", [](const Attrs&) -> ScalarFn {
+    return [](const ir::Expr& e) { return 1.0 / e; };
+  });
+}
+// Half-way cases round to even (ONNX Round): nearbyint in the default rounding mode.
+inline OpDef round_def() {
+  return unary_call_def("round", "onnx:Round", ir::CallOp::round, "X rounded to the nearest integer, ties to even");
+}
+inline OpDef sigmoid_def() {
+  return unary_call_def("sigmoid", "onnx:Sigmoid", ir::CallOp::sigmoid, "1 / (1 + e^-X), elementwise");
+}
+inline OpDef sin_def() { return unary_call_def("sin", "onnx:Sin", ir::CallOp::sin, "sin(X), elementwise"); }
+inline OpDef sinh_def() { return unary_call_def("sinh", "onnx:Sinh", ir::CallOp::sinh, "sinh(X), elementwise"); }
+inline OpDef sqrt_def() { return unary_call_def("sqrt", "onnx:Sqrt", ir::CallOp::sqrt, "sqrt(X), elementwise"); }
+inline OpDef tan_def() { return unary_call_def("tan", "onnx:Tan", ir::CallOp::tan, "tan(X), elementwise"); }
+inline OpDef tanh_def() { return unary_call_def("tanh", "onnx:Tanh", ir::CallOp::tanh, "tanh(X), elementwise"); }
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/elementwise/unary.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// f folded over the elements of `ins` from the left, in their arithmetic type; `finish` (when
+// set) maps the folded value, before it converts back to the inputs' dtype.
+inline te::Tensor broadcast_fold(const std::vector<te::Tensor>& ins, const BinaryFn& f, DtypeKind kind,
+                                 const ScalarFn& finish, std::string name) {
+  std::vector<std::string> names;
+  for (size_t k = 0; k < ins.size(); ++k) names.push_back(std::string(1, char('A' + k)));
+  check_same_dtypes(ins, names, kind);
+  DataType t = ins[0].dtype(), ct = arith_type(t);
+  return broadcast_map(
+      ins, names,
+      [&](const std::vector<ir::Expr>& x) {
+        ir::Expr acc = ir::cast(ct, x[0]);
+        for (size_t k = 1; k < x.size(); ++k) acc = f(acc, ir::cast(ct, x[k]));
+        return ir::cast(t, finish ? finish(acc) : acc);
+      },
+      std::move(name));
+}
+
+inline OpDef variadic_def(std::string name, std::string importer_name, std::string doc, BinaryFn f,
+                          DtypeKind kind = DtypeKind::number, std::function<ScalarFn(size_t inputs)> finish = {}) {
+  std::string op = name;
+  return OpDef{
+      .name = std::move(name),
+      .importer_names = {std::move(importer_name)},
+      .input_names = {"A", "B", "C", "D", "E", "F", "G", "H"},
+      .optional_inputs = 7,
+      .pattern = OpPattern::broadcast,
+      .compute =
+          [op, f, kind, finish](const std::vector<te::Tensor>& in, const Attrs&) {
+            for (size_t k = 0; k < in.size(); ++k)
+              if (!in[k].defined())
+                throw UserError("nnvm.ops.input_count",
+                                str_cat("input ", char('A' + k), " is absent; ", op, " takes its inputs without gaps"),
+                                {"input " + std::string(1, char('A' + k))});
+            return std::vector<te::Tensor>{broadcast_fold(in, f, kind, finish ? finish(in.size()) : ScalarFn(), op)};
+          },
+      .default_schedule = broadcast_schedule(op),
+      .doc = std::move(doc),
+  };
+}
+
+inline OpDef max_def() {
+  return variadic_def("max", "onnx:Max", "elementwise max of 1 to 8 inputs with broadcasting",
+                      [](const ir::Expr& a, const ir::Expr& b) { return ir::max(a, b); });
+}
+inline OpDef mean_def() {
+  return variadic_def(
+      "mean", "onnx:Mean", "elementwise mean of 1 to 8 float inputs with broadcasting",
+      [](const ir::Expr& a, const ir::Expr& b) { return a + b; }, DtypeKind::float_,
+      [](size_t n) -> ScalarFn { return [n](const ir::Expr& s) { return s / double(n); }; });
+}
+inline OpDef min_def() {
+  return variadic_def("min", "onnx:Min", "elementwise min of 1 to 8 inputs with broadcasting",
+                      [](const ir::Expr& a, const ir::Expr& b) { return ir::min(a, b); });
+}
+inline OpDef sum_def() {
+  return variadic_def("sum", "onnx:Sum", "elementwise sum of 1 to 8 inputs with broadcasting",
+                      [](const ir::Expr& a, const ir::Expr& b) { return a + b; });
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/broadcast/variadic.hpp
+// begin nnvm/ops/broadcast/where.hpp
+// where(condition, X, Y) = X where condition holds, else Y; the three broadcast together. ONNX
+// Where: condition is bool, X and Y share any dtype.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline OpDef where_def() {
+  return OpDef{
+      .name = "where",
+      .importer_names = {"onnx:Where"},
+      .input_names = {"condition", "X", "Y"},
+      .pattern = OpPattern::broadcast,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs&) {
+            check_input_kind(in[0], "condition", DtypeKind::boolean);
+            check_same_dtypes({in[1], in[2]}, {"X", "Y"}, DtypeKind::any);
+            return std::vector<te::Tensor>{broadcast_map(
+                in, {"condition", "X", "Y"},
+                [](const std::vector<ir::Expr>& x) { return ir::select(x[0], x[1], x[2]); }, "where")};
+          },
+      .default_schedule = broadcast_schedule("where"),
+      .doc = "X where condition else Y, the three broadcast together",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/broadcast/where.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -9987,12 +10651,29 @@ namespace ops {
 inline std::vector<OpDef> broadcast_ops() {
   return {
       add_def(),
+      and_def(),
+      bit_shift_def(),
+      bitwise_and_def(),
+      bitwise_or_def(),
+      bitwise_xor_def(),
       div_def(),
+      equal_def(),
+      greater_def(),
+      greater_or_equal_def(),
+      less_def(),
+      less_or_equal_def(),
       max_def(),
+      mean_def(),
       min_def(),
+      mod_def(),
       mul_def(),
+      or_def(),
       pow_def(),
+      prelu_def(),
       sub_def(),
+      sum_def(),
+      where_def(),
+      xor_def(),
   };
 }
 
@@ -10003,12 +10684,867 @@ NNVM_END_NAMESPACE
 // Convolutions and pooling: conv1d/2d/3d, depthwise, conv-transpose, max/avg/lp/global pools.
 // One sorted list per family; builtin.hpp joins the families.
 
+// begin nnvm/ops/conv/average_pool.hpp
+// average_pool: the mean of each window (ONNX AveragePool). The divisor counts the taps inside
+// X, or with count_include_pad also those in the explicit (or auto_pad) padding; taps past the
+// end padding, which only ceil_mode makes, never count. A window with nothing to count gives 0.
+
+// begin nnvm/ops/conv/pooling.hpp
+// What the pools share: the pooling window of X (N, C, D1, ...) and the reduction over its taps
+// that lie inside X. Taps in the padding are skipped by a guard on the reduction (no padded copy),
+// so max pooling never sees a padding value and the sum pools add nothing for it.
+
+// begin nnvm/ops/conv/window.hpp
+// The sliding window that convolution and pooling share: ONNX's kernel_shape, strides,
+// dilations, pads, auto_pad and ceil_mode, checked against the input and resolved to concrete
+// pads and output extents. The spatial extents must be constants (auto_pad and the output
+// extents are arithmetic on them); the batch and channel extents may be symbolic.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+namespace detail {
+[[noreturn]] inline void bad_window_attr(const char* attr, const std::string& message) {
+  throw UserError("nnvm.ops.attr", message, {"attribute " + std::string(attr)});
+}
+}  // namespace detail
+
+// The window attributes of one node, as the model wrote them (empty lists: the ONNX default).
+struct WindowParams {
+  std::vector<int64_t> kernel_shape;        // conv takes it from W when empty; pools require it
+  std::vector<int64_t> strides, dilations;  // one per spatial axis; empty: all 1
+  std::vector<int64_t> pads;                // [x1_begin, x2_begin, ..., x1_end, x2_end, ...]; empty: all 0
+  std::string auto_pad = "NOTSET";          // NOTSET, SAME_UPPER, SAME_LOWER or VALID
+  bool ceil_mode = false;                   // pools only: round the output extent up
+
+  static WindowParams from(const Attrs& a) {
+    WindowParams p;
+    p.kernel_shape = a.get_ints("kernel_shape", {});
+    p.strides = a.get_ints("strides", {});
+    p.dilations = a.get_ints("dilations", {});
+    p.pads = a.get_ints("pads", {});
+    p.auto_pad = a.get_string("auto_pad", "NOTSET");
+    p.ceil_mode = a.get_int("ceil_mode", 0) != 0;
+    return p;
+  }
+};
+
+// A resolved window over `in.size()` spatial axes. Along axis d, tap k of output o reads input
+// coordinate o * strides[d] - pad_begin[d] + k * dilations[d]; coordinates outside [0, in[d])
+// are padding.
+struct Window {
+  std::vector<int64_t> in, kernel, strides, dilations, pad_begin, pad_end, out;
+
+  size_t rank() const { return in.size(); }
+  // Input coordinates one window covers, first tap to last.
+  int64_t span(size_t d) const { return (kernel[d] - 1) * dilations[d] + 1; }
+  ir::Expr tap(size_t d, const ir::Expr& o, const ir::Expr& k) const {
+    ir::Expr e = o;
+    if (strides[d] != 1) e = e * ir::Expr(strides[d]);
+    if (pad_begin[d] != 0) e = e - ir::Expr(pad_begin[d]);
+    return e + (dilations[d] == 1 ? k : k * ir::Expr(dilations[d]));
+  }
+};
+
+// The constant extents of x's axes 2.. ("nnvm.ops.input_shape" for a symbolic one).
+inline std::vector<int64_t> spatial_extents(const te::Tensor& x, const char* input) {
+  std::vector<int64_t> out;
+  for (size_t d = 2; d < x.rank(); ++d) {
+    auto* c = ir::as_const_int(ir::simplify(x.shape()[d]));
+    if (!c)
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("input ", input, " (tensor ", x.name(), ") axis ", d, " has the symbolic extent ",
+                              ir::to_string(x.shape()[d]), "; spatial extents must be constants"),
+                      {"input " + std::string(input)});
+    out.push_back(*c);
+  }
+  return out;
+}
+
+// `values` with one entry per spatial axis (`n`), each at least `least`; empty means `fallback`
+// everywhere. "nnvm.ops.attr" naming `attr` otherwise.
+inline std::vector<int64_t> spatial_ints(const std::vector<int64_t>& values, const char* attr, size_t n,
+                                         int64_t fallback, int64_t least) {
+  if (values.empty()) return std::vector<int64_t>(n, fallback);
+  if (values.size() != n)
+    detail::bad_window_attr(attr, str_cat("attribute '", attr, "' has ", values.size(), " values, expected ", n,
+                                          " (one per spatial axis)"));
+  for (int64_t v : values)
+    if (v < least)
+      detail::bad_window_attr(attr, str_cat("attribute '", attr, "' holds ", v, "; values must be at least ", least));
+  return values;
+}
+
+// Explicit pads split into begin and end halves (2n values, each >= 0).
+inline std::pair<std::vector<int64_t>, std::vector<int64_t>> split_window_pads(const std::vector<int64_t>& pads,
+                                                                               size_t n) {
+  if (pads.empty()) return {std::vector<int64_t>(n, 0), std::vector<int64_t>(n, 0)};
+  if (pads.size() != 2 * n)
+    detail::bad_window_attr("pads", str_cat("attribute 'pads' has ", pads.size(), " values, expected ", 2 * n,
+                                            " (begin and end for each of the ", n, " spatial axes)"));
+  for (int64_t v : pads)
+    if (v < 0) detail::bad_window_attr("pads", str_cat("attribute 'pads' holds ", v, "; pads must be >= 0"));
+  return {std::vector<int64_t>(pads.begin(), pads.begin() + n), std::vector<int64_t>(pads.begin() + n, pads.end())};
+}
+
+inline void check_auto_pad(const std::string& auto_pad) {
+  if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" && auto_pad != "VALID")
+    detail::bad_window_attr("auto_pad", str_cat("attribute 'auto_pad' is '", auto_pad,
+                                                "'; expected NOTSET, SAME_UPPER, SAME_LOWER or VALID"));
+}
+
+// The window of a convolution or pool over input extents `in` with the resolved `kernel`.
+// Output extents follow ONNX: NOTSET floor((in + pads - span) / stride) + 1, or with ceil_mode
+// the ceiling, less one when the last window would start in the end padding; SAME_* ceil(in /
+// stride) with the total padding (never negative) split evenly, the odd one at the end (UPPER) or
+// the beginning (LOWER); VALID no padding. `pads` is ignored under SAME_* and VALID.
+inline Window resolve_window(const WindowParams& p, std::vector<int64_t> in, std::vector<int64_t> kernel) {
+  size_t n = in.size();
+  check_auto_pad(p.auto_pad);
+  Window w;
+  w.in = std::move(in);
+  w.kernel = std::move(kernel);
+  w.strides = spatial_ints(p.strides, "strides", n, 1, 1);
+  w.dilations = spatial_ints(p.dilations, "dilations", n, 1, 1);
+  auto [begin, end] = split_window_pads(p.pads, n);
+  w.pad_begin = std::move(begin);
+  w.pad_end = std::move(end);
+  w.out.resize(n);
+  for (size_t d = 0; d < n; ++d) {
+    int64_t s = w.strides[d], span = w.span(d);
+    if (p.auto_pad == "SAME_UPPER" || p.auto_pad == "SAME_LOWER") {
+      w.out[d] = (w.in[d] + s - 1) / s;
+      int64_t total = std::max<int64_t>(0, (w.out[d] - 1) * s + span - w.in[d]);
+      w.pad_begin[d] = p.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      w.pad_end[d] = total - w.pad_begin[d];
+      continue;
+    }
+    if (p.auto_pad == "VALID") w.pad_begin[d] = w.pad_end[d] = 0;
+    int64_t room = w.in[d] + w.pad_begin[d] + w.pad_end[d] - span;
+    if (room < 0)
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("spatial axis ", d, ": the window (kernel_shape ", w.kernel[d], ", dilation ",
+                              w.dilations[d], ") spans ", span, " but the padded input has only ",
+                              w.in[d] + w.pad_begin[d] + w.pad_end[d], " elements, so the output would be empty"),
+                      {"attribute kernel_shape"});
+    w.out[d] = (p.ceil_mode ? (room + s - 1) / s : room / s) + 1;
+    // ONNX (as PyTorch): a window that would start inside the end padding is dropped.
+    if (p.ceil_mode && (w.out[d] - 1) * s >= w.in[d] + w.pad_begin[d]) --w.out[d];
+  }
+  return w;
+}
+
+// True where every tap of the output point `o` (spatial indices) along the guarded axes lies in
+// [lo[d], hi[d]); `k` are the tap indices. Undefined when no axis needs a guard.
+inline ir::Expr window_guard(const Window& w, const std::vector<ir::Expr>& o, const std::vector<ir::Expr>& k,
+                             const std::vector<int64_t>& lo, const std::vector<int64_t>& hi) {
+  ir::Expr cond;
+  for (size_t d = 0; d < w.rank(); ++d) {
+    int64_t first = -w.pad_begin[d], last = (w.out[d] - 1) * w.strides[d] - w.pad_begin[d] + w.span(d) - 1;
+    if (first >= lo[d] && last < hi[d]) continue;
+    ir::Expr c = w.tap(d, o[d], k[d]);
+    ir::Expr in = first < lo[d] ? ir::Expr(c >= ir::Expr(lo[d])) : ir::Expr();
+    if (last >= hi[d]) in = in.defined() ? ir::Expr(in && (c < ir::Expr(hi[d]))) : ir::Expr(c < ir::Expr(hi[d]));
+    cond = cond.defined() ? ir::Expr(cond && in) : in;
+  }
+  return cond;
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/conv/window.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// The window of a pool with attributes `p` over X; kernel_shape is required.
+inline Window pool_window(const te::Tensor& X, const WindowParams& p) {
+  check_rank(X, "X", 3, 5);
+  std::vector<int64_t> in = spatial_extents(X, "X");
+  if (p.kernel_shape.empty())
+    detail::bad_window_attr("kernel_shape", "attribute 'kernel_shape' is required and must not be empty");
+  return resolve_window(p, in, spatial_ints(p.kernel_shape, "kernel_shape", in.size(), 1, 1));
+}
+
+// The window of a global pool: one output per channel, covering all of X's spatial extents.
+inline Window global_window(const te::Tensor& X) {
+  check_rank(X, "X", 3, 5);
+  std::vector<int64_t> in = spatial_extents(X, "X");
+  WindowParams p;
+  return resolve_window(p, in, in);
+}
+
+// "nnvm.ops.input_dtype" unless X holds float32 or float64, or (when `ints`) an 8..64-bit integer.
+inline void check_pool_dtype(const te::Tensor& X, bool ints) {
+  DataType t = X.dtype();
+  if (ints && t.is_scalar() && !t.is_bool() && !t.is_handle() && !t.is_float()) return;
+  check_float(X, "X");
+}
+
+// Y[n, c, o...] = `combiner` over the window taps inside X of value(X[n, c, tap...]), starting
+// from the combiner's identity.
+inline te::Tensor window_reduce(const te::Tensor& X, const Window& w, ir::Combiner combiner,
+                                const std::function<ir::Expr(ir::Expr)>& value, const std::string& name) {
+  size_t n = w.rank();
+  std::vector<ir::IterVar> taps;
+  for (size_t d = 0; d < n; ++d) taps.push_back(te::reduce_axis(ir::Expr(w.kernel[d]), str_cat("rk", d)));
+  std::vector<ir::Expr> shape{X.shape()[0], X.shape()[1]};
+  for (int64_t o : w.out) shape.emplace_back(o);
+  std::vector<int64_t> lo(n, 0);
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> o(v.begin() + 2, v.end()), k, idx{v[0], v[1]};
+        for (auto& t : taps) k.push_back(t.var());
+        for (size_t d = 0; d < n; ++d) idx.push_back(w.tap(d, o[d], k[d]));
+        ir::Expr source = value(X(idx));
+        // Only taps inside X update the result: the guarded read never leaves X.
+        return ir::Reduce::make(combiner, source, taps, ir::Expr(), window_guard(w, o, k, lo, w.in));
+      },
+      name);
+}
+
+// A pool made by window_reduce, possibly followed by one elementwise stage reading only it
+// (average's division, lp's root): the reduction runs its outputs in parallel, the last stage
+// is vectorized.
+inline void schedule_pool(schedule::Schedule& s, const te::Tensor& Y, const Target& target, const std::string& op) {
+  require_cpu(target, op);
+  if (!Y.op().reduce_axes.empty()) {
+    schedule_reduction(s[Y], target);
+    return;
+  }
+  schedule_reduction(s[te::Tensor(Y.op().inputs.at(0))], target);
+  schedule_injective(s[Y], target);
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/conv/pooling.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+namespace detail {
+// How many taps of the window at output point `o` lie in [lo, hi) along every axis: per axis
+// the taps k in [0, K) with lo <= o * stride - pad_begin + k * dilation < hi, a constant where
+// every window along the axis lies inside.
+inline ir::Expr window_count(const Window& w, const std::vector<ir::Expr>& o, const std::vector<int64_t>& lo,
+                             const std::vector<int64_t>& hi) {
+  ir::Expr count(int64_t(1));
+  for (size_t d = 0; d < w.rank(); ++d) {
+    int64_t first = -w.pad_begin[d], last = (w.out[d] - 1) * w.strides[d] - w.pad_begin[d] + w.span(d) - 1;
+    if (first >= lo[d] && last < hi[d]) {
+      count = count * ir::Expr(w.kernel[d]);
+      continue;
+    }
+    // First tap at or past lo and first tap at or past hi: ceil((bound - start) / dilation),
+    // clamped to [0, K]. Division truncates, which agrees with the ceiling wherever the clamp
+    // does not already decide.
+    ir::Expr start = w.tap(d, o[d], ir::Expr(int64_t(0))), dil(w.dilations[d]), zero(int64_t(0));
+    auto taps_before = [&](int64_t bound) {
+      ir::Expr t = (ir::Expr(bound) - start + ir::Expr(w.dilations[d] - 1)) / dil;
+      return ir::min(ir::max(t, zero), ir::Expr(w.kernel[d]));
+    };
+    count = count * ir::max(taps_before(hi[d]) - taps_before(lo[d]), zero);
+  }
+  return ir::max(count, ir::Expr(int64_t(1)));
+}
+}  // namespace detail
+
+// Two stages: the window sums (guarded, see window_reduce) and their division.
+inline te::Tensor average_pool(const te::Tensor& X, const Window& w, bool count_include_pad,
+                               const std::string& name = "average_pool") {
+  check_pool_dtype(X, false);
+  size_t n = w.rank();
+  te::Tensor sum = window_reduce(
+      X, w, ir::Combiner::sum, [](ir::Expr x) { return x; }, name + "_sum");
+  std::vector<int64_t> lo(n, 0), hi = w.in;
+  if (count_include_pad)
+    for (size_t d = 0; d < n; ++d) lo[d] = -w.pad_begin[d], hi[d] = w.in[d] + w.pad_end[d];
+  DataType t = X.dtype();
+  return te::compute(
+      sum.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> o(v.begin() + 2, v.end());
+        return sum(std::vector<ir::Expr>(v.begin(), v.end())) / ir::cast(t, detail::window_count(w, o, lo, hi));
+      },
+      name);
+}
+
+inline OpDef average_pool_def() {
+  return OpDef{
+      .name = "average_pool",
+      .importer_names = {"onnx:AveragePool"},
+      .input_names = {"X"},
+      .pattern = OpPattern::out_fusable,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            Window w = pool_window(in[0], WindowParams::from(attrs));
+            return std::vector<te::Tensor>{average_pool(in[0], w, attrs.get_int("count_include_pad", 0) != 0)};
+          },
+      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_pool(s, out[0], t, "average_pool"); },
+      .doc =
+          "mean of each window (AveragePool; attributes kernel_shape, strides, dilations, pads, auto_pad, "
+          "ceil_mode, count_include_pad)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/conv/average_pool.hpp
+// begin nnvm/ops/conv/conv.hpp
+// conv: convolution over 1, 2 or 3 spatial axes (ONNX Conv). X is (N, C, D1, ...), W is
+// (M, C / group, K1, ...), the optional bias B is (M). Output channel m belongs to group
+// g = m / (M / group), which reads input channels g * (C / group) + c:
+//   Y[n, m, o...] = B[m] + sum over c, k... of X[n, g * C/group + c, o * stride - pad + k * dilation] * W[m, c, k...]
+// with zeros outside X. Depthwise convolution is group == C.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct ConvParams {
+  WindowParams window;  // kernel_shape, when given, must equal W's spatial extents
+  int64_t group = 1;
+
+  static ConvParams from(const Attrs& a) { return {WindowParams::from(a), a.get_int("group", 1)}; }
+};
+
+namespace detail {
+inline int64_t conv_extent(const te::Tensor& t, size_t axis, const char* input) {
+  auto* c = ir::as_const_int(ir::simplify(t.shape()[axis]));
+  if (!c)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input ", input, " (tensor ", t.name(), ") axis ", axis, " has the symbolic extent ",
+                            ir::to_string(t.shape()[axis]), "; it must be a constant"),
+                    {"input " + std::string(input)});
+  return *c;
+}
+
+// Checks the bias of a conv-like op with `channels` output channels.
+inline void check_conv_bias(const te::Tensor& B, const te::Tensor& X, int64_t channels) {
+  check_rank(B, "B", 1);
+  check_same_dtype(X, "X", B, "B");
+  if (!same_extent(B.shape()[0], ir::Expr(channels)))
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("bias B has ", ir::to_string(B.shape()[0]), " elements, expected one per output channel (",
+                            channels, ")"),
+                    {"input B"});
+}
+
+// X with the window's pads around its spatial axes, zero outside X; X itself when there are none.
+inline te::Tensor pad_spatial(const te::Tensor& X, const Window& w, const std::string& name) {
+  bool any = false;
+  std::vector<ir::Expr> shape{X.shape()[0], X.shape()[1]};
+  for (size_t d = 0; d < w.rank(); ++d) {
+    any |= w.pad_begin[d] > 0 || w.pad_end[d] > 0;
+    shape.emplace_back(w.in[d] + w.pad_begin[d] + w.pad_end[d]);
+  }
+  if (!any) return X;
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> idx{v[0], v[1]};
+        ir::Expr inside;
+        for (size_t d = 0; d < w.rank(); ++d) {
+          ir::Expr i = v[2 + d];
+          if (w.pad_begin[d] == 0 && w.pad_end[d] == 0) {
+            idx.push_back(i);
+            continue;
+          }
+          ir::Expr c = (i >= ir::Expr(w.pad_begin[d])) && (i < ir::Expr(w.pad_begin[d] + w.in[d]));
+          inside = inside.defined() ? ir::Expr(inside && c) : c;
+          idx.push_back(w.pad_begin[d] ? ir::Expr(i - ir::Expr(w.pad_begin[d])) : i);
+        }
+        // A scalar select runs only the chosen side, so the read outside X never happens.
+        return ir::select(inside, X(idx), ir::make_zero(X.dtype()));
+      },
+      name);
+}
+}  // namespace detail
+
+// One reduction stage over (C / group, K1, ...) reading a zero-padded copy of X (its own stage,
+// made only when there are pads), so the reduction needs no guards and its output width can be
+// vectorized. float32 and float64.
+inline te::Tensor conv(const te::Tensor& X, const te::Tensor& W, const te::Tensor& B = {}, const ConvParams& p = {},
+                       std::string name = "conv") {
+  check_rank(X, "X", 3, 5);
+  check_float(X, "X");
+  check_same_dtype(X, "X", W, "W");
+  check_rank(W, "W", X.rank());
+  if (p.group < 1)
+    detail::bad_window_attr("group", str_cat("attribute 'group' is ", p.group, "; it must be at least 1"));
+  std::vector<int64_t> in = spatial_extents(X, "X"), kernel = spatial_extents(W, "W");
+  int64_t M = detail::conv_extent(W, 0, "W"), Cg = detail::conv_extent(W, 1, "W");
+  if (!p.window.kernel_shape.empty() && p.window.kernel_shape != kernel)
+    detail::bad_window_attr("kernel_shape",
+                            str_cat("attribute 'kernel_shape' has ", p.window.kernel_shape.size(),
+                                    " values that differ from W's spatial extents (W is tensor ", W.name(), ")"));
+  if (!same_extent(X.shape()[1], ir::Expr(Cg * p.group)))
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input X has ", ir::to_string(X.shape()[1]), " channels but W (", Cg,
+                            " input channels per group) with group ", p.group, " expects ", Cg * p.group),
+                    {"input W"});
+  if (M % p.group != 0)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("W has ", M, " output channels, which group ", p.group, " does not divide"), {"input W"});
+  if (B.defined()) detail::check_conv_bias(B, X, M);
+  Window w = resolve_window(p.window, in, kernel);
+  te::Tensor src = detail::pad_spatial(X, w, name + "_pad");
+  // In the padded copy, tap k of output o sits at o * stride + k * dilation.
+  Window at = w;
+  if (!src.same_as(X)) std::fill(at.pad_begin.begin(), at.pad_begin.end(), 0);
+  int64_t Mg = M / p.group;
+  size_t n = w.rank();
+  std::vector<ir::IterVar> red{te::reduce_axis(ir::Expr(Cg), "rc")};
+  for (size_t d = 0; d < n; ++d) red.push_back(te::reduce_axis(ir::Expr(kernel[d]), str_cat("rk", d)));
+  std::vector<ir::Expr> shape{X.shape()[0], ir::Expr(M)};
+  for (int64_t o : w.out) shape.emplace_back(o);
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr m = v[1], c = red[0].var();
+        // Input channel of (m, c): the group's first channel plus c, without arithmetic when
+        // there is one group or one channel per group.
+        if (p.group > 1) {
+          ir::Expr first = Mg == 1 ? m : ir::Expr(m / ir::Expr(Mg));
+          c = Cg == 1 ? first : ir::Expr(first * ir::Expr(Cg) + c);
+        }
+        std::vector<ir::Expr> xi{v[0], c}, wi{m, red[0].var()};
+        for (size_t d = 0; d < n; ++d) {
+          xi.push_back(at.tap(d, v[2 + d], red[1 + d].var()));
+          wi.push_back(red[1 + d].var());
+        }
+        return te::sum(src(xi) * W(wi), red, B.defined() ? B(m) : ir::Expr());
+      },
+      std::move(name));
+}
+
+// The padded copy fills in parallel; the convolution runs its outer output axes in parallel and
+// vectorizes the output's innermost axis under the whole reduction (each lane accumulates one
+// output element, the weight broadcast across lanes).
+inline void schedule_conv(schedule::Schedule& s, const te::Tensor& Y, const Target& target) {
+  require_cpu(target, "conv");
+  for (auto& in : Y.op().inputs)
+    if (in->op->kind == te::OpKind::compute) schedule_injective(s[te::Tensor(in)], target);
+  auto st = s[Y];
+  const auto& axes = Y.op().axis;
+  ir::IterVar outer = st.fuse(std::vector<ir::IterVar>(axes.begin(), axes.end() - 1));
+  auto [wo, wi] = st.split(axes.back(), target.vector_lanes(Y.dtype()));
+  std::vector<ir::IterVar> order{outer, wo};
+  for (size_t r = 0; r < Y.op().reduce_axes.size(); ++r) order.push_back(st.reduce_axis(r));
+  order.push_back(wi);
+  st.reorder(order);
+  st.vectorize(wi);
+  if (detail::worth_parallel(st)) st.parallel(outer);
+}
+
+inline OpDef conv_def() {
+  return OpDef{
+      .name = "conv",
+      .importer_names = {"onnx:Conv"},
+      .input_names = {"X", "W", "B"},
+      .optional_inputs = 1,
+      .pattern = OpPattern::out_fusable,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{
+                conv(in[0], in[1], in.size() > 2 ? in[2] : te::Tensor(), ConvParams::from(attrs))};
+          },
+      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_conv(s, out[0], t); },
+      .doc =
+          "1-D/2-D/3-D convolution of X by W plus optional bias B (Conv; attributes kernel_shape, strides, "
+          "dilations, pads, group, auto_pad)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/conv/conv.hpp
+// begin nnvm/ops/conv/conv_transpose.hpp
+// conv_transpose: the transposed convolution (ONNX ConvTranspose), the gradient of conv with
+// respect to its input. X is (N, C, D1, ...), W is (C, M / group, K1, ...), the optional bias B
+// is (M). Written as a gather, so each output element is computed once with no scatter:
+//   Y[n, m, o...] = B[m] + sum over c, k... of X[n, g * C/group + c, i...] * W[g * C/group + c, m % (M/group), k...]
+// over the taps where t = o + pad_begin - k * dilation is a non-negative multiple of the
+// stride with i = t / stride inside X (g = m / (M / group)).
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct ConvTransposeParams {
+  WindowParams window;  // ceil_mode unused
+  int64_t group = 1;
+  std::vector<int64_t> output_padding;  // added at the end of each spatial axis; empty: zeros
+  // The spatial output extents (a full-rank list's trailing values are taken); when given, the
+  // pads are derived from it and the `pads` attribute is ignored.
+  std::vector<int64_t> output_shape;
+
+  static ConvTransposeParams from(const Attrs& a) {
+    return {WindowParams::from(a), a.get_int("group", 1), a.get_ints("output_padding", {}),
+            a.get_ints("output_shape", {})};
+  }
+};
+
+// The window of a transposed convolution: `out` are its output extents and `pad_begin` the
+// shift of output coordinates into the full (unpadded) result. ONNX: the full extent is
+// stride * (in - 1) + output_padding + span; output_shape or SAME_* (output in * stride) fix the
+// output extent and the total padding (full - output, never negative) is split with the odd one
+// at the end for SAME_UPPER and at the beginning otherwise; NOTSET crops the explicit pads.
+inline Window resolve_transpose_window(const ConvTransposeParams& p, std::vector<int64_t> in,
+                                       std::vector<int64_t> kernel) {
+  size_t n = in.size();
+  WindowParams wp = p.window;
+  wp.ceil_mode = false;
+  std::vector<int64_t> given = p.output_shape;
+  if (given.size() == n + 2) given.erase(given.begin(), given.begin() + 2);
+  given = spatial_ints(given, "output_shape", n, 0, 1);
+  if (!p.output_shape.empty() || wp.auto_pad != "NOTSET") wp.pads.clear();
+  Window w;
+  check_auto_pad(wp.auto_pad);
+  w.in = std::move(in);
+  w.kernel = std::move(kernel);
+  w.strides = spatial_ints(wp.strides, "strides", n, 1, 1);
+  w.dilations = spatial_ints(wp.dilations, "dilations", n, 1, 1);
+  std::tie(w.pad_begin, w.pad_end) = split_window_pads(wp.pads, n);
+  std::vector<int64_t> extra = spatial_ints(p.output_padding, "output_padding", n, 0, 0);
+  w.out.resize(n);
+  for (size_t d = 0; d < n; ++d) {
+    if (extra[d] >= std::max(w.strides[d], w.dilations[d]))
+      detail::bad_window_attr("output_padding", str_cat("attribute 'output_padding' holds ", extra[d], " on axis ", d,
+                                                        "; it must be less than the stride or the dilation"));
+    int64_t full = w.strides[d] * (w.in[d] - 1) + extra[d] + w.span(d);
+    bool fixed = !p.output_shape.empty() || wp.auto_pad == "SAME_UPPER" || wp.auto_pad == "SAME_LOWER";
+    if (fixed) {
+      w.out[d] = p.output_shape.empty() ? w.in[d] * w.strides[d] : given[d];
+      int64_t total = std::max<int64_t>(0, full - w.out[d]);
+      w.pad_begin[d] = wp.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      w.pad_end[d] = total - w.pad_begin[d];
+      continue;
+    }
+    w.out[d] = full - w.pad_begin[d] - w.pad_end[d];
+    if (w.out[d] < 1)
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("spatial axis ", d, ": the pads (", w.pad_begin[d], " + ", w.pad_end[d],
+                              ") crop the whole output of extent ", full),
+                      {"attribute pads"});
+  }
+  return w;
+}
+
+// One guarded reduction stage over (C / group, K1, ...); float32 and float64.
+inline te::Tensor conv_transpose(const te::Tensor& X, const te::Tensor& W, const te::Tensor& B = {},
+                                 const ConvTransposeParams& p = {}, std::string name = "conv_transpose") {
+  check_rank(X, "X", 3, 5);
+  check_float(X, "X");
+  check_same_dtype(X, "X", W, "W");
+  check_rank(W, "W", X.rank());
+  if (p.group < 1)
+    detail::bad_window_attr("group", str_cat("attribute 'group' is ", p.group, "; it must be at least 1"));
+  std::vector<int64_t> in = spatial_extents(X, "X"), kernel = spatial_extents(W, "W");
+  int64_t C = detail::conv_extent(W, 0, "W"), Mg = detail::conv_extent(W, 1, "W");
+  if (!p.window.kernel_shape.empty() && p.window.kernel_shape != kernel)
+    detail::bad_window_attr("kernel_shape",
+                            str_cat("attribute 'kernel_shape' has ", p.window.kernel_shape.size(),
+                                    " values that differ from W's spatial extents (W is tensor ", W.name(), ")"));
+  if (!same_extent(X.shape()[1], ir::Expr(C)))
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input X has ", ir::to_string(X.shape()[1]), " channels but W's first axis has ", C),
+                    {"input W"});
+  if (C % p.group != 0)
+    throw UserError("nnvm.ops.input_shape", str_cat("group ", p.group, " does not divide the ", C, " input channels"),
+                    {"attribute group"});
+  int64_t Cg = C / p.group, M = Mg * p.group;
+  if (B.defined()) detail::check_conv_bias(B, X, M);
+  Window w = resolve_transpose_window(p, in, kernel);
+  size_t n = w.rank();
+  std::vector<ir::IterVar> red{te::reduce_axis(ir::Expr(Cg), "rc")};
+  for (size_t d = 0; d < n; ++d) red.push_back(te::reduce_axis(ir::Expr(kernel[d]), str_cat("rk", d)));
+  std::vector<ir::Expr> shape{X.shape()[0], ir::Expr(M)};
+  for (int64_t o : w.out) shape.emplace_back(o);
+  DataType t = X.dtype();
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr m = v[1], c = red[0].var(), wm = m;
+        if (p.group > 1) {
+          ir::Expr g = Mg == 1 ? m : ir::Expr(m / ir::Expr(Mg));
+          c = Cg == 1 ? g : ir::Expr(g * ir::Expr(Cg) + c);
+          wm = Mg == 1 ? ir::Expr(int64_t(0)) : ir::Expr(m % ir::Expr(Mg));
+        }
+        std::vector<ir::Expr> xi{v[0], c}, wi{c, wm};
+        ir::Expr cond;
+        for (size_t d = 0; d < n; ++d) {
+          ir::Expr k = red[1 + d].var(), s(w.strides[d]);
+          ir::Expr tt = ir::Expr(v[2 + d]) + ir::Expr(w.pad_begin[d]) - k * ir::Expr(w.dilations[d]);
+          ir::Expr ok = (tt >= ir::Expr(int64_t(0))) && (tt < ir::Expr(w.in[d] * w.strides[d]));
+          if (w.strides[d] != 1) ok = ok && (tt % s == ir::Expr(int64_t(0)));
+          cond = cond.defined() ? ir::Expr(cond && ok) : ok;
+          xi.push_back(w.strides[d] == 1 ? tt : ir::Expr(tt / s));
+          wi.push_back(k);
+        }
+        // The guarded update runs only where the condition holds, so X is never read outside.
+        return ir::Reduce::make(ir::Combiner::sum, X(xi) * W(wi), red, B.defined() ? B(m) : ir::make_zero(t), cond);
+      },
+      std::move(name));
+}
+
+inline OpDef conv_transpose_def() {
+  return OpDef{
+      .name = "conv_transpose",
+      .importer_names = {"onnx:ConvTranspose"},
+      .input_names = {"X", "W", "B"},
+      .optional_inputs = 1,
+      .pattern = OpPattern::out_fusable,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{
+                conv_transpose(in[0], in[1], in.size() > 2 ? in[2] : te::Tensor(), ConvTransposeParams::from(attrs))};
+          },
+      .default_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            require_cpu(t, "conv_transpose");
+            schedule_reduction(s[out[0]], t);
+          },
+      .doc =
+          "1-D/2-D/3-D transposed convolution plus optional bias B (ConvTranspose; attributes kernel_shape, "
+          "strides, dilations, pads, group, output_padding, output_shape, auto_pad)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/conv/conv_transpose.hpp
+// begin nnvm/ops/conv/global_pool.hpp
+// The global pools: one value per (n, c) over all spatial elements, output (N, C, 1, ...):
+// global_average_pool, global_max_pool and global_lp_pool (ONNX GlobalAveragePool,
+// GlobalMaxPool, GlobalLpPool with p default 2). Each is its windowed pool with one window
+// covering the whole input.
+
+// begin nnvm/ops/conv/lp_pool.hpp
+// lp_pool: the p-norm of each window, (sum |x|^p)^(1/p) (ONNX LpPool, p default 2). Padding adds
+// nothing to the sum.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// The window sums of |x|^p, then the root (one stage when p is 1). p = 2 squares and takes
+// sqrt, exactly; other p use pow.
+inline te::Tensor lp_pool(const te::Tensor& X, const Window& w, int64_t p, const std::string& name = "lp_pool") {
+  check_pool_dtype(X, false);
+  if (p < 1) detail::bad_window_attr("p", str_cat("attribute 'p' is ", p, "; it must be at least 1"));
+  DataType t = X.dtype();
+  auto power = [&](ir::Expr x) {
+    if (p == 2) return x * x;
+    ir::Expr a = ir::call(ir::CallOp::abs, x);
+    return p == 1 ? a : ir::call(ir::CallOp::pow, a, ir::make_const(t, double(p)));
+  };
+  te::Tensor sum = window_reduce(X, w, ir::Combiner::sum, power, p == 1 ? name : name + "_sum");
+  if (p == 1) return sum;
+  return te::compute(
+      sum.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr s = sum(std::vector<ir::Expr>(v.begin(), v.end()));
+        return p == 2 ? ir::call(ir::CallOp::sqrt, s)
+                      : ir::call(ir::CallOp::pow, s, ir::make_const(t, 1.0 / double(p)));
+      },
+      name);
+}
+
+inline OpDef lp_pool_def() {
+  return OpDef{
+      .name = "lp_pool",
+      .importer_names = {"onnx:LpPool"},
+      .input_names = {"X"},
+      .pattern = OpPattern::out_fusable,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            Window w = pool_window(in[0], WindowParams::from(attrs));
+            return std::vector<te::Tensor>{lp_pool(in[0], w, attrs.get_int("p", 2))};
+          },
+      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_pool(s, out[0], t, "lp_pool"); },
+      .doc =
+          "p-norm of each window (LpPool; attributes p, kernel_shape, strides, dilations, pads, auto_pad, "
+          "ceil_mode)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/conv/lp_pool.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline OpDef global_average_pool_def() {
+  return OpDef{
+      .name = "global_average_pool",
+      .importer_names = {"onnx:GlobalAveragePool"},
+      .input_names = {"X"},
+      .pattern = OpPattern::out_fusable,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs&) {
+            return std::vector<te::Tensor>{average_pool(in[0], global_window(in[0]), false, "global_average_pool")};
+          },
+      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_pool(s, out[0], t, "global_average_pool"); },
+      .doc = "mean over all spatial elements of each channel (GlobalAveragePool)",
+  };
+}
+
+inline OpDef global_lp_pool_def() {
+  return OpDef{
+      .name = "global_lp_pool",
+      .importer_names = {"onnx:GlobalLpPool"},
+      .input_names = {"X"},
+      .pattern = OpPattern::out_fusable,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{
+                lp_pool(in[0], global_window(in[0]), attrs.get_int("p", 2), "global_lp_pool")};
+          },
+      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_pool(s, out[0], t, "global_lp_pool"); },
+      .doc = "p-norm over all spatial elements of each channel (GlobalLpPool; attribute p)",
+  };
+}
+
+inline OpDef global_max_pool_def() {
+  return OpDef{
+      .name = "global_max_pool",
+      .importer_names = {"onnx:GlobalMaxPool"},
+      .input_names = {"X"},
+      .pattern = OpPattern::out_fusable,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs&) {
+            check_pool_dtype(in[0], true);
+            return std::vector<te::Tensor>{window_reduce(
+                in[0], global_window(in[0]), ir::Combiner::max, [](ir::Expr x) { return x; }, "global_max_pool")};
+          },
+      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_pool(s, out[0], t, "global_max_pool"); },
+      .doc = "largest element over all spatial elements of each channel (GlobalMaxPool)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/conv/global_pool.hpp
+// begin nnvm/ops/conv/max_pool.hpp
+// max_pool: the largest element of each window (ONNX MaxPool), and the position of the first
+// largest one in the window's row-major scan order (output Indices, int64), as an index into the
+// flattened X that ignores padding: row-major (storage_order 0) or with the first spatial axis
+// fastest (storage_order 1) within each (n, c) slice of D1 * D2 * ... elements.
+// A window with no tap inside X (possible only with pads as large as the window) gives the
+// lowest value of the dtype and the index of its slice's first element.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// Three stages: Y, the smallest row-major spatial position in the window holding Y (an int64
+// reduction), and Indices from it. float32, float64 and integer X.
+inline std::vector<te::Tensor> max_pool(const te::Tensor& X, const WindowParams& p, int64_t storage_order = 0,
+                                        const std::string& name = "max_pool") {
+  Window w = pool_window(X, p);
+  check_pool_dtype(X, true);
+  if (storage_order != 0 && storage_order != 1)
+    detail::bad_window_attr("storage_order",
+                            str_cat("attribute 'storage_order' is ", storage_order, "; expected 0 or 1"));
+  size_t n = w.rank();
+  te::Tensor Y = window_reduce(
+      X, w, ir::Combiner::max, [](ir::Expr x) { return x; }, name);
+  // Strides of the spatial axes within one (n, c) slice, row-major and column-major.
+  std::vector<int64_t> row(n, 1), col(n, 1);
+  for (size_t d = n - 1; d-- > 0;) row[d] = row[d + 1] * w.in[d + 1];
+  for (size_t d = 1; d < n; ++d) col[d] = col[d - 1] * w.in[d - 1];
+  int64_t slice = row[0] * w.in[0];
+  std::vector<ir::IterVar> taps;
+  for (size_t d = 0; d < n; ++d) taps.push_back(te::reduce_axis(ir::Expr(w.kernel[d]), str_cat("rk", d)));
+  std::vector<int64_t> lo(n, 0);
+  te::Tensor pos = te::compute(
+      Y.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> o(v.begin() + 2, v.end()), k, idx{v[0], v[1]};
+        ir::Expr at(int64_t(0));
+        for (auto& t : taps) k.push_back(t.var());
+        for (size_t d = 0; d < n; ++d) {
+          idx.push_back(w.tap(d, o[d], k[d]));
+          at = at + idx.back() * ir::Expr(row[d]);
+        }
+        ir::Expr none(slice);
+        ir::Expr source = ir::select(X(idx) == Y(std::vector<ir::Expr>(v.begin(), v.end())), at, none);
+        return ir::Reduce::make(ir::Combiner::min, source, taps, none, window_guard(w, o, k, lo, w.in));
+      },
+      name + "_argmax");
+  te::Tensor indices = te::compute(
+      Y.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr at = pos(std::vector<ir::Expr>(v.begin(), v.end()));
+        at = ir::select(at < ir::Expr(slice), at, ir::Expr(int64_t(0)));
+        if (storage_order == 1 && n > 1) {
+          ir::Expr moved(int64_t(0));
+          for (size_t d = 0; d < n; ++d) {
+            ir::Expr coord =
+                d == 0 ? ir::Expr(at / ir::Expr(row[0])) : ir::Expr(at / ir::Expr(row[d]) % ir::Expr(w.in[d]));
+            moved = moved + coord * ir::Expr(col[d]);
+          }
+          at = moved;
+        }
+        ir::Expr base = (ir::Expr(v[0]) * X.shape()[1] + ir::Expr(v[1])) * ir::Expr(slice);
+        return ir::cast(dtype::int64, base + at);
+      },
+      name + "_indices");
+  return {Y, indices};
+}
+
+inline OpDef max_pool_def() {
+  return OpDef{
+      .name = "max_pool",
+      .importer_names = {"onnx:MaxPool"},
+      .input_names = {"X"},
+      .pattern = OpPattern::out_fusable,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return max_pool(in[0], WindowParams::from(attrs), attrs.get_int("storage_order", 0));
+          },
+      .default_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            require_cpu(t, "max_pool");
+            te::Tensor pos(out[1]->op->inputs.at(0));
+            schedule_reduction(s[out[0]], t);
+            schedule_reduction(s[pos], t);
+            schedule_injective(s[out[1]], t);
+          },
+      .doc =
+          "largest element of each window, and its flat index (MaxPool; outputs Y, Indices; attributes "
+          "kernel_shape, strides, dilations, pads, auto_pad, ceil_mode, storage_order)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/conv/max_pool.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
 inline std::vector<OpDef> conv_ops() {
   return {
+      average_pool_def(),
+      conv_def(),
+      conv_transpose_def(),
+      global_average_pool_def(),
+      global_lp_pool_def(),
+      global_max_pool_def(),
+      lp_pool_def(),
+      max_pool_def(),
   };
 }
 
@@ -10024,97 +11560,6 @@ NNVM_END_NAMESPACE
 // (opset 11 and later: tensors of one element, X's dtype) or, for older models, the float
 // attributes min and max. A bound given neither way does not clamp.
 
-// begin nnvm/ops/elementwise/unary.hpp
-// Unary elementwise ops that are one math call each (ONNX Exp, Log, Sqrt, ...). They differ only
-// in the scalar function, so one generator makes their definitions; each op is still one named
-// definition (exp_def, log_def, ...) in the sorted built-in list.
-
-
-NNVM_BEGIN_NAMESPACE
-namespace ops {
-
-using ScalarFn = std::function<ir::Expr(const ir::Expr&)>;
-
-// Applies `f` to every element of `x`. `float_only` ops reject integers and bool
-// ("nnvm.ops.input_dtype"); float16/bfloat16 (storage types) compute in float32 and round back.
-inline te::Tensor unary_elementwise(const te::Tensor& x, const ScalarFn& f, bool float_only, std::string name) {
-  DataType t = x.dtype();
-  bool number = !t.is_bool() && !t.is_handle();
-  if (!number || (float_only && !t.is_float()) || !t.is_scalar())
-    throw UserError("nnvm.ops.input_dtype",
-                    str_cat("input X (tensor ", x.name(), ") is ", t, ", expected ", float_only ? "a float" : "a number"),
-                    {"input X"});
-  return te::compute(
-      x.shape(),
-      [&](const std::vector<ir::Var>& v) {
-        ir::Expr e = x(std::vector<ir::Expr>(v.begin(), v.end()));
-        if (!t.is_storage_only()) return f(e);
-        return ir::cast(t, f(ir::cast(dtype::float32, e)));
-      },
-      std::move(name));
-}
-
-// The definition of a one-input, one-output elementwise op with the injective default schedule.
-// `f` reads the attributes once per build, so per-use parameters (alpha) become constants.
-inline OpDef unary_def(std::string name, std::string importer_name, std::string doc,
-                       std::function<ScalarFn(const Attrs&)> make_f, bool float_only = true) {
-  std::string op = name;
-  return OpDef{
-      .name = std::move(name),
-      .importer_names = {std::move(importer_name)},
-      .input_names = {"X"},
-      .pattern = OpPattern::elementwise,
-      .compute =
-          [op, make_f, float_only](const std::vector<te::Tensor>& in, const Attrs& attrs) {
-            return std::vector<te::Tensor>{unary_elementwise(in[0], make_f(attrs), float_only, op)};
-          },
-      .default_schedule =
-          [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, op);
-            schedule_injective(s[out[0]], t);
-          },
-      .doc = std::move(doc),
-  };
-}
-
-// A definition whose scalar function is a single math intrinsic and takes no attributes.
-inline OpDef unary_call_def(std::string name, std::string importer_name, ir::CallOp call, std::string doc) {
-  return unary_def(std::move(name), std::move(importer_name), std::move(doc), [call](const Attrs&) -> ScalarFn {
-    return [call](const ir::Expr& e) { return ir::call(call, e); };
-  });
-}
-
-inline OpDef abs_def() {
-  return unary_def("abs", "onnx:Abs", "|X|, elementwise", [](const Attrs&) -> ScalarFn {
-    return [](const ir::Expr& e) { return ir::call(ir::CallOp::abs, e); };
-  }, /*float_only=*/false);
-}
-inline OpDef ceil_def() { return unary_call_def("ceil", "onnx:Ceil", ir::CallOp::ceil, "ceil(X), elementwise"); }
-inline OpDef cos_def() { return unary_call_def("cos", "onnx:Cos", ir::CallOp::cos, "cos(X), elementwise"); }
-inline OpDef erf_def() { return unary_call_def("erf", "onnx:Erf", ir::CallOp::erf, "erf(X), elementwise"); }
-inline OpDef exp_def() { return unary_call_def("exp", "onnx:Exp", ir::CallOp::exp, "e^X, elementwise"); }
-inline OpDef floor_def() { return unary_call_def("floor", "onnx:Floor", ir::CallOp::floor, "floor(X), elementwise"); }
-inline OpDef log_def() { return unary_call_def("log", "onnx:Log", ir::CallOp::log, "natural log of X, elementwise"); }
-inline OpDef neg_def() {
-  return unary_def("neg", "onnx:Neg", "-X, elementwise", [](const Attrs&) -> ScalarFn {
-    return [](const ir::Expr& e) { return -e; };
-  }, /*float_only=*/false);
-}
-inline OpDef reciprocal_def() {
-  return unary_def("reciprocal", "onnx:Reciprocal", "1 / X, elementwise", [](const Attrs&) -> ScalarFn {
-    return [](const ir::Expr& e) { return 1.0 / e; };
-  });
-}
-inline OpDef sigmoid_def() {
-  return unary_call_def("sigmoid", "onnx:Sigmoid", ir::CallOp::sigmoid, "1 / (1 + e^-X), elementwise");
-}
-inline OpDef sin_def() { return unary_call_def("sin", "onnx:Sin", ir::CallOp::sin, "sin(X), elementwise"); }
-inline OpDef sqrt_def() { return unary_call_def("sqrt", "onnx:Sqrt", ir::CallOp::sqrt, "sqrt(X), elementwise"); }
-inline OpDef tanh_def() { return unary_call_def("tanh", "onnx:Tanh", ir::CallOp::tanh, "tanh(X), elementwise"); }
-
-}  // namespace ops
-NNVM_END_NAMESPACE
-// end nnvm/ops/elementwise/unary.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -10181,6 +11626,56 @@ inline OpDef clip_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/elementwise/clip.hpp
+// begin nnvm/ops/elementwise/elu.hpp
+// The exponential linear units: ONNX Elu, Selu and Celu. Each is X for X > 0 and a scaled
+// e^X - 1 below (expm1, which keeps small negative inputs precise).
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// elu(X) = X if X > 0 else alpha * (e^X - 1); attribute alpha, default 1.
+inline OpDef elu_def() {
+  return unary_def("elu", "onnx:Elu", "X if X > 0 else alpha * (e^X - 1) (attribute alpha, default 1)",
+                   [](const Attrs& attrs) -> ScalarFn {
+                     double alpha = attrs.get_float("alpha", 1.0);
+                     return [alpha](const ir::Expr& e) {
+                       return ir::select(e > 0.0, e, ir::call(ir::CallOp::expm1, e) * alpha);
+                     };
+                   });
+}
+
+// selu(X) = gamma * (X if X > 0 else alpha * (e^X - 1)); ONNX's defaults are float32 constants.
+inline OpDef selu_def() {
+  return unary_def("selu", "onnx:Selu",
+                   "gamma * (X if X > 0 else alpha * (e^X - 1)) (attributes alpha ~1.6733, gamma ~1.0507)",
+                   [](const Attrs& attrs) -> ScalarFn {
+                     double alpha = attrs.get_float("alpha", 1.67326319217681884765625);
+                     double gamma = attrs.get_float("gamma", 1.05070102214813232421875);
+                     return [alpha, gamma](const ir::Expr& e) {
+                       return ir::select(e > 0.0, e * gamma, ir::call(ir::CallOp::expm1, e) * (alpha * gamma));
+                     };
+                   });
+}
+
+// celu(X) = max(0, X) + min(0, alpha * (e^(X / alpha) - 1)); attribute alpha, default 1.
+inline OpDef celu_def() {
+  return unary_def("celu", "onnx:Celu", "max(0, X) + min(0, alpha * (e^(X / alpha) - 1)) (attribute alpha, default 1)",
+                   [](const Attrs& attrs) -> ScalarFn {
+                     double alpha = attrs.get_float("alpha", 1.0);
+                     if (alpha == 0.0)
+                       throw UserError("nnvm.ops.attr", "attribute 'alpha' must not be 0 (Celu divides by it)",
+                                       {"attribute alpha"});
+                     return [alpha](const ir::Expr& e) {
+                       ir::Expr zero = ir::make_zero(e.dtype());
+                       return ir::max(zero, e) + ir::min(zero, ir::call(ir::CallOp::expm1, e * (1.0 / alpha)) * alpha);
+                     };
+                   });
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/elementwise/elu.hpp
 // begin nnvm/ops/elementwise/gelu.hpp
 // gelu(X) = 0.5 * X * (1 + erf(X / sqrt(2))). ONNX Gelu (opset 20): attribute approximate
 // "none" (default) or "tanh", which uses 0.5 * X * (1 + tanh(sqrt(2/pi) * (X + 0.044715 X^3))).
@@ -10234,6 +11729,132 @@ inline OpDef hard_sigmoid_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/elementwise/hard_sigmoid.hpp
+// begin nnvm/ops/elementwise/hard_swish.hpp
+// hard_swish(X) = X * max(0, min(1, X / 6 + 0.5)). ONNX HardSwish.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline OpDef hard_swish_def() {
+  return unary_def("hard_swish", "onnx:HardSwish", "X * max(0, min(1, X / 6 + 0.5))", [](const Attrs&) -> ScalarFn {
+    return [](const ir::Expr& e) {
+      DataType t = e.dtype();
+      return e * ir::max(ir::make_zero(t), ir::min(ir::make_const(t, 1.0), e * (1.0 / 6.0) + 0.5));
+    };
+  });
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/elementwise/hard_swish.hpp
+// begin nnvm/ops/elementwise/identity.hpp
+// Copies of the input: ONNX Identity, and Dropout in inference mode (where it is the identity).
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// Y = X for any dtype (bool and the storage floats included).
+inline OpDef identity_def() {
+  return unary_def(
+      "identity", "onnx:Identity", "Y = X, any dtype",
+      [](const Attrs&) -> ScalarFn { return [](const ir::Expr& e) { return e; }; }, DtypeKind::any);
+}
+
+// ONNX Dropout (opset 22) for inference: output = data, and the optional mask output is all true.
+// ratio is not read (it scales nothing when no element is dropped). training_mode is a value
+// input; true asks for random dropping, which nnvm does not do ("nnvm.ops.attr").
+inline OpDef dropout_def() {
+  return OpDef{
+      .name = "dropout",
+      .importer_names = {"onnx:Dropout"},
+      .input_names = {"data", "ratio", "training_mode"},
+      .optional_inputs = 2,
+      .value_inputs = {"training_mode"},
+      .pattern = OpPattern::elementwise,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            const te::Tensor& x = in[0];
+            check_input_kind(x, "data", DtypeKind::any);
+            for (int64_t v : attrs.get_ints("training_mode", {}))
+              if (v != 0)
+                throw UserError("nnvm.ops.attr", "training mode is not supported: Dropout runs as the identity",
+                                {"input training_mode"});
+            te::Tensor out = unary_elementwise(
+                x, [](const ir::Expr& e) { return e; }, DtypeKind::any, "dropout");
+            te::Tensor mask = te::compute(
+                x.shape(), [](const std::vector<ir::Var>&) { return ir::const_true(); }, "dropout_mask");
+            return std::vector<te::Tensor>{out, mask};
+          },
+      .default_schedule = injective_schedule("dropout"),
+      .doc = "inference-mode dropout: output = data, mask = all true (training_mode must be false)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/elementwise/identity.hpp
+// begin nnvm/ops/elementwise/is_nan_inf.hpp
+// Float classification with a bool output: ONNX IsNaN and IsInf.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// The bool tensor of pred(X) for a float X; float16/bfloat16 widen to float32 exactly first.
+inline te::Tensor float_predicate(const te::Tensor& x, const ScalarFn& pred, std::string name) {
+  check_input_kind(x, "X", DtypeKind::float_);
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        return pred(ir::cast(arith_type(x.dtype()), x(std::vector<ir::Expr>(v.begin(), v.end()))));
+      },
+      std::move(name));
+}
+
+inline OpDef float_predicate_def(std::string name, std::string importer_name, std::string doc,
+                                 std::function<ScalarFn(const Attrs&)> make_pred) {
+  std::string op = name;
+  return OpDef{
+      .name = std::move(name),
+      .importer_names = {std::move(importer_name)},
+      .input_names = {"X"},
+      .pattern = OpPattern::elementwise,
+      .compute =
+          [op, make_pred](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{float_predicate(in[0], make_pred(attrs), op)};
+          },
+      .default_schedule = injective_schedule(op),
+      .doc = std::move(doc),
+  };
+}
+
+inline OpDef isnan_def() {
+  return float_predicate_def("isnan", "onnx:IsNaN", "true where X is NaN (bool output)", [](const Attrs&) -> ScalarFn {
+    return [](const ir::Expr& e) { return ir::call(ir::CallOp::isnan, e); };
+  });
+}
+
+// Attributes detect_positive and detect_negative (default 1 each) choose which infinities count.
+inline OpDef isinf_def() {
+  return float_predicate_def("isinf", "onnx:IsInf",
+                             "true where X is infinite (bool output; attributes detect_positive, detect_negative)",
+                             [](const Attrs& attrs) -> ScalarFn {
+                               bool pos = attrs.get_int("detect_positive", 1) != 0;
+                               bool neg = attrs.get_int("detect_negative", 1) != 0;
+                               return [pos, neg](const ir::Expr& e) -> ir::Expr {
+                                 if (pos && neg) return ir::call(ir::CallOp::isinf, e);
+                                 if (!pos && !neg) return ir::const_false();
+                                 ir::Expr inf = ir::make_const(e.dtype(), pos ? HUGE_VAL : -HUGE_VAL);
+                                 return e == inf;
+                               };
+                             });
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/elementwise/is_nan_inf.hpp
 // begin nnvm/ops/elementwise/leaky_relu.hpp
 // leaky_relu(X) = X for X >= 0, alpha * X otherwise (attribute alpha, default 0.01). ONNX LeakyRelu.
 
@@ -10254,6 +11875,50 @@ inline OpDef leaky_relu_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/elementwise/leaky_relu.hpp
+// begin nnvm/ops/elementwise/mish.hpp
+// mish(X) = X * tanh(softplus(X)). ONNX Mish.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// softplus as in softplus.hpp: max(X, 0) + log1p(e^-|X|), which cannot overflow.
+inline OpDef mish_def() {
+  return unary_def("mish", "onnx:Mish", "X * tanh(log(1 + e^X))", [](const Attrs&) -> ScalarFn {
+    return [](const ir::Expr& e) {
+      ir::Expr sp = ir::max(e, ir::make_zero(e.dtype())) +
+                    ir::call(ir::CallOp::log1p, ir::call(ir::CallOp::exp, -ir::call(ir::CallOp::abs, e)));
+      return e * ir::call(ir::CallOp::tanh, sp);
+    };
+  });
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/elementwise/mish.hpp
+// begin nnvm/ops/elementwise/not.hpp
+// Elementwise negation of bools and integers: ONNX Not (logical) and BitwiseNot.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline OpDef not_def() {
+  return unary_def(
+      "not", "onnx:Not", "logical not of a bool X",
+      [](const Attrs&) -> ScalarFn { return [](const ir::Expr& e) { return !e; }; }, DtypeKind::boolean);
+}
+
+inline OpDef bitwise_not_def() {
+  return unary_def(
+      "bitwise_not", "onnx:BitwiseNot", "~X for an integer X",
+      [](const Attrs&) -> ScalarFn { return [](const ir::Expr& e) { return ir::call(ir::CallOp::bitwise_not, e); }; },
+      DtypeKind::integer);
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/elementwise/not.hpp
 // begin nnvm/ops/elementwise/relu.hpp
 // relu(X) = max(X, 0), elementwise. ONNX Relu.
 
@@ -10296,6 +11961,59 @@ inline OpDef relu_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/elementwise/relu.hpp
+// begin nnvm/ops/elementwise/shrink.hpp
+// shrink(X) = X + bias if X < -lambd, X - bias if X > lambd, else 0 (attributes bias, default 0,
+// and lambd, default 0.5). ONNX Shrink; any number.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// Integers compute in float64 and convert back, truncating, as ONNX's reference does (the
+// comparison with a fractional lambd must not round lambd to an integer first).
+inline OpDef shrink_def() {
+  return unary_def(
+      "shrink", "onnx:Shrink", "X + bias if X < -lambd, X - bias if X > lambd, else 0 (attributes bias 0, lambd 0.5)",
+      [](const Attrs& attrs) -> ScalarFn {
+        double bias = attrs.get_float("bias", 0.0), lambd = attrs.get_float("lambd", 0.5);
+        return [bias, lambd](const ir::Expr& x) {
+          DataType t = x.dtype();
+          ir::Expr e = t.is_float() ? x : ir::cast(dtype::float64, x);
+          ir::Expr r = ir::select(e < -lambd, e + bias, ir::select(e > lambd, e - bias, ir::make_zero(e.dtype())));
+          return ir::cast(t, r);
+        };
+      },
+      DtypeKind::number);
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/elementwise/shrink.hpp
+// begin nnvm/ops/elementwise/sign.hpp
+// sign(X) = -1, 0 or 1 by the sign of X, in X's dtype (ONNX Sign). Any number; NaN stays NaN.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline OpDef sign_def() {
+  return unary_def(
+      "sign", "onnx:Sign", "-1, 0 or 1 by the sign of X (any number; NaN stays NaN)",
+      [](const Attrs&) -> ScalarFn {
+        return [](const ir::Expr& e) {
+          DataType t = e.dtype();
+          ir::Expr zero = ir::make_zero(t), one = ir::make_const(t, 1.0);
+          if (t.is_uint()) return ir::select(e > zero, one, zero);
+          ir::Expr rest = t.is_float() ? ir::select(e != e, e, zero) : zero;
+          return ir::select(e > zero, one, ir::select(e < zero, ir::make_const(t, -1.0), rest));
+        };
+      },
+      DtypeKind::number);
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/elementwise/sign.hpp
 // begin nnvm/ops/elementwise/softplus.hpp
 // softplus(X) = log(1 + e^X). ONNX Softplus.
 
@@ -10319,6 +12037,40 @@ inline OpDef softplus_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/elementwise/softplus.hpp
+// begin nnvm/ops/elementwise/softsign.hpp
+// softsign(X) = X / (1 + |X|). ONNX Softsign.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline OpDef softsign_def() {
+  return unary_def("softsign", "onnx:Softsign", "X / (1 + |X|)", [](const Attrs&) -> ScalarFn {
+    return [](const ir::Expr& e) { return e / (ir::call(ir::CallOp::abs, e) + 1.0); };
+  });
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/elementwise/softsign.hpp
+// begin nnvm/ops/elementwise/thresholded_relu.hpp
+// thresholded_relu(X) = X if X > alpha else 0 (attribute alpha, default 1). ONNX ThresholdedRelu.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline OpDef thresholded_relu_def() {
+  return unary_def("thresholded_relu", "onnx:ThresholdedRelu", "X if X > alpha else 0 (attribute alpha, default 1)",
+                   [](const Attrs& attrs) -> ScalarFn {
+                     double alpha = attrs.get_float("alpha", 1.0);
+                     return [alpha](const ir::Expr& e) { return ir::select(e > alpha, e, ir::make_zero(e.dtype())); };
+                   });
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/elementwise/thresholded_relu.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -10326,24 +12078,49 @@ namespace ops {
 inline std::vector<OpDef> elementwise_ops() {
   return {
       abs_def(),
+      acos_def(),
+      acosh_def(),
+      asin_def(),
+      asinh_def(),
+      atan_def(),
+      atanh_def(),
+      bitwise_not_def(),
       ceil_def(),
+      celu_def(),
       clip_def(),
       cos_def(),
+      cosh_def(),
+      dropout_def(),
+      elu_def(),
       erf_def(),
       exp_def(),
       floor_def(),
       gelu_def(),
       hard_sigmoid_def(),
+      hard_swish_def(),
+      identity_def(),
+      isinf_def(),
+      isnan_def(),
       leaky_relu_def(),
       log_def(),
+      mish_def(),
       neg_def(),
+      not_def(),
       reciprocal_def(),
       relu_def(),
+      round_def(),
+      selu_def(),
+      shrink_def(),
       sigmoid_def(),
+      sign_def(),
       sin_def(),
+      sinh_def(),
       softplus_def(),
+      softsign_def(),
       sqrt_def(),
+      tan_def(),
       tanh_def(),
+      thresholded_relu_def(),
   };
 }
 
@@ -10354,14 +12131,577 @@ NNVM_END_NAMESPACE
 // Neural-network ops: dense/matmul, normalizations, attention.
 // One sorted list per family; builtin.hpp joins the families.
 
-// begin nnvm/ops/nn/dense.hpp
-// dense: Y = alpha * A' * B' + beta * C, the ONNX Gemm. A' is A (M x K) or, with transA, A's
-// transpose; B' likewise (K x N); the optional bias C broadcasts to (M, N) from the right
-// (shape (), (N), (1, N), (M, 1), (M, N), ...).
+// begin nnvm/ops/nn/attention.hpp
+// attention: ONNX Attention (scaled dot-product attention, opset 23 with the later additions:
+// nonpad_kv_seqlen, offset-aware causal masking, sliding windows, zero rows for fully masked
+// queries). Q (B, Hq, Sq, D), K (B, Hkv, Skv, D), V (B, Hkv, Skv, Dv), or 3-D with the heads
+// packed in the last axis (B, S, H * D) and attributes q_num_heads / kv_num_heads. Grouped-query:
+// query head h reads key/value head h / (Hq / Hkv).
+//
+// A chain of computes over the present keys/values (past_key/past_value, when given, followed
+// by K/V along the sequence axis; L = P + Skv keys):
+//   S = (Q K^T) * scale                    (B, Hq, Sq, L), scale default 1/sqrt(D)
+//   C = softcap * tanh(S / softcap)        when softcap > 0
+//   Z = C + float attn_mask, or C where allowed and -inf elsewhere (bool attn_mask, is_causal,
+//       nonpad_kv_seqlen, left/right_window_size)
+//   P = softmax(Z) along L (in softmax_precision), a zero row where every key is masked
+//   Y = P V
+// Outputs: Y, present_key, present_value (the concatenations), qk_matmul_output (S, C, Z or P by
+// qk_matmul_output_mode 0..3). float16/bfloat16 inputs compute in float32.
+
+#include <cmath>
+
+// begin nnvm/ops/nn/moments.hpp
+// Means over a set of axes, shared by the normalization ops (layer_norm, instance_norm,
+// rms_norm, mean_variance_normalization, batch_norm's parameter reads). Results keep the reduced
+// axes with extent 1 so a consumer reads them at the same rank as the input.
+
+// begin nnvm/ops/dtype_code.hpp
+// ONNX's TensorProto data type codes (Cast's `to`, EyeLike's `dtype`, initializers' data_type)
+// and nnvm's DataType. The codes are part of the model format, so they are fixed numbers.
+
+#include <optional>
 
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
+
+// The DataType for an ONNX code, or nullopt for codes nnvm has no type for (string, complex,
+// float8, int4, ...).
+inline std::optional<DataType> try_dtype_from_onnx(int64_t code) {
+  switch (code) {
+    case 1: return dtype::float32;
+    case 2: return dtype::uint8;
+    case 3: return dtype::int8;
+    case 4: return dtype::uint16;
+    case 5: return dtype::int16;
+    case 6: return dtype::int32;
+    case 7: return dtype::int64;
+    case 9: return dtype::boolean;
+    case 10: return dtype::float16;
+    case 11: return dtype::float64;
+    case 12: return dtype::uint32;
+    case 13: return dtype::uint64;
+    case 16: return dtype::bfloat16;
+    default: return std::nullopt;
+  }
+}
+
+// ONNX's name for a code, for messages ("STRING", "COMPLEX64", "FLOAT8E4M3FN").
+inline const char* onnx_dtype_name(int64_t code) {
+  static const char* const names[] = {"UNDEFINED", "FLOAT",     "UINT8",        "INT8",         "UINT16",
+                                      "INT16",     "INT32",     "INT64",        "STRING",       "BOOL",
+                                      "FLOAT16",   "DOUBLE",    "UINT32",       "UINT64",       "COMPLEX64",
+                                      "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
+                                      "FLOAT8E5M2FNUZ", "UINT4", "INT4",        "FLOAT4E2M1",   "FLOAT8E8M0",
+                                      "UINT2",     "INT2"};
+  return code >= 0 && code < int64_t(std::size(names)) ? names[code] : "unknown";
+}
+
+// "nnvm.ops.attr" for a code nnvm has no type for; `attr` names the attribute.
+inline DataType dtype_from_onnx(int64_t code, const char* attr = "to") {
+  if (auto t = try_dtype_from_onnx(code)) return *t;
+  throw UserError("nnvm.ops.attr",
+                  str_cat("attribute '", attr, "' is ONNX data type ", code, " (", onnx_dtype_name(code),
+                          "), which nnvm does not support"),
+                  {str_cat("attribute ", attr)});
+}
+
+// The ONNX code of a DataType (scalar types only); 0 (UNDEFINED) for none.
+inline int64_t onnx_code(DataType t) {
+  for (int64_t c = 1; c <= 16; ++c)
+    if (auto d = try_dtype_from_onnx(c); d && *d == t.element_of()) return c;
+  return 0;
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/dtype_code.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// The type a normalization computes in: float16/bfloat16 inputs compute in float32.
+inline DataType norm_compute_type(DataType t) { return t.is_storage_only() ? dtype::float32 : t; }
+
+// The statistics type named by attribute stash_type (an ONNX type code, default 1 = float32):
+// "nnvm.ops.attr" unless it is float32 or float64.
+inline DataType stash_dtype(const Attrs& attrs) {
+  DataType t = dtype_from_onnx(attrs.get_int("stash_type", 1), "stash_type");
+  if (t != dtype::float32 && t != dtype::float64)
+    throw UserError("nnvm.ops.attr", str_cat("attribute 'stash_type' is ", t, " but must be float32 (1) or float64 (11)"),
+                    {"attribute stash_type"});
+  return t;
+}
+
+// "nnvm.ops.input_dtype" unless `t` is a float (float16/bfloat16 included: they compute in float32).
+inline void check_norm_float(const te::Tensor& t, const char* input) {
+  DataType d = t.dtype();
+  if (!d.is_float() || !d.is_scalar())
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("input ", input, " (tensor ", t.name(), ") is ", d, ", expected a float type"),
+                    {"input " + std::string(input)});
+}
+
+// Index into a kept-axes result at input position v: reduced axes read 0.
+inline std::vector<ir::Expr> kept_index(const std::vector<ir::Var>& v, const std::vector<bool>& reduced) {
+  std::vector<ir::Expr> idx;
+  for (size_t d = 0; d < v.size(); ++d) idx.push_back(reduced[d] ? ir::Expr(int64_t(0)) : ir::Expr(v[d]));
+  return idx;
+}
+
+// The mean of value(i) over the axes marked in `reduced` of `shape`, in type `t`; the result has
+// `shape` with reduced axes set to 1. `value` gets the full index (kept axes from the output,
+// reduced ones from reduce axes).
+inline te::Tensor mean_over(const std::vector<ir::Expr>& shape, const std::vector<bool>& reduced, DataType t,
+                            const std::function<ir::Expr(const std::vector<ir::Expr>&)>& value, std::string name) {
+  std::vector<ir::Expr> kept = shape;
+  std::vector<ir::IterVar> axes;
+  ir::Expr count = ir::Expr(int64_t(1));
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (reduced[d]) {
+      kept[d] = ir::Expr(int64_t(1));
+      axes.push_back(te::reduce_axis(shape[d], str_cat("r", d)));
+      count = count * shape[d];
+    }
+  // Scaling each term keeps the reduction the top of the body (te::compute's rule).
+  ir::Expr inv_count = ir::simplify(ir::make_const(t, 1.0) / ir::cast(t, count));
+  return te::compute(
+      kept,
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> idx;
+        for (size_t d = 0, r = 0; d < shape.size(); ++d)
+          idx.push_back(reduced[d] ? ir::Expr(axes[r++].var()) : ir::Expr(v[d]));
+        ir::Expr term = value(idx) * inv_count;
+        return axes.empty() ? term : te::sum(term, axes);
+      },
+      std::move(name));
+}
+
+// Mean and (biased) variance of x over the reduced axes, in type `t`: two passes, the variance
+// as the mean of squared deviations (stabler than E[x^2] - E[x]^2).
+inline std::pair<te::Tensor, te::Tensor> moments(const te::Tensor& x, const std::vector<bool>& reduced, DataType t,
+                                                 const std::string& name) {
+  te::Tensor mean = mean_over(x.shape(), reduced, t, [&](const std::vector<ir::Expr>& i) { return ir::cast(t, x(i)); }, name + "_mean");
+  te::Tensor var = mean_over(
+      x.shape(), reduced, t,
+      [&](const std::vector<ir::Expr>& i) {
+        std::vector<ir::Expr> m = i;
+        for (size_t d = 0; d < m.size(); ++d)
+          if (reduced[d]) m[d] = ir::Expr(int64_t(0));
+        ir::Expr dev = ir::cast(t, x(i)) - mean(m);
+        return dev * dev;
+      },
+      name + "_var");
+  return {mean, var};
+}
+
+// "nnvm.ops.input_shape" unless `p` broadcasts to `shape` from the right without growing it
+// (ONNX unidirectional broadcasting: each of its axes is 1 or the matching extent).
+inline void check_unidirectional(const te::Tensor& p, const char* input, const std::vector<ir::Expr>& shape) {
+  bool ok = p.rank() <= shape.size();
+  for (size_t d = 0; ok && d < p.rank(); ++d) {
+    const ir::Expr& e = p.shape()[d];
+    ok = ir::is_const_int(ir::simplify(e), 1) || same_extent(e, shape[shape.size() - p.rank() + d]);
+  }
+  if (!ok) {
+    std::string want = "(";
+    for (size_t d = 0; d < shape.size(); ++d) want += (d ? ", " : "") + ir::to_string(shape[d]);
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input ", input, " (tensor ", p.name(), ") must broadcast to ", want, ")"),
+                    {"input " + std::string(input)});
+  }
+}
+// Reads `p` (checked by check_unidirectional) at position v of the shape it broadcasts to.
+inline ir::Expr read_broadcast(const te::Tensor& p, const std::vector<ir::Var>& v) {
+  std::vector<ir::Expr> idx;
+  for (size_t d = 0; d < p.rank(); ++d)
+    idx.push_back(ir::is_const_int(ir::simplify(p.shape()[d]), 1) ? ir::Expr(int64_t(0))
+                                                                   : ir::Expr(v[v.size() - p.rank() + d]));
+  return p(idx);
+}
+
+// "nnvm.ops.input_shape" unless `p` is 1-D with the channel count `c` (axis 1 of the input X).
+inline void check_channel_param(const te::Tensor& p, const char* input, const ir::Expr& c) {
+  check_rank(p, input, 1);
+  check_same_extent(p.shape()[0], c, str_cat("the extent of input ", input, " and the channel count of X (axis 1)"));
+}
+
+// Schedules every stage an op made between its inputs and `outputs` (normalizations, attention):
+// reductions parallel over their rows, the rest vectorized along the last axis.
+inline void schedule_stages(schedule::Schedule& s, const std::vector<te::Tensor>& outputs, const Target& target,
+                            const std::string& op) {
+  require_cpu(target, op);
+  for (auto& t : te::post_order(outputs)) {
+    if (t.op().kind != te::OpKind::compute) continue;
+    if (!t.op().reduce_axes.empty()) schedule_reduction(s[t], target);
+    else schedule_injective(s[t], target);
+  }
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/moments.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct AttentionParams {
+  bool is_causal = false;
+  std::optional<double> scale;       // default 1 / sqrt(head size)
+  int64_t q_num_heads = 0, kv_num_heads = 0;  // 3-D inputs only
+  double softcap = 0.0;
+  int64_t qk_matmul_output_mode = 0;
+  std::optional<DataType> softmax_precision;
+  int64_t left_window_size = -1, right_window_size = -1;
+};
+
+namespace detail {
+inline int64_t attention_const(const ir::Expr& e, const char* what) {
+  const int64_t* c = ir::as_const_int(ir::simplify(e));
+  if (!c) throw UserError("nnvm.ops.input_shape", str_cat(what, " must be a constant extent"));
+  return *c;
+}
+}  // namespace detail
+
+inline std::vector<te::Tensor> attention(const te::Tensor& Q, const te::Tensor& K, const te::Tensor& V,
+                                         const te::Tensor& mask, const te::Tensor& past_key,
+                                         const te::Tensor& past_value, const te::Tensor& nonpad,
+                                         const AttentionParams& p, const std::string& name = "attention") {
+  check_rank(Q, "Q", 3, 4);
+  check_rank(K, "K", Q.rank());
+  check_rank(V, "V", Q.rank());
+  check_norm_float(Q, "Q");
+  check_same_dtype(Q, "Q", K, "K");
+  check_same_dtype(Q, "Q", V, "V");
+  DataType t = Q.dtype(), ct = norm_compute_type(t);
+  DataType st = p.softmax_precision ? norm_compute_type(*p.softmax_precision) : ct;
+  bool packed = Q.rank() == 3;
+  ir::Expr B = Q.shape()[0], Sq, Skv, D, Dv;
+  int64_t Hq, Hkv;
+  if (packed) {
+    if (p.q_num_heads <= 0 || p.kv_num_heads <= 0)
+      throw UserError("nnvm.ops.attr", "3-D Q, K and V need positive attributes q_num_heads and kv_num_heads",
+                      {"attribute q_num_heads"});
+    Hq = p.q_num_heads, Hkv = p.kv_num_heads;
+    int64_t qh = detail::attention_const(Q.shape()[2], "the last axis of Q"),
+            kh = detail::attention_const(K.shape()[2], "the last axis of K"),
+            vh = detail::attention_const(V.shape()[2], "the last axis of V");
+    if (qh % Hq || kh % Hkv || vh % Hkv || qh / Hq != kh / Hkv)
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("the last axes of Q (", qh, "), K (", kh, ") and V (", vh, ") must split into q_num_heads (",
+                              Hq, ") and kv_num_heads (", Hkv, ") heads, Q's and K's of one size"),
+                      {"input Q"});
+    Sq = Q.shape()[1], Skv = K.shape()[1], D = ir::Expr(qh / Hq), Dv = ir::Expr(vh / Hkv);
+  } else {
+    Hq = detail::attention_const(Q.shape()[1], "the head axis of Q");
+    Hkv = detail::attention_const(K.shape()[1], "the head axis of K");
+    check_same_extent(K.shape()[1], V.shape()[1], "the head counts of K and V");
+    check_same_extent(Q.shape()[3], K.shape()[3], "the head sizes of Q and K");
+    Sq = Q.shape()[2], Skv = K.shape()[2], D = Q.shape()[3], Dv = V.shape()[3];
+  }
+  if (Hq % Hkv != 0)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("the ", Hq, " query heads must be a multiple of the ", Hkv, " key/value heads"), {"input K"});
+  int64_t group = Hq / Hkv;
+  for (auto* x : {&K, &V}) check_same_extent((*x).shape()[0], B, "the batch extents of Q, K and V");
+  check_same_extent(K.shape()[packed ? 1 : 2], V.shape()[packed ? 1 : 2], "the sequence lengths of K and V");
+
+  if (past_key.defined() != past_value.defined())
+    throw UserError("nnvm.ops.input_count", "past_key and past_value must be given together",
+                    {past_key.defined() ? "input past_value" : "input past_key"});
+  ir::Expr P = ir::Expr(int64_t(0));
+  if (past_key.defined()) {
+    check_rank(past_key, "past_key", 4);
+    check_rank(past_value, "past_value", 4);
+    check_same_dtype(Q, "Q", past_key, "past_key");
+    check_same_dtype(Q, "Q", past_value, "past_value");
+    const ir::Expr want_k[] = {B, ir::Expr(Hkv), past_key.shape()[2], D}, want_v[] = {B, ir::Expr(Hkv), past_key.shape()[2], Dv};
+    for (size_t d = 0; d < 4; ++d) {
+      check_same_extent(past_key.shape()[d], want_k[d], str_cat("axis ", d, " of past_key and of the keys"));
+      check_same_extent(past_value.shape()[d], want_v[d], str_cat("axis ", d, " of past_value and of the values"));
+    }
+    P = past_key.shape()[2];
+  }
+  ir::Expr L = ir::simplify(P + Skv);
+  if (nonpad.defined()) {
+    check_rank(nonpad, "nonpad_kv_seqlen", 1);
+    if (nonpad.dtype() != dtype::int64)
+      throw UserError("nnvm.ops.input_dtype", str_cat("input nonpad_kv_seqlen is ", nonpad.dtype(), ", expected int64"),
+                      {"input nonpad_kv_seqlen"});
+    check_same_extent(nonpad.shape()[0], B, "the extent of nonpad_kv_seqlen and the batch of Q");
+  }
+  // The mask broadcasts to (B, Hq, Sq, L) from the right; its key axis may be shorter than L
+  // (keys past its end are masked: ONNX requires it to cover every non-padding key).
+  ir::Expr mask_len;
+  bool bool_mask = false;
+  if (mask.defined()) {
+    check_rank(mask, "attn_mask", 2, 4);
+    bool_mask = mask.dtype().is_bool();
+    if (!bool_mask) check_same_dtype(Q, "Q", mask, "attn_mask");
+    const ir::Expr full[] = {B, ir::Expr(Hq), Sq, L};
+    for (size_t d = 0; d + 1 < mask.rank(); ++d) {
+      const ir::Expr& e = mask.shape()[d];
+      if (!ir::is_const_int(ir::simplify(e), 1) && !same_extent(e, full[4 - mask.rank() + d]))
+        throw UserError("nnvm.ops.input_shape",
+                        str_cat("attn_mask axis ", d, " has extent ", ir::to_string(e), "; it must be 1 or ",
+                                ir::to_string(full[4 - mask.rank() + d])),
+                        {"input attn_mask"});
+    }
+    mask_len = mask.shape().back();
+    auto* ml = ir::as_const_int(ir::simplify(mask_len));
+    auto* lc = ir::as_const_int(L);
+    if (!same_extent(mask_len, L) && !(ml && lc && *ml <= *lc))
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("the last axis of attn_mask has extent ", ir::to_string(mask_len),
+                              "; it must not exceed the ", ir::to_string(L), " keys"),
+                      {"input attn_mask"});
+  }
+  if (p.qk_matmul_output_mode < 0 || p.qk_matmul_output_mode > 3)
+    throw UserError("nnvm.ops.attr",
+                    str_cat("attribute 'qk_matmul_output_mode' is ", p.qk_matmul_output_mode, " but must be 0, 1, 2 or 3"),
+                    {"attribute qk_matmul_output_mode"});
+
+  ir::Expr zero = ir::Expr(int64_t(0)), one = ir::Expr(int64_t(1));
+  // Reads of the unpacked 4-D views of Q, K and V.
+  auto head_read = [&](const te::Tensor& x, ir::Expr b, ir::Expr h, ir::Expr s, ir::Expr d, const ir::Expr& hd) {
+    return packed ? x(b, s, h * hd + d) : x(b, h, s, d);
+  };
+  // present = past followed by new, along the sequence axis; the reads are clamped so the branch
+  // not taken stays in bounds.
+  auto present = [&](const te::Tensor& past, const te::Tensor& x, const ir::Expr& hd, const std::string& n) {
+    return te::compute(
+        {B, ir::Expr(Hkv), L, hd},
+        [&](const std::vector<ir::Var>& v) {
+          if (!past.defined()) return head_read(x, v[0], v[1], v[2], v[3], hd);
+          ir::Expr from_x = head_read(x, v[0], v[1], ir::max(v[2] - P, zero), v[3], hd);
+          return ir::select(v[2] < P, past(v[0], v[1], ir::min(ir::Expr(v[2]), P - one), v[3]), from_x);
+        },
+        n);
+  };
+  te::Tensor pk = present(past_key, K, D, name + "_present_key");
+  te::Tensor pv = present(past_value, V, Dv, name + "_present_value");
+
+  double scale = p.scale ? *p.scale : 1.0 / std::sqrt(double(detail::attention_const(D, "the head size of Q")));
+  auto kd = te::reduce_axis(D, "d");
+  std::vector<ir::Expr> scores_shape = {B, ir::Expr(Hq), Sq, L};
+  auto all = [](const std::vector<ir::Var>& v) { return std::vector<ir::Expr>(v.begin(), v.end()); };
+  te::Tensor S = te::compute(
+      scores_shape,
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr q = ir::cast(ct, head_read(Q, v[0], v[1], v[2], kd.var(), D));
+        ir::Expr k = ir::cast(ct, pk(v[0], v[1] / ir::Expr(group), v[3], kd.var()));
+        return te::sum(q * k * ir::make_const(ct, scale), {kd});
+      },
+      name + "_qk");
+  te::Tensor C = S;
+  if (p.softcap > 0.0)
+    C = te::compute(
+        scores_shape,
+        [&](const std::vector<ir::Var>& v) {
+          ir::Expr cap = ir::make_const(ct, p.softcap);
+          return cap * ir::call(ir::CallOp::tanh, S(all(v)) / cap);
+        },
+        name + "_softcap");
+  bool restricted = bool_mask || p.is_causal || nonpad.defined() || p.left_window_size >= 0 ||
+                    p.right_window_size >= 0 || (mask.defined() && !same_extent(mask_len, L));
+  te::Tensor Z = C;
+  if (mask.defined() || restricted)
+    Z = te::compute(
+        scores_shape,
+        [&](const std::vector<ir::Var>& v) {
+          ir::Expr z = C(all(v));
+          ir::Expr j = v[3], allowed;
+          auto both = [&](ir::Expr c) { allowed = allowed.defined() ? (allowed && c) : c; };
+          if (mask.defined()) {
+            std::vector<ir::Expr> idx;
+            for (size_t d = 0; d < mask.rank(); ++d)
+              idx.push_back(ir::is_const_int(ir::simplify(mask.shape()[d]), 1) ? zero : ir::Expr(v[4 - mask.rank() + d]));
+            if (!same_extent(mask_len, L)) {
+              both(j < mask_len);
+              idx.back() = ir::min(j, mask_len - one);
+            }
+            if (bool_mask) both(mask(idx));
+            else z = z + ir::cast(ct, mask(idx));
+          }
+          // Offset of the query block: the past length, or the non-padding keys after the queries.
+          ir::Expr offset = P;
+          if (nonpad.defined()) {
+            ir::Expr valid = ir::cast(dtype::index, nonpad(v[0]));
+            both(j < valid);
+            if (!past_key.defined()) offset = valid - Sq;
+          }
+          ir::Expr pos = v[2] + offset;
+          if (p.is_causal) both(j <= pos);
+          if (p.left_window_size >= 0) both(j >= pos - ir::Expr(p.left_window_size));
+          if (p.right_window_size >= 0) both(j <= pos + ir::Expr(p.right_window_size));
+          if (allowed.defined()) z = ir::select(allowed, z, ir::make_const(ct, -INFINITY));
+          return z;
+        },
+        name + "_bias");
+
+  // Softmax along the keys; a row whose every key is masked sums to 0 and becomes a zero row.
+  auto km = te::reduce_axis(L, "j");
+  std::vector<ir::Expr> row_shape = {B, ir::Expr(Hq), Sq, one};
+  auto row = [](const std::vector<ir::Var>& v) { return std::vector<ir::Expr>{v[0], v[1], v[2], int64_t(0)}; };
+  te::Tensor mx = te::compute(
+      row_shape, [&](const std::vector<ir::Var>& v) { return te::max_reduce(ir::cast(st, Z(v[0], v[1], v[2], km.var())), {km}); },
+      name + "_max");
+  te::Tensor ex = te::compute(
+      scores_shape,
+      [&](const std::vector<ir::Var>& v) { return ir::call(ir::CallOp::exp, ir::cast(st, Z(all(v))) - mx(row(v))); },
+      name + "_exp");
+  auto ks = te::reduce_axis(L, "j");
+  te::Tensor sm = te::compute(
+      row_shape, [&](const std::vector<ir::Var>& v) { return te::sum(ex(v[0], v[1], v[2], ks.var()), {ks}); },
+      name + "_sum");
+  te::Tensor prob = te::compute(
+      scores_shape,
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr s = sm(row(v));
+        return ir::select(s > ir::make_zero(st), ex(all(v)) / s, ir::make_zero(st));
+      },
+      name + "_softmax");
+
+  auto kv = te::reduce_axis(L, "j");
+  std::vector<ir::Expr> y_shape = packed ? std::vector<ir::Expr>{B, Sq, ir::simplify(ir::Expr(Hq) * Dv)}
+                                         : std::vector<ir::Expr>{B, ir::Expr(Hq), Sq, Dv};
+  te::Tensor Yacc = te::compute(
+      y_shape,
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr b = v[0], h = packed ? v[2] / Dv : ir::Expr(v[1]), s = packed ? ir::Expr(v[1]) : ir::Expr(v[2]),
+                 d = packed ? v[2] % Dv : ir::Expr(v[3]);
+        ir::Expr pr = ir::cast(ct, prob(b, h, s, kv.var()));
+        return te::sum(pr * ir::cast(ct, pv(b, h / ir::Expr(group), kv.var(), d)), {kv});
+      },
+      name + "_pv");
+  te::Tensor Y = Yacc;
+  if (ct != t)
+    Y = te::compute(y_shape, [&](const std::vector<ir::Var>& v) { return ir::cast(t, Yacc(all(v))); }, name);
+  const te::Tensor modes[] = {S, C, Z, prob};
+  const te::Tensor& chosen = modes[p.qk_matmul_output_mode];
+  te::Tensor qk = te::compute(
+      scores_shape, [&](const std::vector<ir::Var>& v) { return ir::cast(t, chosen(all(v))); },
+      name + "_qk_matmul_output");
+  return {Y, pk, pv, qk};
+}
+
+inline OpDef attention_def() {
+  return OpDef{
+      .name = "attention",
+      .importer_names = {"onnx:Attention"},
+      .input_names = {"Q", "K", "V", "attn_mask", "past_key", "past_value", "nonpad_kv_seqlen"},
+      .optional_inputs = 4,
+      .pattern = OpPattern::opaque,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            AttentionParams p;
+            p.is_causal = attrs.get_int("is_causal", 0) != 0;
+            if (attrs.has("scale")) p.scale = attrs.get_float("scale");
+            p.q_num_heads = attrs.get_int("q_num_heads", 0);
+            p.kv_num_heads = attrs.get_int("kv_num_heads", 0);
+            p.softcap = attrs.get_float("softcap", 0.0);
+            p.qk_matmul_output_mode = attrs.get_int("qk_matmul_output_mode", 0);
+            if (attrs.has("softmax_precision")) {
+              DataType sp = dtype_from_onnx(attrs.get_int("softmax_precision"), "softmax_precision");
+              if (!sp.is_float())
+                throw UserError("nnvm.ops.attr", str_cat("attribute 'softmax_precision' is ", sp, ", expected a float type"),
+                                {"attribute softmax_precision"});
+              p.softmax_precision = sp;
+            }
+            p.left_window_size = attrs.get_int("left_window_size", -1);
+            p.right_window_size = attrs.get_int("right_window_size", -1);
+            auto opt = [&](size_t i) { return i < in.size() ? in[i] : te::Tensor(); };
+            return attention(in[0], in[1], in[2], opt(3), opt(4), opt(5), opt(6), p);
+          },
+      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t, "attention"); },
+      .doc = "softmax(Q K^T * scale + mask) V with grouped-query heads, KV cache, causal/window masks, softcap; "
+             "outputs Y, present_key, present_value, qk_matmul_output",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/attention.hpp
+// begin nnvm/ops/nn/batch_norm.hpp
+// batch_norm: ONNX BatchNormalization in inference mode, per channel c (axis 1 of X):
+// Y = (X - input_mean[c]) / sqrt(input_var[c] + epsilon) * scale[c] + B[c]. Training mode
+// (running statistics as extra outputs) is not supported: training_mode=1 is refused.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline te::Tensor batch_norm(const te::Tensor& x, const te::Tensor& scale, const te::Tensor& bias,
+                             const te::Tensor& mean, const te::Tensor& var, double epsilon,
+                             std::string name = "batch_norm") {
+  check_rank(x, "X", 2, 8);
+  check_norm_float(x, "X");
+  const char* names[] = {"scale", "B", "input_mean", "input_var"};
+  const te::Tensor* params[] = {&scale, &bias, &mean, &var};
+  for (int i = 0; i < 4; ++i) {
+    check_norm_float(*params[i], names[i]);
+    check_channel_param(*params[i], names[i], x.shape()[1]);
+  }
+  DataType t = x.dtype(), ct = norm_compute_type(t);
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        auto p = [&](const te::Tensor& q) { return ir::cast(ct, q(v[1])); };
+        ir::Expr xv = ir::cast(ct, x(std::vector<ir::Expr>(v.begin(), v.end())));
+        ir::Expr inv = ir::make_const(ct, 1.0) / ir::call(ir::CallOp::sqrt, p(var) + ir::make_const(ct, epsilon));
+        return ir::cast(t, (xv - p(mean)) * inv * p(scale) + p(bias));
+      },
+      std::move(name));
+}
+
+inline OpDef batch_norm_def() {
+  return OpDef{
+      .name = "batch_norm",
+      .importer_names = {"onnx:BatchNormalization"},
+      .input_names = {"X", "scale", "B", "input_mean", "input_var"},
+      .pattern = OpPattern::broadcast,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            if (attrs.get_int("training_mode", 0) != 0)
+              throw UserError("nnvm.ops.attr",
+                              "attribute 'training_mode' is 1 but only inference (training_mode=0) is supported",
+                              {"attribute training_mode"});
+            return std::vector<te::Tensor>{
+                batch_norm(in[0], in[1], in[2], in[3], in[4], attrs.get_float("epsilon", 1e-5))};
+          },
+      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t, "batch_norm"); },
+      .doc = "(X - input_mean) / sqrt(input_var + epsilon) * scale + B per channel (inference)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/batch_norm.hpp
+// begin nnvm/ops/nn/dense.hpp
+// dense: Y = alpha * A' * B' + beta * C, the ONNX Gemm. A' is A (M x K) or, with transA, A's
+// transpose; B' likewise (K x N); the optional bias C broadcasts to (M, N) from the right
+// (shape (), (N), (1, N), (M, 1), (M, N), ...). It owns onnx:Gemm; matmul.hpp (onnx:MatMul) shares
+// its dtype rule and its tiled schedule.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// "nnvm.ops.input_dtype" unless `t` holds a type the matrix products compute in: float32, float64
+// or a 32/64-bit integer (ONNX Gemm and MatMul; float16 would need a float32 accumulator stage).
+inline void check_matmul_dtype(const te::Tensor& t, const char* input) {
+  DataType d = t.dtype();
+  bool ok = d.is_scalar() && !d.is_storage_only() && !d.is_bool() && !d.is_handle() &&
+            (d.is_float() || d.bits == 32 || d.bits == 64);
+  if (!ok)
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("input ", input, " (tensor ", t.name(), ") is ", d,
+                            ", expected float32, float64 or a 32/64-bit integer"),
+                    {"input " + std::string(input)});
+}
 
 struct DenseParams {
   bool trans_a = false, trans_b = false;
@@ -10373,8 +12713,14 @@ inline te::Tensor dense(const te::Tensor& A, const te::Tensor& B, const te::Tens
                         std::string name = "dense") {
   check_rank(A, "A", 2);
   check_rank(B, "B", 2);
-  check_float(A, "A");
+  check_matmul_dtype(A, "A");
   check_same_dtype(A, "A", B, "B");
+  // Integer products cannot take a fractional factor without changing the output type.
+  for (auto [v, attr] : {std::pair{p.alpha, "alpha"}, std::pair{p.beta, "beta"}})
+    if (!A.dtype().is_float() && v != std::floor(v))
+      throw UserError("nnvm.ops.attr",
+                      str_cat("attribute '", attr, "' is ", v, " but must be a whole number for ", A.dtype(), " inputs"),
+                      {std::string("attribute ") + attr});
   ir::Expr M = A.shape()[p.trans_a ? 1 : 0], K = A.shape()[p.trans_a ? 0 : 1];
   ir::Expr KB = B.shape()[p.trans_b ? 1 : 0], N = B.shape()[p.trans_b ? 0 : 1];
   check_same_extent(K, KB, str_cat("the inner extents of A", p.trans_a ? " (transposed)" : "", " and B",
@@ -10417,19 +12763,30 @@ inline te::Tensor dense(const te::Tensor& A, const te::Tensor& B, const te::Tens
       std::move(name));
 }
 
-// Register tiles: 4 rows by two SIMD vectors of columns, the reduction split by 4 and unrolled
-// inside, rows of tiles spread over threads.
-inline void schedule_dense(schedule::Schedule& s, const te::Tensor& Y, const Target& target) {
-  require_cpu(target, "dense");
-  auto st = s[Y];
-  int lanes = target.vector_lanes(Y.dtype());
-  auto [io, jo, ii, ji] = st.tile(st.axis(0), st.axis(1), 4, 2 * lanes);
+// Register tiles over the last two axes of a matrix-product stage (one reduction axis): 4 rows
+// by two SIMD vectors of columns, the reduction split by 4 and unrolled inside; the leading
+// (batch) axes and the rows of tiles are fused into one loop spread over threads.
+inline void schedule_matmul_tiles(schedule::Stage st, const Target& target) {
+  size_t rank = st.tensor().rank();
+  int lanes = target.vector_lanes(st.tensor().dtype());
+  auto [io, jo, ii, ji] = st.tile(st.axis(rank - 2), st.axis(rank - 1), 4, 2 * lanes);
   auto [ko, ki] = st.split(st.reduce_axis(0), 4);
-  st.reorder({io, jo, ko, ki, ii, ji});
+  std::vector<ir::IterVar> outer;
+  for (size_t d = 0; d + 2 < rank; ++d) outer.push_back(st.axis(d));
+  outer.push_back(io);
+  std::vector<ir::IterVar> order = outer;
+  order.insert(order.end(), {jo, ko, ki, ii, ji});
+  st.reorder(order);
   st.vectorize(ji);
   st.unroll(ii);
   st.unroll(ki);
-  if (detail::worth_parallel(st)) st.parallel(io);
+  ir::IterVar par = st.fuse(outer);
+  if (detail::worth_parallel(st)) st.parallel(par);
+}
+
+inline void schedule_dense(schedule::Schedule& s, const te::Tensor& Y, const Target& target) {
+  require_cpu(target, "dense");
+  schedule_matmul_tiles(s[Y], target);
 }
 
 inline OpDef dense_def() {
@@ -10447,20 +12804,670 @@ inline OpDef dense_def() {
           },
       .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
                              const Target& t) { schedule_dense(s, out[0], t); },
-      .doc = "alpha * A' * B' + beta * C (Gemm; attributes transA, transB, alpha, beta)",
+      .doc = "alpha * A' * B' + beta * C (Gemm; attributes transA, transB, alpha, beta; floats and 32/64-bit ints)",
   };
 }
 
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/nn/dense.hpp
+// begin nnvm/ops/nn/einsum.hpp
+// einsum: ONNX Einsum, Einstein summation over any number of operands. The equation names each
+// operand axis with a letter ("ij,jk->ik"); an output axis per output letter, and every letter that
+// is not in the output is summed. Repeated letters in one operand read its diagonal ("ii->i"),
+// "..." stands for the axes no letter names (broadcast between operands, right-aligned), and
+// without "->" the output is "..." then the letters used exactly once, in alphabetical order.
+// The whole product is one compute: one index variable per letter, reduce axes for the summed ones.
+
+#include <map>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+namespace detail {
+// One operand's (or the output's) term: letters in order, with the "..." position (npos if none).
+struct EinsumTerm {
+  std::string letters;
+  size_t ellipsis = std::string::npos;  // index into letters where the "..." axes go
+};
+
+[[noreturn]] inline void einsum_bad(const std::string& eq, const std::string& why) {
+  throw UserError("nnvm.ops.attr", str_cat("attribute 'equation' (\"", eq, "\"): ", why), {"attribute equation"});
+}
+
+inline EinsumTerm parse_einsum_term(const std::string& eq, std::string term) {
+  EinsumTerm t;
+  for (size_t i = 0; i < term.size(); ++i) {
+    char c = term[i];
+    if (c == ' ') continue;
+    if (c == '.') {
+      if (term.compare(i, 3, "...") != 0 || t.ellipsis != std::string::npos)
+        einsum_bad(eq, "'.' may only appear as one \"...\" per term");
+      t.ellipsis = t.letters.size();
+      i += 2;
+    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+      t.letters += c;
+    } else {
+      einsum_bad(eq, str_cat("unexpected character '", c, "'"));
+    }
+  }
+  return t;
+}
+}  // namespace detail
+
+inline te::Tensor einsum(const std::vector<te::Tensor>& xs, const std::string& eq, std::string name = "einsum") {
+  using detail::einsum_bad;
+  if (xs.empty()) throw UserError("nnvm.ops.input_count", "einsum needs at least one input");
+  DataType t = xs[0].dtype();
+  if (!t.is_scalar() || t.is_bool() || t.is_handle() || t.is_storage_only())
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("input Inputs (tensor ", xs[0].name(), ") is ", t, ", expected float32, float64 or an integer"),
+                    {"input Inputs"});
+  for (size_t i = 1; i < xs.size(); ++i) check_same_dtype(xs[0], "Inputs[0]", xs[i], "Inputs[i]");
+
+  size_t arrow = eq.find("->");
+  std::string lhs = eq.substr(0, arrow);
+  std::vector<detail::EinsumTerm> terms;
+  for (size_t start = 0;;) {
+    size_t comma = lhs.find(',', start);
+    terms.push_back(detail::parse_einsum_term(eq, lhs.substr(start, comma - start)));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (terms.size() != xs.size())
+    einsum_bad(eq, str_cat("it names ", terms.size(), " operands but the op has ", xs.size(), " inputs"));
+
+  // Extent of each letter, and the broadcast extents of the "..." axes.
+  std::map<char, ir::Expr> extent;
+  std::map<char, int> uses;
+  std::vector<ir::Expr> ell_shape;
+  std::vector<size_t> ell_rank(xs.size(), 0);
+  for (size_t o = 0; o < xs.size(); ++o) {
+    const auto& term = terms[o];
+    size_t named = term.letters.size();
+    bool has_ell = term.ellipsis != std::string::npos;
+    if (xs[o].rank() < named || (!has_ell && xs[o].rank() != named))
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("input ", o, " (tensor ", xs[o].name(), ") has rank ", xs[o].rank(), " but equation term ",
+                              o, " names ", named, " axes", has_ell ? " plus \"...\"" : ""),
+                      {str_cat("input Inputs[", o, "]")});
+    ell_rank[o] = xs[o].rank() - named;
+    std::vector<ir::Expr> mine;
+    for (size_t d = 0; d < ell_rank[o]; ++d) mine.push_back(xs[o].shape()[term.ellipsis + d]);
+    try {
+      ell_shape = broadcast_shape(ell_shape, mine);
+    } catch (const UserError& e) {
+      throw UserError("nnvm.ops.input_shape", "the \"...\" axes: " + e.message(), {str_cat("input Inputs[", o, "]")});
+    }
+    for (size_t l = 0; l < named; ++l) {
+      char c = term.letters[l];
+      const ir::Expr& e = xs[o].shape()[l < term.ellipsis ? l : l + ell_rank[o]];
+      ++uses[c];
+      if (auto it = extent.find(c); it == extent.end()) extent.emplace(c, e);
+      else if (!same_extent(it->second, e))
+        throw UserError("nnvm.ops.input_shape",
+                        str_cat("letter '", c, "' has extents ", ir::to_string(it->second), " and ", ir::to_string(e)),
+                        {str_cat("input Inputs[", o, "]")});
+    }
+  }
+
+  detail::EinsumTerm out;
+  if (arrow != std::string::npos) {
+    out = detail::parse_einsum_term(eq, eq.substr(arrow + 2));
+    for (size_t i = 0; i < out.letters.size(); ++i) {
+      if (!extent.count(out.letters[i])) einsum_bad(eq, str_cat("output letter '", out.letters[i], "' names no input axis"));
+      if (out.letters.find(out.letters[i]) != i) einsum_bad(eq, str_cat("output letter '", out.letters[i], "' repeats"));
+    }
+  } else {
+    out.ellipsis = 0;
+    for (auto& [c, n] : uses)
+      if (n == 1) out.letters += c;  // std::map: alphabetical (upper case first, as NumPy)
+  }
+  bool out_ell = out.ellipsis != std::string::npos;
+
+  std::vector<ir::Expr> shape;
+  for (size_t l = 0; l <= out.letters.size(); ++l) {
+    if (l == out.ellipsis) shape.insert(shape.end(), ell_shape.begin(), ell_shape.end());
+    if (l < out.letters.size()) shape.push_back(extent[out.letters[l]]);
+  }
+  // Summed: letters missing from the output, and the "..." axes when the output has no "...".
+  std::vector<ir::IterVar> reduce;
+  std::map<char, ir::Expr> summed;
+  for (auto& [c, e] : extent)
+    if (out.letters.find(c) == std::string::npos) {
+      reduce.push_back(te::reduce_axis(e, std::string(1, c)));
+      summed.emplace(c, reduce.back().var());
+    }
+  std::vector<ir::Expr> ell_summed;
+  if (!out_ell)
+    for (size_t d = 0; d < ell_shape.size(); ++d) {
+      reduce.push_back(te::reduce_axis(ell_shape[d], str_cat("e", d)));
+      ell_summed.push_back(reduce.back().var());
+    }
+
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        std::map<char, ir::Expr> at = summed;
+        std::vector<ir::Expr> ell = ell_summed;
+        size_t pos = 0;
+        for (size_t l = 0; l <= out.letters.size(); ++l) {
+          if (l == out.ellipsis)
+            for (size_t d = 0; d < ell_shape.size(); ++d) ell.push_back(v[pos++]);
+          if (l < out.letters.size()) at[out.letters[l]] = v[pos++];
+        }
+        ir::Expr prod;
+        for (size_t o = 0; o < xs.size(); ++o) {
+          const auto& term = terms[o];
+          std::vector<ir::Expr> idx;
+          for (size_t l = 0; l <= term.letters.size(); ++l) {
+            if (l == term.ellipsis)
+              for (size_t d = 0; d < ell_rank[o]; ++d) {
+                const ir::Expr& e = xs[o].shape()[term.ellipsis + d];
+                idx.push_back(ir::is_const_int(ir::simplify(e), 1) ? ir::Expr(int64_t(0))
+                                                                   : ell[ell.size() - ell_rank[o] + d]);
+              }
+            if (l < term.letters.size()) idx.push_back(at[term.letters[l]]);
+          }
+          ir::Expr x = xs[o](idx);
+          prod = prod.defined() ? prod * x : x;
+        }
+        return reduce.empty() ? prod : te::sum(prod, reduce);
+      },
+      std::move(name));
+}
+
+inline OpDef einsum_def() {
+  return OpDef{
+      .name = "einsum",
+      .importer_names = {"onnx:Einsum"},
+      // ONNX's one variadic input; an importer passes however many the node has.
+      .input_names = {"Inputs0", "Inputs1", "Inputs2", "Inputs3", "Inputs4", "Inputs5", "Inputs6", "Inputs7"},
+      .optional_inputs = 7,
+      .pattern = OpPattern::out_fusable,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            for (auto& x : in)
+              if (!x.defined()) throw UserError("nnvm.ops.input_count", "einsum inputs cannot be left out");
+            return std::vector<te::Tensor>{einsum(in, attrs.get_string("equation"))};
+          },
+      .default_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            require_cpu(t, "einsum");
+            if (out[0].op().reduce_axes.empty()) schedule_injective(s[out[0]], t);
+            else schedule_reduction(s[out[0]], t);
+          },
+      .doc = "Einstein summation of up to 8 inputs by attribute equation (\"ij,jk->ik\", \"ii->i\", \"...ij->...ji\")",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/einsum.hpp
+// begin nnvm/ops/nn/group_norm.hpp
+// group_norm: ONNX GroupNormalization (opset 21 meaning: scale and bias per channel). The C
+// channels of X (N, C, D1, ...) form num_groups groups of C / num_groups consecutive channels;
+// each (n, group) is normalized over its channels and spatial axes, with statistics in
+// stash_type (default float32): Y = (X - mean) / sqrt(var + epsilon) * scale[c] + bias[c].
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline te::Tensor group_norm(const te::Tensor& x, const te::Tensor& scale, const te::Tensor& bias, int64_t groups,
+                             double epsilon, DataType st, const std::string& name = "group_norm") {
+  check_rank(x, "X", 2, 8);
+  check_norm_float(x, "X");
+  check_norm_float(scale, "scale");
+  check_norm_float(bias, "bias");
+  check_channel_param(scale, "scale", x.shape()[1]);
+  check_channel_param(bias, "bias", x.shape()[1]);
+  const int64_t* c = ir::as_const_int(ir::simplify(x.shape()[1]));
+  if (!c) throw UserError("nnvm.ops.input_shape", "input X needs a constant channel count (axis 1)", {"input X"});
+  if (groups <= 0 || *c % groups != 0)
+    throw UserError("nnvm.ops.attr",
+                    str_cat("attribute 'num_groups' is ", groups, " but must be positive and divide the ", *c,
+                            " channels of X"),
+                    {"attribute num_groups"});
+  int64_t per = *c / groups;
+  // Statistics over (channel in group, spatial...): the view X as (N, G, C/G, D1, ...).
+  std::vector<ir::Expr> view = {x.shape()[0], ir::Expr(groups), ir::Expr(per)};
+  view.insert(view.end(), x.shape().begin() + 2, x.shape().end());
+  std::vector<bool> reduced(view.size(), true);
+  reduced[0] = reduced[1] = false;
+  auto read_view = [&](const std::vector<ir::Expr>& i) {
+    std::vector<ir::Expr> idx = {i[0], i[1] * ir::Expr(per) + i[2]};
+    idx.insert(idx.end(), i.begin() + 3, i.end());
+    return ir::cast(st, x(idx));
+  };
+  te::Tensor mean = mean_over(view, reduced, st, read_view, name + "_mean");
+  te::Tensor var = mean_over(
+      view, reduced, st,
+      [&](const std::vector<ir::Expr>& i) {
+        std::vector<ir::Expr> m(view.size(), ir::Expr(int64_t(0)));
+        m[0] = i[0];
+        m[1] = i[1];
+        ir::Expr dev = read_view(i) - mean(m);
+        return dev * dev;
+      },
+      name + "_var");
+  DataType t = x.dtype(), ct = norm_compute_type(t);
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> m(view.size(), ir::Expr(int64_t(0)));
+        m[0] = v[0];
+        m[1] = v[1] / ir::Expr(per);
+        ir::Expr inv = ir::make_const(st, 1.0) / ir::call(ir::CallOp::sqrt, var(m) + ir::make_const(st, epsilon));
+        ir::Expr n = (ir::cast(st, x(std::vector<ir::Expr>(v.begin(), v.end()))) - mean(m)) * inv;
+        return ir::cast(t, ir::cast(ct, n) * ir::cast(ct, scale(v[1])) + ir::cast(ct, bias(v[1])));
+      },
+      name);
+}
+
+inline OpDef group_norm_def() {
+  return OpDef{
+      .name = "group_norm",
+      .importer_names = {"onnx:GroupNormalization"},
+      .input_names = {"X", "scale", "bias"},
+      .pattern = OpPattern::reduction,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{group_norm(in[0], in[1], in[2], attrs.get_int("num_groups"),
+                                                      attrs.get_float("epsilon", 1e-5), stash_dtype(attrs))};
+          },
+      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t, "group_norm"); },
+      .doc = "normalize X over channel groups (attribute num_groups) and spatial axes, then * scale[c] + bias[c]",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/group_norm.hpp
+// begin nnvm/ops/nn/instance_norm.hpp
+// instance_norm: ONNX InstanceNormalization. Each (n, c) slice of X (N, C, D1, ...) is
+// normalized over its spatial axes: Y = (X - mean) / sqrt(var + epsilon) * scale[c] + B[c].
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline te::Tensor instance_norm(const te::Tensor& x, const te::Tensor& scale, const te::Tensor& bias, double epsilon,
+                                const std::string& name = "instance_norm") {
+  check_rank(x, "X", 3, 8);
+  check_norm_float(x, "X");
+  check_norm_float(scale, "scale");
+  check_norm_float(bias, "B");
+  check_channel_param(scale, "scale", x.shape()[1]);
+  check_channel_param(bias, "B", x.shape()[1]);
+  DataType t = x.dtype(), ct = norm_compute_type(t);
+  std::vector<bool> reduced(x.rank(), true);
+  reduced[0] = reduced[1] = false;
+  auto [mean, var] = moments(x, reduced, ct, name);
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> k = kept_index(v, reduced);
+        ir::Expr inv = ir::make_const(ct, 1.0) / ir::call(ir::CallOp::sqrt, var(k) + ir::make_const(ct, epsilon));
+        ir::Expr n = (ir::cast(ct, x(std::vector<ir::Expr>(v.begin(), v.end()))) - mean(k)) * inv;
+        return ir::cast(t, n * ir::cast(ct, scale(v[1])) + ir::cast(ct, bias(v[1])));
+      },
+      name);
+}
+
+inline OpDef instance_norm_def() {
+  return OpDef{
+      .name = "instance_norm",
+      .importer_names = {"onnx:InstanceNormalization"},
+      .input_names = {"input", "scale", "B"},
+      .pattern = OpPattern::reduction,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{instance_norm(in[0], in[1], in[2], attrs.get_float("epsilon", 1e-5))};
+          },
+      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t, "instance_norm"); },
+      .doc = "normalize each (n, c) slice over its spatial axes, then * scale[c] + B[c]",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/instance_norm.hpp
+// begin nnvm/ops/nn/layer_norm.hpp
+// layer_norm: ONNX LayerNormalization. X is normalized over its axes from `axis` (default -1)
+// to the end: Y = (X - Mean) * InvStdDev * Scale + B, InvStdDev = 1 / sqrt(Var + epsilon), with
+// the statistics computed in stash_type (default float32). Scale and B broadcast to X's shape
+// from the right. Outputs Y (X's type), Mean and InvStdDev (stash_type, X's shape with the
+// normalized axes set to 1).
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline std::vector<te::Tensor> layer_norm(const te::Tensor& x, const te::Tensor& scale, const te::Tensor& bias,
+                                          int64_t axis, double epsilon, DataType st,
+                                          const std::string& name = "layer_norm") {
+  check_rank(x, "X", 1, 8);
+  check_norm_float(x, "X");
+  check_norm_float(scale, "Scale");
+  check_unidirectional(scale, "Scale", x.shape());
+  if (bias.defined()) {
+    check_norm_float(bias, "B");
+    check_unidirectional(bias, "B", x.shape());
+  }
+  size_t a = normalize_axis(axis, x.rank(), "axis");
+  std::vector<bool> reduced(x.rank(), false);
+  for (size_t d = a; d < x.rank(); ++d) reduced[d] = true;
+  auto [mean, var] = moments(x, reduced, st, name);
+  te::Tensor inv = te::compute(
+      mean.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> i(v.begin(), v.end());
+        return ir::make_const(st, 1.0) / ir::call(ir::CallOp::sqrt, var(i) + ir::make_const(st, epsilon));
+      },
+      name + "_inv_std_dev");
+  DataType t = x.dtype(), ct = norm_compute_type(t);
+  te::Tensor y = te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> k = kept_index(v, reduced);
+        ir::Expr n = (ir::cast(st, x(std::vector<ir::Expr>(v.begin(), v.end()))) - mean(k)) * inv(k);
+        ir::Expr y = ir::cast(ct, n) * ir::cast(ct, read_broadcast(scale, v));
+        if (bias.defined()) y = y + ir::cast(ct, read_broadcast(bias, v));
+        return ir::cast(t, y);
+      },
+      name);
+  return {y, mean, inv};
+}
+
+inline OpDef layer_norm_def() {
+  return OpDef{
+      .name = "layer_norm",
+      .importer_names = {"onnx:LayerNormalization"},
+      .input_names = {"X", "Scale", "B"},
+      .optional_inputs = 1,
+      .pattern = OpPattern::reduction,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return layer_norm(in[0], in[1], in.size() > 2 ? in[2] : te::Tensor(), attrs.get_int("axis", -1),
+                              attrs.get_float("epsilon", 1e-5), stash_dtype(attrs));
+          },
+      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t, "layer_norm"); },
+      .doc = "normalize X over axes [axis, rank) then * Scale + B; outputs Y, Mean, InvStdDev",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/layer_norm.hpp
+// begin nnvm/ops/nn/lrn.hpp
+// lrn: ONNX LRN, local response normalization across channels (axis 1 of X (N, C, D1, ...)):
+// Y = X / (bias + alpha / size * square_sum) ^ beta, where square_sum at channel c sums X^2 over
+// channels [c - floor((size-1)/2), c + ceil((size-1)/2)] that exist.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline te::Tensor lrn(const te::Tensor& x, int64_t size, double alpha, double beta, double bias,
+                      const std::string& name = "lrn") {
+  check_rank(x, "X", 2, 8);
+  check_norm_float(x, "X");
+  if (size <= 0)
+    throw UserError("nnvm.ops.attr", str_cat("attribute 'size' is ", size, " but must be positive"), {"attribute size"});
+  DataType t = x.dtype(), ct = norm_compute_type(t);
+  ir::Expr channels = x.shape()[1];
+  auto r = te::reduce_axis(ir::Expr(size), "r");
+  te::Tensor sq = te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> idx(v.begin(), v.end());
+        ir::Expr c = v[1] - ir::Expr((size - 1) / 2) + r.var();
+        // Channels outside [0, C) add nothing; the read index is clamped so it stays in bounds.
+        idx[1] = ir::max(ir::Expr(int64_t(0)), ir::min(c, channels - ir::Expr(int64_t(1))));
+        ir::Expr e = ir::cast(ct, x(idx));
+        ir::Expr inside = c >= ir::Expr(int64_t(0)) && c < channels;
+        return te::sum(ir::select(inside, e * e, ir::make_zero(ct)), {r});
+      },
+      name + "_square_sum");
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> idx(v.begin(), v.end());
+        ir::Expr den = ir::make_const(ct, bias) + ir::make_const(ct, alpha / double(size)) * sq(idx);
+        return ir::cast(t, ir::cast(ct, x(idx)) / ir::call(ir::CallOp::pow, den, ir::make_const(ct, beta)));
+      },
+      name);
+}
+
+inline OpDef lrn_def() {
+  return OpDef{
+      .name = "lrn",
+      .importer_names = {"onnx:LRN"},
+      .input_names = {"X"},
+      .pattern = OpPattern::reduction,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{lrn(in[0], attrs.get_int("size"), attrs.get_float("alpha", 1e-4),
+                                               attrs.get_float("beta", 0.75), attrs.get_float("bias", 1.0))};
+          },
+      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t, "lrn"); },
+      .doc = "X / (bias + alpha / size * sum of X^2 over `size` neighbouring channels) ^ beta",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/lrn.hpp
+// begin nnvm/ops/nn/matmul.hpp
+// matmul: the NumPy matrix product, ONNX MatMul. A 1-D A is a row vector and a 1-D B a column
+// vector, and that axis is dropped from the result; the leading (batch) axes of rank > 2
+// operands broadcast against each other as NumPy does: (2, 1, 3, 4) x (5, 4, 6) -> (2, 5, 3, 6).
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline te::Tensor matmul(const te::Tensor& A, const te::Tensor& B, std::string name = "matmul") {
+  check_rank(A, "A", 1, 8);
+  check_rank(B, "B", 1, 8);
+  check_matmul_dtype(A, "A");
+  check_same_dtype(A, "A", B, "B");
+  bool a_vec = A.rank() == 1, b_vec = B.rank() == 1;
+  ir::Expr K = A.shape().back(), KB = B.shape()[b_vec ? 0 : B.rank() - 2];
+  check_same_extent(K, KB, "the inner extents of A (its last axis) and B (its second-to-last axis)");
+  std::vector<ir::Expr> a_batch(A.shape().begin(), A.shape().end() - (a_vec ? 1 : 2));
+  std::vector<ir::Expr> b_batch(B.shape().begin(), B.shape().end() - (b_vec ? 1 : 2));
+  std::vector<ir::Expr> shape;
+  try {
+    shape = broadcast_shape(a_batch, b_batch);
+  } catch (const UserError& e) {
+    throw UserError("nnvm.ops.input_shape", "the batch axes of A and B: " + e.message(), {"input B"});
+  }
+  size_t nb = shape.size();
+  if (!a_vec) shape.push_back(A.shape()[A.rank() - 2]);
+  if (!b_vec) shape.push_back(B.shape().back());
+  // Reads the batch part of an operand at output position v: right-aligned, extent 1 reads 0.
+  auto batch_idx = [nb](const std::vector<ir::Expr>& batch, const std::vector<ir::Var>& v) {
+    std::vector<ir::Expr> idx;
+    for (size_t d = 0; d < batch.size(); ++d)
+      idx.push_back(ir::is_const_int(ir::simplify(batch[d]), 1) ? ir::Expr(int64_t(0))
+                                                               : ir::Expr(v[nb - batch.size() + d]));
+    return idx;
+  };
+  auto k = te::reduce_axis(K, "k");
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> ai = batch_idx(a_batch, v), bi = batch_idx(b_batch, v);
+        if (!a_vec) ai.push_back(v[nb]);
+        ai.push_back(k.var());
+        bi.push_back(k.var());
+        if (!b_vec) bi.push_back(v.back());
+        return te::sum(A(ai) * B(bi), {k});
+      },
+      std::move(name));
+}
+
+// Matrix results (rank >= 2) take dense's register tiles over their last two axes; a vector or
+// scalar result is a plain reduction per element.
+inline void schedule_matmul(schedule::Schedule& s, const te::Tensor& Y, const Target& target) {
+  require_cpu(target, "matmul");
+  te::Tensor a(Y.op().inputs.at(0)), b(Y.op().inputs.at(Y.op().inputs.size() - 1));
+  if (a.rank() >= 2 && b.rank() >= 2) schedule_matmul_tiles(s[Y], target);
+  else schedule_reduction(s[Y], target);
+}
+
+inline OpDef matmul_def() {
+  return OpDef{
+      .name = "matmul",
+      .importer_names = {"onnx:MatMul"},
+      .input_names = {"A", "B"},
+      .pattern = OpPattern::out_fusable,
+      .compute = [](const std::vector<te::Tensor>& in,
+                    const Attrs&) { return std::vector<te::Tensor>{matmul(in[0], in[1])}; },
+      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_matmul(s, out[0], t); },
+      .doc = "NumPy matrix product of A and B (1-D operands, broadcast batch axes; floats and 32/64-bit ints)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/matmul.hpp
+// begin nnvm/ops/nn/mean_variance_normalization.hpp
+// mean_variance_normalization: ONNX MeanVarianceNormalization. X is normalized over `axes`
+// (default [0, 2, 3]): Y = (X - mean) / (sqrt(var) + 1e-9), the constant ONNX's function body
+// adds to the standard deviation.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline te::Tensor mean_variance_normalization(const te::Tensor& x, const std::vector<int64_t>& axes,
+                                              const std::string& name = "mean_variance_normalization") {
+  check_rank(x, "X", 1, 8);
+  check_norm_float(x, "X");
+  std::vector<bool> reduced(x.rank(), false);
+  for (int64_t a : axes) {
+    size_t d = normalize_axis(a, x.rank(), "axes");
+    if (reduced[d])
+      throw UserError("nnvm.ops.attr", str_cat("attribute 'axes' names axis ", d, " twice"), {"attribute axes"});
+    reduced[d] = true;
+  }
+  DataType t = x.dtype(), ct = norm_compute_type(t);
+  auto [mean, var] = moments(x, reduced, ct, name);
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> k = kept_index(v, reduced);
+        ir::Expr sd = ir::call(ir::CallOp::sqrt, var(k)) + ir::make_const(ct, 1e-9);
+        return ir::cast(t, (ir::cast(ct, x(std::vector<ir::Expr>(v.begin(), v.end()))) - mean(k)) / sd);
+      },
+      name);
+}
+
+inline OpDef mean_variance_normalization_def() {
+  return OpDef{
+      .name = "mean_variance_normalization",
+      .importer_names = {"onnx:MeanVarianceNormalization"},
+      .input_names = {"X"},
+      .pattern = OpPattern::reduction,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{
+                mean_variance_normalization(in[0], attrs.get_ints("axes", {0, 2, 3}))};
+          },
+      .default_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            schedule_stages(s, out, t, "mean_variance_normalization");
+          },
+      .doc = "(X - mean) / (std + 1e-9) over attribute axes (default [0, 2, 3])",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/mean_variance_normalization.hpp
+// begin nnvm/ops/nn/rms_norm.hpp
+// rms_norm: ONNX RMSNormalization (opset 23). X is scaled over its axes from `axis` (default -1)
+// to the end: Y = X / sqrt(mean(X^2) + epsilon) * scale, the mean computed in stash_type
+// (default float32); scale broadcasts to X's shape from the right.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline te::Tensor rms_norm(const te::Tensor& x, const te::Tensor& scale, int64_t axis, double epsilon, DataType st,
+                           const std::string& name = "rms_norm") {
+  check_rank(x, "X", 1, 8);
+  check_norm_float(x, "X");
+  check_norm_float(scale, "scale");
+  check_unidirectional(scale, "scale", x.shape());
+  size_t a = normalize_axis(axis, x.rank(), "axis");
+  std::vector<bool> reduced(x.rank(), false);
+  for (size_t d = a; d < x.rank(); ++d) reduced[d] = true;
+  te::Tensor ms = mean_over(
+      x.shape(), reduced, st,
+      [&](const std::vector<ir::Expr>& i) {
+        ir::Expr e = ir::cast(st, x(i));
+        return e * e;
+      },
+      name + "_mean_square");
+  DataType t = x.dtype(), ct = norm_compute_type(t);
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr inv = ir::make_const(st, 1.0) / ir::call(ir::CallOp::sqrt, ms(kept_index(v, reduced)) +
+                                                                                 ir::make_const(st, epsilon));
+        ir::Expr n = ir::cast(st, x(std::vector<ir::Expr>(v.begin(), v.end()))) * inv;
+        return ir::cast(t, ir::cast(ct, n) * ir::cast(ct, read_broadcast(scale, v)));
+      },
+      name);
+}
+
+inline OpDef rms_norm_def() {
+  return OpDef{
+      .name = "rms_norm",
+      .importer_names = {"onnx:RMSNormalization"},
+      .input_names = {"X", "scale"},
+      .pattern = OpPattern::reduction,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{rms_norm(in[0], in[1], attrs.get_int("axis", -1),
+                                                    attrs.get_float("epsilon", 1e-5), stash_dtype(attrs))};
+          },
+      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t, "rms_norm"); },
+      .doc = "X / sqrt(mean(X^2) + epsilon) * scale over axes [axis, rank)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/rms_norm.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
 inline std::vector<OpDef> nn_ops() {
   return {
+      attention_def(),
+      batch_norm_def(),
       dense_def(),
+      einsum_def(),
+      group_norm_def(),
+      instance_norm_def(),
+      layer_norm_def(),
+      lrn_def(),
+      matmul_def(),
+      mean_variance_normalization_def(),
+      rms_norm_def(),
   };
 }
 
@@ -10471,6 +13478,632 @@ NNVM_END_NAMESPACE
 // Reductions over axes, and ops built on them (softmax, argmax, cumulative sums, top-k).
 // One sorted list per family; builtin.hpp joins the families.
 
+// begin nnvm/ops/reduce/arg_reduce.hpp
+// argmax / argmin along one axis: the int64 index of the largest / smallest element. ONNX ArgMax
+// and ArgMin (opset 13): attributes axis (default 0), keepdims (default 1), select_last_index
+// (default 0: the first of equal extremes).
+
+// begin nnvm/ops/reduce/reduce_common.hpp
+// What the reductions and the ops built on them share: ONNX's axes / keepdims rules, the index
+// plumbing between an input and its reduced output, dtype checks, and the stage lookup their
+// default schedules use.
+
+#include <cmath>
+#include <functional>
+#include <unordered_set>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// An ONNX flag attribute (keepdims, exclusive, largest, ...): 0 or 1; "nnvm.ops.attr" otherwise.
+inline bool flag_attr(const Attrs& attrs, const char* name, bool fallback) {
+  int64_t v = attrs.get_int(name, fallback ? 1 : 0);
+  if (v != 0 && v != 1)
+    throw UserError("nnvm.ops.attr", str_cat("attribute '", name, "' is ", v, " but must be 0 or 1"),
+                    {"attribute " + std::string(name)});
+  return v == 1;
+}
+
+// The dimensions an ONNX Reduce* op folds, one flag per input dimension. The "axes" value input
+// (an attribute here) absent or empty means every dimension, or none when noop_with_empty_axes
+// is 1. Negative axes count from the back; an axis out of range or listed twice is
+// "nnvm.ops.attr".
+inline std::vector<bool> reduce_axes_mask(size_t rank, const Attrs& attrs) {
+  std::vector<int64_t> axes = attrs.get_ints("axes", {});
+  bool noop = flag_attr(attrs, "noop_with_empty_axes", false);
+  std::vector<bool> mask(rank, axes.empty() && !noop);
+  for (int64_t a : axes) {
+    size_t d = normalize_axis(a, rank, "axes");
+    if (mask[d])
+      throw UserError("nnvm.ops.attr", str_cat("attribute 'axes' lists dimension ", d, " twice"), {"attribute axes"});
+    mask[d] = true;
+  }
+  return mask;
+}
+
+// The extents after reducing `shape` over `mask`: reduced dimensions become 1 (keepdims) or go.
+inline std::vector<ir::Expr> reduced_shape(const std::vector<ir::Expr>& shape, const std::vector<bool>& mask,
+                                           bool keepdims) {
+  std::vector<ir::Expr> out;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (!mask[d])
+      out.push_back(shape[d]);
+    else if (keepdims)
+      out.emplace_back(int64_t(1));
+  }
+  return out;
+}
+
+// The input index that output index `out` (of reduced_shape) reads, with the reduced dimensions
+// at `r` (one expression per reduced dimension, in dimension order).
+inline std::vector<ir::Expr> unreduced_index(const std::vector<ir::Var>& out, const std::vector<bool>& mask,
+                                             bool keepdims, const std::vector<ir::Expr>& r) {
+  std::vector<ir::Expr> idx;
+  size_t o = 0, k = 0;
+  for (size_t d = 0; d < mask.size(); ++d) {
+    if (mask[d]) {
+      idx.push_back(r.at(k++));
+      if (keepdims) ++o;
+    } else {
+      idx.emplace_back(out.at(o++));
+    }
+  }
+  return idx;
+}
+
+// The index into a keepdims reduction of one dimension `axis` for input index `in`.
+inline std::vector<ir::Expr> row_index(const std::vector<ir::Var>& in, size_t axis) {
+  std::vector<ir::Expr> idx(in.begin(), in.end());
+  idx[axis] = ir::Expr(int64_t(0));
+  return idx;
+}
+
+inline std::vector<ir::Expr> as_index(const std::vector<ir::Var>& v) { return {v.begin(), v.end()}; }
+
+// The type arithmetic on elements of type `t` runs in: float16 and bfloat16 are storage types and
+// compute in float32; bool (only min/max take it) compares as uint8.
+inline DataType compute_dtype(DataType t) {
+  if (t.is_storage_only()) return dtype::float32;
+  if (t.is_bool()) return dtype::uint8;
+  return t;
+}
+// Element `idx` of `x`, in its compute_dtype.
+inline ir::Expr load_compute(const te::Tensor& x, std::vector<ir::Expr> idx) {
+  return ir::cast(compute_dtype(x.dtype()), x(std::move(idx)));
+}
+
+// Which element types an op takes; floats (float16/bfloat16 too) always.
+struct DtypeRule {
+  bool ints = false;  // integers of at least `int_bits` bits, signed or unsigned
+  int int_bits = 32;
+  bool bools = false;
+};
+// "nnvm.ops.input_dtype" unless `x`'s element type is one `rule` allows.
+inline void check_reduce_dtype(const te::Tensor& x, const char* input, DtypeRule rule) {
+  DataType t = x.dtype();
+  bool ok = t.is_scalar() &&
+            (t.is_float() || (rule.bools && t.is_bool()) || (rule.ints && t.is_integer() && t.bits >= rule.int_bits));
+  if (!ok) {
+    std::string want = !rule.ints          ? "a float"
+                       : rule.int_bits > 8 ? str_cat("a float or an integer of at least ", rule.int_bits, " bits")
+                                           : "a number";
+    if (rule.bools) want += " or bool";
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("input ", input, " (tensor ", x.name(), ") is ", t, ", expected ", want),
+                    {"input " + std::string(input)});
+  }
+}
+
+// +inf / -inf in a float type, else the type's largest / smallest value: where max and min start,
+// so that an input holding -inf still has -inf as its maximum.
+inline ir::Expr highest_value(DataType t) { return t.is_float() ? ir::make_const(t, INFINITY) : ir::max_value(t); }
+inline ir::Expr lowest_value(DataType t) { return t.is_float() ? ir::make_const(t, -INFINITY) : ir::min_value(t); }
+
+// A reduction stage scheduled by schedule_reduction, anything else by schedule_injective.
+inline void schedule_stage(schedule::Schedule& s, const te::Tensor& t, const Target& target) {
+  if (t.op().reduce_axes.empty())
+    schedule_injective(s[t], target);
+  else
+    schedule_reduction(s[t], target);
+}
+
+// The compute stage named `name` that `t`'s compute reads; how a default schedule finds the
+// intermediate stages its op's compute made without touching the stages of an enclosing
+// computation that feed the op.
+inline te::Tensor stage_read_by(const te::Tensor& t, const std::string& name) {
+  for (auto& in : t.op().inputs)
+    if (in->name == name && in->op->kind == te::OpKind::compute) return te::Tensor(in);
+  throw InternalError("nnvm.ops.schedule", str_cat("stage ", t.name(), " reads no stage named ", name));
+}
+
+// Schedules `outputs` and the intermediate stages the op made for them (schedule_stage each, the
+// intermediates computed at root). By the convention of this family an intermediate is named
+// after the output it feeds, "<output>_<what>", so the walk stops at the op's inputs.
+inline void schedule_op_stages(schedule::Schedule& s, const std::vector<te::Tensor>& outputs, const Target& target) {
+  std::unordered_set<const te::TensorNode*> done;
+  std::function<void(const te::Tensor&, const std::string&)> visit = [&](const te::Tensor& t,
+                                                                         const std::string& prefix) {
+    if (!done.insert(t.get()).second) return;
+    schedule_stage(s, t, target);
+    for (auto& in : t.op().inputs)
+      if (in->op->kind == te::OpKind::compute && in->name.rfind(prefix, 0) == 0) visit(te::Tensor(in), prefix);
+  };
+  for (auto& o : outputs) visit(o, o.name() + "_");
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/reduce/reduce_common.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// Two reductions: the extreme value ("<name>_best"), then the first (or last) index holding it.
+// The index search starts from the last (or first) index, so even when no element equals the
+// extreme (NaN inputs) the result is a valid index.
+inline te::Tensor arg_reduce(const te::Tensor& x, bool is_max, int64_t axis, bool keepdims, bool select_last,
+                             std::string name) {
+  check_rank(x, "data", 1, 8);
+  check_reduce_dtype(x, "data", {.ints = true, .int_bits = 8});
+  size_t a = normalize_axis(axis, x.rank(), "axis");
+  std::vector<bool> mask(x.rank(), false);
+  mask[a] = true;
+  DataType ct = compute_dtype(x.dtype());
+  std::vector<ir::Expr> shape = reduced_shape(x.shape(), mask, keepdims);
+  ir::Expr n = x.shape()[a];
+  auto r = te::reduce_axis(n, "r");
+  te::Tensor best = te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        return ir::Reduce::make(is_max ? ir::Combiner::max : ir::Combiner::min,
+                                load_compute(x, unreduced_index(v, mask, keepdims, {r.var()})), {r},
+                                is_max ? lowest_value(ct) : highest_value(ct));
+      },
+      name + "_best");
+  auto s = te::reduce_axis(n, "s");
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr hit = load_compute(x, unreduced_index(v, mask, keepdims, {s.var()})) == best(as_index(v));
+        ir::Expr k = s.var();
+        return select_last ? ir::Reduce::make(ir::Combiner::max, k, {s}, ir::make_zero(dtype::index), hit)
+                           : ir::Reduce::make(ir::Combiner::min, k, {s}, ir::simplify(n - int64_t(1)), hit);
+      },
+      std::move(name));
+}
+
+namespace detail {
+inline OpDef arg_reduce_def(std::string name, std::string importer_name, bool is_max, std::string doc) {
+  std::string op = name;
+  return OpDef{
+      .name = std::move(name),
+      .importer_names = {std::move(importer_name)},
+      .input_names = {"data"},
+      .pattern = OpPattern::reduction,
+      .compute =
+          [op, is_max](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{arg_reduce(in[0], is_max, attrs.get_int("axis", 0),
+                                                      flag_attr(attrs, "keepdims", true),
+                                                      flag_attr(attrs, "select_last_index", false), op)};
+          },
+      .default_schedule =
+          [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            require_cpu(t, op);
+            schedule_op_stages(s, out, t);
+          },
+      .doc = std::move(doc),
+  };
+}
+}  // namespace detail
+
+inline OpDef argmax_def() {
+  return detail::arg_reduce_def("argmax", "onnx:ArgMax", true, "int64 index of the largest element along axis");
+}
+inline OpDef argmin_def() {
+  return detail::arg_reduce_def("argmin", "onnx:ArgMin", false, "int64 index of the smallest element along axis");
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/reduce/arg_reduce.hpp
+// begin nnvm/ops/reduce/cumulative.hpp
+// cumsum / cumprod along one axis: ONNX CumSum (opset 14) and CumProd (opset 26). The axis is the
+// value input "axis" (a scalar); attributes exclusive (default 0: element i is included in
+// output i) and reverse (default 0: accumulate from the front).
+//
+// Cost: each output element is its own reduction over the whole axis, guarded to the elements
+// before (or after) it, so a row of n elements costs O(n^2). Correct first; a scan primitive
+// would make it O(n).
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// Arithmetic runs in compute_dtype(x); float16/bfloat16 get a cast back ("<name>_acc" -> name).
+inline te::Tensor cumulative(const te::Tensor& x, ir::Combiner combiner, int64_t axis, bool exclusive, bool reverse,
+                             std::string name) {
+  check_rank(x, "x", 1, 8);
+  check_reduce_dtype(x, "x", {.ints = true});
+  size_t a = normalize_axis(axis, x.rank(), "axis");
+  DataType t = x.dtype(), ct = compute_dtype(t);
+  auto r = te::reduce_axis(x.shape()[a], "r");
+  bool cast_back = ct != t;
+  te::Tensor acc = te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> idx = as_index(v);
+        idx[a] = r.var();
+        ir::Expr k = r.var(), i = v[a];
+        ir::Expr take = reverse ? (exclusive ? k > i : k >= i) : (exclusive ? k < i : k <= i);
+        return ir::Reduce::make(combiner, load_compute(x, idx), {r}, ir::Expr(), take);
+      },
+      cast_back ? name + "_acc" : name);
+  if (!cast_back) return acc;
+  return te::compute(
+      x.shape(), [&](const std::vector<ir::Var>& v) { return ir::cast(t, acc(as_index(v))); }, std::move(name));
+}
+
+namespace detail {
+inline OpDef cumulative_def(std::string name, std::string importer_name, ir::Combiner combiner, std::string doc) {
+  std::string op = name;
+  return OpDef{
+      .name = std::move(name),
+      .importer_names = {std::move(importer_name)},
+      .input_names = {"x", "axis"},
+      .value_inputs = {"axis"},
+      .pattern = OpPattern::reduction,
+      .compute =
+          [op, combiner](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            const std::vector<int64_t>& axis = attrs.get_ints("axis");
+            if (axis.size() != 1)
+              throw UserError("nnvm.ops.attr", str_cat("input axis holds ", axis.size(), " values, expected one"),
+                              {"input axis"});
+            return std::vector<te::Tensor>{cumulative(in[0], combiner, axis[0], flag_attr(attrs, "exclusive", false),
+                                                      flag_attr(attrs, "reverse", false), op)};
+          },
+      .default_schedule =
+          [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            require_cpu(t, op);
+            schedule_op_stages(s, out, t);
+          },
+      .doc = std::move(doc),
+  };
+}
+}  // namespace detail
+
+inline OpDef cumprod_def() {
+  return detail::cumulative_def("cumprod", "onnx:CumProd", ir::Combiner::prod,
+                                "running product along input axis (exclusive, reverse); O(n^2) per row");
+}
+inline OpDef cumsum_def() {
+  return detail::cumulative_def("cumsum", "onnx:CumSum", ir::Combiner::sum,
+                                "running sum along input axis (exclusive, reverse); O(n^2) per row");
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/reduce/cumulative.hpp
+// begin nnvm/ops/reduce/hardmax.hpp
+// hardmax along one axis: 1 where the first maximum of each row along `axis` is, 0 elsewhere.
+// ONNX Hardmax with the opset-13 meaning (one axis, default -1).
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// The first index of the maximum (arg_reduce, kept dimension), then a one-hot comparison.
+inline te::Tensor hardmax(const te::Tensor& x, int64_t axis = -1, std::string name = "hardmax") {
+  check_rank(x, "input", 1, 8);
+  check_reduce_dtype(x, "input", {});
+  size_t a = normalize_axis(axis, x.rank(), "axis");
+  te::Tensor index =
+      arg_reduce(x, /*is_max=*/true, int64_t(a), /*keepdims=*/true, /*select_last=*/false, name + "_index");
+  DataType t = x.dtype();
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr one = index(row_index(v, a)) == ir::Expr(v[a]);
+        return ir::cast(t, ir::select(one, ir::make_const(dtype::float32, 1), ir::make_const(dtype::float32, 0)));
+      },
+      std::move(name));
+}
+
+inline OpDef hardmax_def() {
+  return OpDef{
+      .name = "hardmax",
+      .importer_names = {"onnx:Hardmax"},
+      .input_names = {"input"},
+      .pattern = OpPattern::reduction,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{hardmax(in[0], attrs.get_int("axis", -1))};
+          },
+      .default_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            require_cpu(t, "hardmax");
+            schedule_op_stages(s, out, t);
+          },
+      .doc = "one-hot of the first maximum along attribute axis (default -1)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/reduce/hardmax.hpp
+// begin nnvm/ops/reduce/log_softmax.hpp
+// log_softmax along one axis: Y = X - max(X) - log(sum(exp(X - max(X)))). ONNX LogSoftmax with
+// the opset-13 meaning (one axis, default -1).
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// Three stages: the maximum and the sum of exponentials keep the axis with extent 1. Subtracting
+// the maximum keeps exp from overflowing, and the log of a sum of at least exp(0) = 1 never
+// underflows to log(0).
+inline te::Tensor log_softmax(const te::Tensor& x, int64_t axis = -1, std::string name = "log_softmax") {
+  check_rank(x, "input", 1, 8);
+  check_float(x, "input");
+  size_t a = normalize_axis(axis, x.rank(), "axis");
+  std::vector<ir::Expr> kept = x.shape();
+  kept[a] = ir::Expr(int64_t(1));
+  auto along = [a](const std::vector<ir::Var>& v, const ir::IterVar& k) {
+    std::vector<ir::Expr> idx = as_index(v);
+    idx[a] = k.var();
+    return idx;
+  };
+  auto k1 = te::reduce_axis(x.shape()[a], "r");
+  te::Tensor mx = te::compute(
+      kept,
+      [&](const std::vector<ir::Var>& v) { return te::max_reduce(x(along(v, k1)), {k1}, lowest_value(x.dtype())); },
+      name + "_max");
+  auto k2 = te::reduce_axis(x.shape()[a], "s");
+  te::Tensor sm = te::compute(
+      kept,
+      [&](const std::vector<ir::Var>& v) {
+        return te::sum(ir::call(ir::CallOp::exp, x(along(v, k2)) - mx(as_index(v))), {k2});
+      },
+      name + "_sum");
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        auto row = row_index(v, a);
+        return x(as_index(v)) - mx(row) - ir::call(ir::CallOp::log, sm(row));
+      },
+      std::move(name));
+}
+
+inline OpDef log_softmax_def() {
+  return OpDef{
+      .name = "log_softmax",
+      .importer_names = {"onnx:LogSoftmax"},
+      .input_names = {"input"},
+      .pattern = OpPattern::reduction,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{log_softmax(in[0], attrs.get_int("axis", -1))};
+          },
+      .default_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            require_cpu(t, "log_softmax");
+            schedule_op_stages(s, out, t);
+          },
+      .doc = "X - log(sum(exp(X))) along attribute axis (default -1), computed stably",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/reduce/log_softmax.hpp
+// begin nnvm/ops/reduce/reduce.hpp
+// The ONNX Reduce* ops (ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1,
+// ReduceL2, ReduceSumSquare, ReduceLogSum, ReduceLogSumExp) at their newest versions: the axes
+// are the optional value input "axes"; attributes keepdims (default 1) and noop_with_empty_axes
+// (default 0). They differ only in a per-element map, a combiner and a map of the result, so one
+// generator makes their definitions.
+//
+// Reducing over no axes (noop_with_empty_axes with empty axes, or a rank-0 input) still applies
+// the maps, as ONNX's reference does: ReduceSumSquare gives X², ReduceL1 |X|, ReduceLogSum log(X).
+// Zero-size inputs cannot be expressed (tensor extents are positive), so ONNX's empty-set results
+// (ReduceMax of nothing = -inf, ReduceSum = 0) never arise here.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct ReduceRule {
+  ir::Combiner combiner;
+  DtypeRule dtypes;
+  // Applied to each element before combining; null: the element itself.
+  std::function<ir::Expr(const ir::Expr&)> pre;
+  // Applied to the combined value; `count` is how many elements were combined (index type).
+  // Null: the combined value itself.
+  std::function<ir::Expr(const ir::Expr& acc, const ir::Expr& count)> post;
+};
+
+// Reduces `x` over the dimensions flagged in `mask` by `rule`. Arithmetic runs in
+// compute_dtype(x) and the result is cast back to x's type. One reduction stage, plus an
+// elementwise stage "<name>_red" -> name when there is a post map or a cast back.
+inline te::Tensor reduce_over(const te::Tensor& x, const std::vector<bool>& mask, bool keepdims, const ReduceRule& rule,
+                              std::string name) {
+  DataType t = x.dtype(), ct = compute_dtype(t);
+  std::vector<ir::Expr> shape = reduced_shape(x.shape(), mask, keepdims);
+  std::vector<ir::IterVar> axes;
+  std::vector<ir::Expr> rvars;
+  ir::Expr count(int64_t(1));
+  for (size_t d = 0; d < mask.size(); ++d) {
+    if (!mask[d]) continue;
+    axes.push_back(te::reduce_axis(x.shape()[d], str_cat("r", d)));
+    rvars.emplace_back(axes.back().var());
+    count = ir::simplify(count * x.shape()[d]);
+  }
+  auto element = [&](std::vector<ir::Expr> idx) {
+    ir::Expr e = load_compute(x, std::move(idx));
+    return rule.pre ? rule.pre(e) : e;
+  };
+  auto finish = [&](const ir::Expr& acc) { return ir::cast(t, rule.post ? rule.post(acc, count) : acc); };
+  if (axes.empty())
+    return te::compute(
+        shape, [&](const std::vector<ir::Var>& v) { return finish(element(as_index(v))); }, std::move(name));
+  ir::Expr init;
+  if (rule.combiner == ir::Combiner::max) init = lowest_value(ct);
+  if (rule.combiner == ir::Combiner::min) init = highest_value(ct);
+  bool direct = !rule.post && ct == t;
+  te::Tensor red = te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        return ir::Reduce::make(rule.combiner, element(unreduced_index(v, mask, keepdims, rvars)), axes, init);
+      },
+      direct ? name : name + "_red");
+  if (direct) return red;
+  return te::compute(
+      shape, [&](const std::vector<ir::Var>& v) { return finish(red(as_index(v))); }, std::move(name));
+}
+
+// log(sum(exp(X))) over `mask`, as m + log(sum(exp(X - m))) with m the maximum, so exp cannot
+// overflow. An infinite maximum is not subtracted (m = 0 then): all -inf gives -inf, any +inf
+// gives +inf. Three stages: "<name>_max", "<name>_sum", name.
+inline te::Tensor reduce_log_sum_exp(const te::Tensor& x, const std::vector<bool>& mask, bool keepdims,
+                                     std::string name = "reduce_log_sum_exp") {
+  check_reduce_dtype(x, "data", {});
+  DataType t = x.dtype(), ct = compute_dtype(t);
+  if (std::find(mask.begin(), mask.end(), true) == mask.end())  // the log-sum-exp of one element is itself
+    return te::compute(
+        x.shape(), [&](const std::vector<ir::Var>& v) { return x(as_index(v)); }, std::move(name));
+  std::vector<ir::Expr> shape = reduced_shape(x.shape(), mask, keepdims);
+  auto axes_for = [&](const char* prefix) {
+    std::vector<ir::IterVar> axes;
+    std::vector<ir::Expr> vars;
+    for (size_t d = 0; d < mask.size(); ++d)
+      if (mask[d]) {
+        axes.push_back(te::reduce_axis(x.shape()[d], str_cat(prefix, d)));
+        vars.emplace_back(axes.back().var());
+      }
+    return std::pair{axes, vars};
+  };
+  auto [max_axes, max_vars] = axes_for("r");
+  te::Tensor mx = te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        return te::max_reduce(load_compute(x, unreduced_index(v, mask, keepdims, max_vars)), max_axes,
+                              lowest_value(ct));
+      },
+      name + "_max");
+  auto shift = [&](const std::vector<ir::Var>& v) {
+    ir::Expr m = mx(as_index(v));
+    return ir::select(ir::call(ir::CallOp::isinf, m), ir::make_zero(ct), m);
+  };
+  auto [sum_axes, sum_vars] = axes_for("s");
+  te::Tensor sm = te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr e = load_compute(x, unreduced_index(v, mask, keepdims, sum_vars));
+        return te::sum(ir::call(ir::CallOp::exp, e - shift(v)), sum_axes);
+      },
+      name + "_sum");
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) { return ir::cast(t, ir::call(ir::CallOp::log, sm(as_index(v))) + shift(v)); },
+      std::move(name));
+}
+
+namespace detail {
+using ReduceFn = std::function<te::Tensor(const te::Tensor& x, const std::vector<bool>& mask, bool keepdims)>;
+
+inline OpDef reduce_def_from(std::string name, std::string importer_name, std::string doc, ReduceFn fn) {
+  return OpDef{
+      .name = std::move(name),
+      .importer_names = {std::move(importer_name)},
+      .input_names = {"data", "axes"},
+      .optional_inputs = 1,
+      .value_inputs = {"axes"},
+      .pattern = OpPattern::reduction,
+      .compute =
+          [fn](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            check_rank(in[0], "data", 0, 8);
+            bool keepdims = flag_attr(attrs, "keepdims", true);
+            return std::vector<te::Tensor>{fn(in[0], reduce_axes_mask(in[0].rank(), attrs), keepdims)};
+          },
+      .default_schedule =
+          [op = name](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            require_cpu(t, op);
+            schedule_op_stages(s, out, t);
+          },
+      .doc = std::move(doc),
+  };
+}
+
+inline OpDef reduce_def(std::string name, std::string importer_name, std::string doc, ReduceRule rule) {
+  std::string op = name;
+  return reduce_def_from(std::move(name), std::move(importer_name), std::move(doc),
+                         [op, rule](const te::Tensor& x, const std::vector<bool>& mask, bool keepdims) {
+                           check_reduce_dtype(x, "data", rule.dtypes);
+                           return reduce_over(x, mask, keepdims, rule, op);
+                         });
+}
+
+inline ir::Expr square(const ir::Expr& e) { return e * e; }
+inline ir::Expr magnitude(const ir::Expr& e) { return e.dtype().is_uint() ? e : ir::call(ir::CallOp::abs, e); }
+constexpr DtypeRule arithmetic_types{.ints = true};
+}  // namespace detail
+
+inline OpDef reduce_l1_def() {
+  return detail::reduce_def(
+      "reduce_l1", "onnx:ReduceL1", "sum(|data|) over axes",
+      {.combiner = ir::Combiner::sum, .dtypes = detail::arithmetic_types, .pre = detail::magnitude});
+}
+inline OpDef reduce_l2_def() {
+  return detail::reduce_def(
+      "reduce_l2", "onnx:ReduceL2", "sqrt(sum(data^2)) over axes",
+      {.combiner = ir::Combiner::sum, .pre = detail::square, .post = [](const ir::Expr& acc, const ir::Expr&) {
+         return ir::call(ir::CallOp::sqrt, acc);
+       }});
+}
+inline OpDef reduce_log_sum_def() {
+  return detail::reduce_def("reduce_log_sum", "onnx:ReduceLogSum", "log(sum(data)) over axes",
+                            {.combiner = ir::Combiner::sum, .post = [](const ir::Expr& acc, const ir::Expr&) {
+                               return ir::call(ir::CallOp::log, acc);
+                             }});
+}
+inline OpDef reduce_log_sum_exp_def() {
+  return detail::reduce_def_from("reduce_log_sum_exp", "onnx:ReduceLogSumExp",
+                                 "log(sum(exp(data))) over axes, computed stably",
+                                 [](const te::Tensor& x, const std::vector<bool>& mask, bool keepdims) {
+                                   return reduce_log_sum_exp(x, mask, keepdims);
+                                 });
+}
+inline OpDef reduce_max_def() {
+  return detail::reduce_def("reduce_max", "onnx:ReduceMax", "max(data) over axes (any number type or bool)",
+                            {.combiner = ir::Combiner::max, .dtypes = {.ints = true, .int_bits = 8, .bools = true}});
+}
+inline OpDef reduce_mean_def() {
+  return detail::reduce_def(
+      "reduce_mean", "onnx:ReduceMean", "sum(data) / count over axes (integers: the quotient truncated toward zero)",
+      {.combiner = ir::Combiner::sum,
+       .dtypes = detail::arithmetic_types,
+       .post = [](const ir::Expr& acc, const ir::Expr& count) { return acc / ir::cast(acc.dtype(), count); }});
+}
+inline OpDef reduce_min_def() {
+  return detail::reduce_def("reduce_min", "onnx:ReduceMin", "min(data) over axes (any number type or bool)",
+                            {.combiner = ir::Combiner::min, .dtypes = {.ints = true, .int_bits = 8, .bools = true}});
+}
+inline OpDef reduce_prod_def() {
+  return detail::reduce_def("reduce_prod", "onnx:ReduceProd", "product of data over axes",
+                            {.combiner = ir::Combiner::prod, .dtypes = detail::arithmetic_types});
+}
+inline OpDef reduce_sum_def() {
+  return detail::reduce_def("reduce_sum", "onnx:ReduceSum", "sum of data over axes",
+                            {.combiner = ir::Combiner::sum, .dtypes = detail::arithmetic_types});
+}
+inline OpDef reduce_sum_square_def() {
+  return detail::reduce_def("reduce_sum_square", "onnx:ReduceSumSquare", "sum(data^2) over axes",
+                            {.combiner = ir::Combiner::sum, .dtypes = detail::arithmetic_types, .pre = detail::square});
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/reduce/reduce.hpp
 // begin nnvm/ops/reduce/softmax.hpp
 // softmax along one axis: Y = exp(X - max(X)) / sum(exp(X - max(X))). ONNX Softmax with the
 // opset-13 meaning (normalize along `axis`, default -1); the importer rewrites opset < 13
@@ -10533,13 +14166,123 @@ inline OpDef softmax_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/reduce/softmax.hpp
+// begin nnvm/ops/reduce/top_k.hpp
+// top_k along one axis: the K largest (or smallest) elements and their int64 indices, in order.
+// ONNX TopK (opset 11): K is the value input "K" (one integer); attributes axis (default -1),
+// largest (default 1), sorted (default 1). Equal values keep their input order (the lower index
+// first), as ONNX says. The output is always sorted, which sorted = 0 allows.
+//
+// Cost: without a sort primitive each element's rank along the axis is counted (O(n^2) per row
+// of n), then output position p finds the element of rank p (O(K n)).
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// Returns {values, indices}. Stages: "<name>_rank" (how many elements come before each one),
+// "<name>_indices" (the element of rank p; it starts from the last index, so ranks that NaN inputs
+// leave unmatched still give a valid index), and name (the values, gathered at those indices).
+inline std::vector<te::Tensor> top_k(const te::Tensor& x, int64_t k, int64_t axis = -1, bool largest = true,
+                                     std::string name = "top_k") {
+  check_rank(x, "X", 1, 8);
+  check_reduce_dtype(x, "X", {.ints = true, .int_bits = 8});
+  size_t a = normalize_axis(axis, x.rank(), "axis");
+  ir::Expr n = x.shape()[a];
+  const int64_t* known = ir::as_const_int(ir::simplify(n));
+  if (k < 1 || (known && k > *known))
+    throw UserError("nnvm.ops.attr",
+                    str_cat("input K is ", k, " but must lie in [1, ",
+                            known ? str_cat(*known) : std::string("axis extent"), "] (the extent of axis ", a, ")"),
+                    {"input K"});
+  auto at = [a](const std::vector<ir::Var>& v, ir::Expr e) {
+    std::vector<ir::Expr> idx = as_index(v);
+    idx[a] = std::move(e);
+    return idx;
+  };
+  auto j = te::reduce_axis(n, "r");
+  te::Tensor rank = te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr xi = load_compute(x, as_index(v)), xj = load_compute(x, at(v, j.var()));
+        ir::Expr ahead = largest ? xj > xi : xj < xi;
+        ir::Expr before = ahead || (xj == xi && ir::Expr(j.var()) < ir::Expr(v[a]));
+        return ir::Reduce::make(ir::Combiner::sum, ir::make_const(dtype::index, 1), {j}, ir::Expr(), before);
+      },
+      name + "_rank");
+  std::vector<ir::Expr> out_shape = x.shape();
+  out_shape[a] = ir::Expr(k);
+  auto i = te::reduce_axis(n, "s");
+  te::Tensor indices = te::compute(
+      out_shape,
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr hit = rank(at(v, i.var())) == ir::Expr(v[a]);
+        return ir::Reduce::make(ir::Combiner::min, i.var(), {i}, ir::simplify(n - int64_t(1)), hit);
+      },
+      name + "_indices");
+  te::Tensor values = te::compute(
+      out_shape, [&](const std::vector<ir::Var>& v) { return x(at(v, indices(as_index(v)))); }, std::move(name));
+  return {values, indices};
+}
+
+// All three stages parallel over their rows and not vectorized: the values stage is a gather
+// (its index differs per lane), the others are reductions.
+inline void schedule_top_k(schedule::Schedule& s, const std::vector<te::Tensor>& outs, const Target& target) {
+  require_cpu(target, "top_k");
+  const te::Tensor& values = outs.at(0);
+  const te::Tensor& indices = outs.at(1);
+  schedule_reduction(s[values], target);
+  schedule_reduction(s[indices], target);
+  schedule_reduction(s[stage_read_by(indices, values.name() + "_rank")], target);
+}
+
+inline OpDef top_k_def() {
+  return OpDef{
+      .name = "top_k",
+      .importer_names = {"onnx:TopK"},
+      .input_names = {"X", "K"},
+      .value_inputs = {"K"},
+      .pattern = OpPattern::opaque,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            const std::vector<int64_t>& k = attrs.get_ints("K");
+            if (k.size() != 1)
+              throw UserError("nnvm.ops.attr", str_cat("input K holds ", k.size(), " values, expected one"),
+                              {"input K"});
+            flag_attr(attrs, "sorted", true);  // validated only: the output is always sorted
+            return top_k(in[0], k[0], attrs.get_int("axis", -1), flag_attr(attrs, "largest", true));
+          },
+      .default_schedule = schedule_top_k,
+      .doc = "the K largest (or smallest) elements along axis and their int64 indices, sorted; O(n^2) per row",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/reduce/top_k.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
 inline std::vector<OpDef> reduce_ops() {
   return {
+      argmax_def(),
+      argmin_def(),
+      cumprod_def(),
+      cumsum_def(),
+      hardmax_def(),
+      log_softmax_def(),
+      reduce_l1_def(),
+      reduce_l2_def(),
+      reduce_log_sum_def(),
+      reduce_log_sum_exp_def(),
+      reduce_max_def(),
+      reduce_mean_def(),
+      reduce_min_def(),
+      reduce_prod_def(),
+      reduce_sum_def(),
+      reduce_sum_square_def(),
       softmax_def(),
+      top_k_def(),
   };
 }
 
@@ -10550,12 +14293,1746 @@ NNVM_END_NAMESPACE
 // Layout and indexing ops: reshape, transpose, slice, gather, concat, pad, casts and shape queries.
 // One sorted list per family; builtin.hpp joins the families.
 
+// begin nnvm/ops/transform/cast.hpp
+// cast (ONNX Cast) and cast_like (ONNX CastLike): every element converted to another dtype.
+// Float to integer truncates toward zero; a value outside the target's range is undefined (as in
+// C; ONNX's saturate attribute only concerns float8 types, which nnvm lacks). Anything to bool
+// is "!= 0"; bool to a number is 0 or 1. float16/bfloat16 convert through float32.
+
+// begin nnvm/ops/transform/common.hpp
+// Helpers the layout and indexing ops share: constant extents, value inputs read as integer
+// lists, row-major index arithmetic, index wrapping and clamping, and the default schedule of an
+// op whose outputs are all injective.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+namespace transform_detail {
+
+inline std::vector<ir::Expr> exprs(const std::vector<ir::Var>& v) { return {v.begin(), v.end()}; }
+
+// The constant value of extent `e`; "nnvm.ops.input_shape" naming `what` when it is symbolic
+// (ops whose index arithmetic or output shape needs the number).
+inline int64_t const_extent(const ir::Expr& e, const std::string& what) {
+  if (auto* c = ir::as_const_int(ir::simplify(e))) return *c;
+  throw UserError("nnvm.ops.input_shape", str_cat(what, " must be a constant extent, got ", ir::to_string(e)));
+}
+
+// "nnvm.ops.input_shape" unless `extent` (of output axis `axis`) is positive: nnvm tensors have
+// no empty axes, so ops whose ONNX result would be empty are refused at compile time.
+inline void check_output_extent(int64_t extent, size_t axis, const std::string& why) {
+  if (extent <= 0)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("output axis ", axis, " would have extent ", extent, " (", why,
+                            "); nnvm tensors cannot be empty"));
+}
+
+// "[2, -1, 3]", for messages.
+inline std::string list_string(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+inline ir::Expr product(const std::vector<ir::Expr>& shape, size_t begin = 0, size_t end = SIZE_MAX) {
+  ir::Expr p(int64_t(1));
+  for (size_t d = begin; d < std::min(end, shape.size()); ++d) p = p * shape[d];
+  return ir::simplify(p);
+}
+
+// Row-major flat offset of `idx` in `shape`, and its inverse.
+inline ir::Expr ravel(const std::vector<ir::Expr>& idx, const std::vector<ir::Expr>& shape) {
+  ir::Expr flat(int64_t(0));
+  for (size_t d = 0; d < idx.size(); ++d) flat = flat * shape[d] + idx[d];
+  return flat;
+}
+inline std::vector<ir::Expr> unravel(ir::Expr flat, const std::vector<ir::Expr>& shape) {
+  std::vector<ir::Expr> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    idx[d] = d == 0 ? flat : flat % shape[d];
+    if (d > 0) flat = flat / shape[d];
+  }
+  return idx;
+}
+
+// An index element read from a tensor, as int64, with a negative value counting from the end
+// (ONNX's wrap for Gather and friends).
+inline ir::Expr wrap_negative(const ir::Expr& i, const ir::Expr& n) {
+  ir::Expr x = ir::cast(dtype::int64, i);
+  return ir::select(x < 0, x + n, x);
+}
+// Kernels cannot fail, so an index that is out of range even after wrapping is clamped into
+// [0, n - 1]: the read stays inside the tensor (ONNX leaves the result undefined).
+inline ir::Expr wrap_clamp(const ir::Expr& i, const ir::Expr& n) {
+  return ir::min(ir::max(wrap_negative(i, n), ir::Expr(int64_t(0))), n - int64_t(1));
+}
+
+// "nnvm.ops.input_dtype" unless `t` holds int32 or int64 (ONNX's index types).
+inline void check_index_dtype(const te::Tensor& t, const char* input) {
+  if (t.dtype() != dtype::int32 && t.dtype() != dtype::int64)
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("input ", input, " (tensor ", t.name(), ") is ", t.dtype(), ", expected int32 or int64"),
+                    {"input " + std::string(input)});
+}
+
+// Axis values from a value input or attribute, normalized to [0, rank) and checked for repeats.
+inline std::vector<size_t> normalize_axes(const std::vector<int64_t>& axes, size_t rank, const char* what) {
+  std::vector<size_t> out;
+  for (int64_t a : axes) {
+    size_t n = normalize_axis(a, rank, what);
+    if (std::find(out.begin(), out.end(), n) != out.end())
+      throw UserError("nnvm.ops.attr", str_cat(what, " names axis ", a, " more than once"),
+                      {str_cat("attribute ", what)});
+    out.push_back(n);
+  }
+  return out;
+}
+
+// True when optional input `i` was given (left out at the end, or undefined in the middle).
+inline bool given(const std::vector<te::Tensor>& in, size_t i) { return i < in.size() && in[i].defined(); }
+
+// The default schedule of an op whose every output is one injective stage.
+inline ScheduleFn injective_schedule(std::string op) {
+  return [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+    require_cpu(t, op);
+    for (auto& o : out) schedule_injective(s[o], t);
+  };
+}
+
+}  // namespace transform_detail
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/common.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline te::Tensor cast(const te::Tensor& x, DataType to, std::string name = "cast") {
+  DataType from = x.dtype();
+  if (!from.is_scalar() || from.is_handle())
+    throw UserError("nnvm.ops.input_dtype", str_cat("input input (tensor ", x.name(), ") is ", from, ", expected a scalar type"),
+                    {"input input"});
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr e = x(transform_detail::exprs(v));
+        // Storage types have no conversions of their own but to and from float32.
+        if (from.is_storage_only() && to.is_storage_only() && from != to) e = ir::cast(dtype::float32, e);
+        return ir::cast(to, e);
+      },
+      std::move(name));
+}
+
+inline OpDef cast_def() {
+  return OpDef{
+      .name = "cast",
+      .importer_names = {"onnx:Cast"},
+      .input_names = {"input"},
+      .pattern = OpPattern::elementwise,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{cast(in[0], dtype_from_onnx(attrs.get_int("to"), "to"))};
+          },
+      .default_schedule = transform_detail::injective_schedule("cast"),
+      .doc = "input converted to the dtype of attribute to (an ONNX data type code)",
+  };
+}
+
+inline OpDef cast_like_def() {
+  return OpDef{
+      .name = "cast_like",
+      .importer_names = {"onnx:CastLike"},
+      .input_names = {"input", "target_type"},
+      .pattern = OpPattern::elementwise,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs&) {
+            return std::vector<te::Tensor>{cast(in[0], in[1].dtype(), "cast_like")};
+          },
+      .default_schedule = transform_detail::injective_schedule("cast_like"),
+      .doc = "input converted to the dtype of input target_type (whose data is not read)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/cast.hpp
+// begin nnvm/ops/transform/concat.hpp
+// concat (ONNX Concat): inputs joined along `axis`. ONNX takes any number of inputs; this op
+// takes 1 to 16 (inputs0 .. inputs15, all after the first optional).
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline constexpr size_t concat_max_inputs = 16;
+
+// Each output element reads exactly one input: a chain of selects on the axis index, which
+// only evaluates the chosen branch, so no read leaves its input.
+inline te::Tensor concat(const std::vector<te::Tensor>& xs, int64_t axis, std::string name = "concat") {
+  if (xs.empty()) throw UserError("nnvm.ops.input_shape", "concat needs at least one input");
+  for (size_t k = 0; k < xs.size(); ++k)
+    if (!xs[k].defined())
+      throw UserError("nnvm.ops.input_shape", str_cat("input inputs", k, " is absent; concat takes no gaps"),
+                      {str_cat("input inputs", k)});
+  const te::Tensor& first = xs[0];
+  if (first.rank() == 0)
+    throw UserError("nnvm.ops.input_shape", "input inputs0 has rank 0; concat needs rank 1 or more", {"input inputs0"});
+  size_t a = normalize_axis(axis, first.rank(), "axis");
+  std::vector<ir::Expr> offsets{ir::Expr(int64_t(0))};
+  for (size_t k = 0; k < xs.size(); ++k) {
+    std::string in = str_cat("inputs", k);
+    check_rank(xs[k], in.c_str(), first.rank());
+    check_same_dtype(first, "inputs0", xs[k], in.c_str());
+    for (size_t d = 0; d < first.rank(); ++d)
+      if (d != a) check_same_extent(first.shape()[d], xs[k].shape()[d], str_cat("axis ", d, " of inputs0 and ", in));
+    offsets.push_back(ir::simplify(offsets.back() + xs[k].shape()[a]));
+  }
+  std::vector<ir::Expr> shape = first.shape();
+  shape[a] = offsets.back();
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        auto read = [&](size_t k) {
+          std::vector<ir::Expr> idx = transform_detail::exprs(v);
+          idx[a] = idx[a] - offsets[k];
+          return xs[k](idx);
+        };
+        ir::Expr e = read(xs.size() - 1);
+        for (size_t k = xs.size() - 1; k-- > 0;) e = ir::select(v[a] < offsets[k + 1], read(k), e);
+        return e;
+      },
+      std::move(name));
+}
+
+inline OpDef concat_def() {
+  std::vector<std::string> names;
+  for (size_t k = 0; k < concat_max_inputs; ++k) names.push_back(str_cat("inputs", k));
+  return OpDef{
+      .name = "concat",
+      .importer_names = {"onnx:Concat"},
+      .input_names = std::move(names),
+      .optional_inputs = concat_max_inputs - 1,
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{concat(in, attrs.get_int("axis"))};
+          },
+      .default_schedule = transform_detail::injective_schedule("concat"),
+      .doc = "inputs0 .. inputsN (1 to 16 inputs) joined along attribute axis",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/concat.hpp
+// begin nnvm/ops/transform/depth_space.hpp
+// depth_to_space (ONNX DepthToSpace) and space_to_depth (ONNX SpaceToDepth) on NCHW tensors:
+// blocks of blocksize x blocksize pixels trade places with groups of channels.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+namespace transform_detail {
+inline int64_t check_blocksize(const te::Tensor& x, int64_t b) {
+  check_rank(x, "input", 4);
+  if (b <= 0)
+    throw UserError("nnvm.ops.attr", str_cat("attribute 'blocksize' is ", b, " but must be positive"),
+                    {"attribute blocksize"});
+  return b;
+}
+}  // namespace transform_detail
+
+// (N, C, H, W) -> (N, C/b², H*b, W*b). Mode DCR reads channel (bh*b + bw)*C/b² + c; CRD reads
+// c*b² + bh*b + bw, where (bh, bw) is the output pixel's place in its block.
+inline te::Tensor depth_to_space(const te::Tensor& x, int64_t blocksize, const std::string& mode = "DCR",
+                                 std::string name = "depth_to_space") {
+  using namespace transform_detail;
+  int64_t b = check_blocksize(x, blocksize);
+  if (mode != "DCR" && mode != "CRD")
+    throw UserError("nnvm.ops.attr", str_cat("attribute 'mode' is '", mode, "' but must be DCR or CRD"),
+                    {"attribute mode"});
+  int64_t c = const_extent(x.shape()[1], "the channel axis of input");
+  if (c % (b * b) != 0)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input has ", c, " channels, not a multiple of blocksize² = ", b * b), {"input input"});
+  int64_t co = c / (b * b);
+  const auto& s = x.shape();
+  return te::compute(
+      {s[0], ir::Expr(co), ir::simplify(s[2] * b), ir::simplify(s[3] * b)},
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr bh = v[2] % b, bw = v[3] % b;
+        ir::Expr ch = mode == "DCR" ? (bh * b + bw) * co + v[1] : v[1] * (b * b) + bh * b + bw;
+        return x(v[0], ch, v[2] / b, v[3] / b);
+      },
+      std::move(name));
+}
+
+// (N, C, H, W) -> (N, C*b², H/b, W/b): output channel (bh*b + bw)*C + c holds pixel (bh, bw) of
+// each block of channel c (the inverse of depth_to_space DCR).
+inline te::Tensor space_to_depth(const te::Tensor& x, int64_t blocksize, std::string name = "space_to_depth") {
+  using namespace transform_detail;
+  int64_t b = check_blocksize(x, blocksize);
+  int64_t c = const_extent(x.shape()[1], "the channel axis of input");
+  int64_t h = const_extent(x.shape()[2], "the height axis of input");
+  int64_t w = const_extent(x.shape()[3], "the width axis of input");
+  if (h % b != 0 || w % b != 0)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input's spatial extents ", h, " x ", w, " are not multiples of blocksize ", b),
+                    {"input input"});
+  return te::compute(
+      {x.shape()[0], ir::Expr(c * b * b), ir::Expr(h / b), ir::Expr(w / b)},
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr blk = v[1] / c, ch = v[1] % c;
+        return x(v[0], ch, v[2] * b + blk / b, v[3] * b + blk % b);
+      },
+      std::move(name));
+}
+
+inline OpDef depth_to_space_def() {
+  return OpDef{
+      .name = "depth_to_space",
+      .importer_names = {"onnx:DepthToSpace"},
+      .input_names = {"input"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{
+                depth_to_space(in[0], attrs.get_int("blocksize"), attrs.get_string("mode", "DCR"))};
+          },
+      .default_schedule = transform_detail::injective_schedule("depth_to_space"),
+      .doc = "NCHW channels moved into blocksize x blocksize spatial blocks (attribute mode DCR or CRD)",
+  };
+}
+
+inline OpDef space_to_depth_def() {
+  return OpDef{
+      .name = "space_to_depth",
+      .importer_names = {"onnx:SpaceToDepth"},
+      .input_names = {"input"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{space_to_depth(in[0], attrs.get_int("blocksize"))};
+          },
+      .default_schedule = transform_detail::injective_schedule("space_to_depth"),
+      .doc = "NCHW blocksize x blocksize spatial blocks moved into channels",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/depth_space.hpp
+// begin nnvm/ops/transform/expand.hpp
+// expand (ONNX Expand) and tile (ONNX Tile): the input repeated to a larger shape, by
+// broadcasting or by whole copies.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// The broadcast of input's shape with `shape` (both ways: a 1 in `shape` keeps the input's
+// extent, as ONNX Expand says). Broadcast failures are "nnvm.ops.input_shape".
+inline te::Tensor expand(const te::Tensor& x, const std::vector<int64_t>& shape, std::string name = "expand") {
+  std::vector<ir::Expr> want;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] <= 0)
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("input shape[", d, "] is ", shape[d], "; extents must be positive"), {"input shape"});
+    want.emplace_back(shape[d]);
+  }
+  std::vector<ir::Expr> out;
+  try {
+    out = broadcast_shape(x.shape(), want);
+  } catch (const UserError& e) {
+    throw UserError("nnvm.ops.input_shape", str_cat("input and shape do not broadcast: ", e.message()), {"input shape"});
+  }
+  return te::compute(
+      out, [&](const std::vector<ir::Var>& v) { return x(broadcast_indices(x, v)); }, std::move(name));
+}
+
+// Output extent d is x's extent d times repeats[d]; element i reads i mod x's extent.
+inline te::Tensor tile(const te::Tensor& x, const std::vector<int64_t>& repeats, std::string name = "tile") {
+  if (repeats.size() != x.rank())
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input repeats has ", repeats.size(), " elements but input has rank ", x.rank()),
+                    {"input repeats"});
+  std::vector<ir::Expr> shape;
+  for (size_t d = 0; d < x.rank(); ++d) {
+    if (repeats[d] <= 0)
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("input repeats[", d, "] is ", repeats[d], "; repeats must be positive"),
+                      {"input repeats"});
+    shape.push_back(ir::simplify(x.shape()[d] * repeats[d]));
+  }
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> idx;
+        for (size_t d = 0; d < v.size(); ++d) idx.push_back(repeats[d] == 1 ? ir::Expr(v[d]) : v[d] % x.shape()[d]);
+        return x(idx);
+      },
+      std::move(name));
+}
+
+inline OpDef expand_def() {
+  return OpDef{
+      .name = "expand",
+      .importer_names = {"onnx:Expand"},
+      .input_names = {"input", "shape"},
+      .value_inputs = {"shape"},
+      .pattern = OpPattern::broadcast,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{expand(in[0], attrs.get_ints("shape"))};
+          },
+      .default_schedule = transform_detail::injective_schedule("expand"),
+      .doc = "input broadcast with value input shape (both ways)",
+  };
+}
+
+inline OpDef tile_def() {
+  return OpDef{
+      .name = "tile",
+      .importer_names = {"onnx:Tile"},
+      .input_names = {"input", "repeats"},
+      .value_inputs = {"repeats"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{tile(in[0], attrs.get_ints("repeats"))};
+          },
+      .default_schedule = transform_detail::injective_schedule("tile"),
+      .doc = "input repeated repeats[d] times along each axis d (value input repeats)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/expand.hpp
+// begin nnvm/ops/transform/gather.hpp
+// The gathers: gather (ONNX Gather), gather_elements (ONNX GatherElements) and gather_nd (ONNX
+// GatherND). Index tensors are int32 or int64; a negative index counts from the end of its axis.
+// An index still out of range is clamped to the nearest valid one (ONNX leaves it undefined;
+// a kernel cannot report it, and must not read outside the data).
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// out[i.., j.., k..] = data[i.., indices[j..], k..] with j.. over indices' axes at `axis`.
+inline te::Tensor gather(const te::Tensor& data, const te::Tensor& indices, int64_t axis = 0,
+                         std::string name = "gather") {
+  using namespace transform_detail;
+  check_rank(data, "data", 1, SIZE_MAX);
+  check_index_dtype(indices, "indices");
+  size_t a = normalize_axis(axis, data.rank(), "axis"), q = indices.rank();
+  std::vector<ir::Expr> shape(data.shape().begin(), data.shape().begin() + a);
+  shape.insert(shape.end(), indices.shape().begin(), indices.shape().end());
+  shape.insert(shape.end(), data.shape().begin() + a + 1, data.shape().end());
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> idx(v.begin(), v.begin() + a);
+        ir::Expr i = indices(std::vector<ir::Expr>(v.begin() + a, v.begin() + a + q));
+        idx.push_back(wrap_clamp(i, data.shape()[a]));
+        idx.insert(idx.end(), v.begin() + a + q, v.end());
+        return data(idx);
+      },
+      std::move(name));
+}
+
+// out[p] = data[p with p[axis] = indices[p]]; indices has data's rank and, off `axis`, extents
+// no larger than data's.
+inline te::Tensor gather_elements(const te::Tensor& data, const te::Tensor& indices, int64_t axis = 0,
+                                  std::string name = "gather_elements") {
+  using namespace transform_detail;
+  check_rank(data, "data", 1, SIZE_MAX);
+  check_rank(indices, "indices", data.rank());
+  check_index_dtype(indices, "indices");
+  size_t a = normalize_axis(axis, data.rank(), "axis");
+  for (size_t d = 0; d < data.rank(); ++d) {
+    if (d == a) continue;
+    auto *ci = ir::as_const_int(ir::simplify(indices.shape()[d])), *cd = ir::as_const_int(ir::simplify(data.shape()[d]));
+    bool ok = ci && cd ? *ci <= *cd : same_extent(indices.shape()[d], data.shape()[d]);
+    if (!ok)
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("indices axis ", d, " has extent ", ir::to_string(indices.shape()[d]),
+                              ", more than data's ", ir::to_string(data.shape()[d])),
+                      {"input indices"});
+  }
+  return te::compute(
+      indices.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> idx = exprs(v);
+        idx[a] = wrap_clamp(indices(exprs(v)), data.shape()[a]);
+        return data(idx);
+      },
+      std::move(name));
+}
+
+// indices' last axis (constant extent K) holds coordinates into data's axes b .. b+K-1 (b =
+// batch_dims, axes shared by data and indices): out[j.., k..] = data[j[:b].., indices[j..],
+// k..] where j runs over indices' axes but the last, k over data's axes after b+K.
+inline te::Tensor gather_nd(const te::Tensor& data, const te::Tensor& indices, int64_t batch_dims = 0,
+                            std::string name = "gather_nd") {
+  using namespace transform_detail;
+  check_rank(data, "data", 1, SIZE_MAX);
+  check_rank(indices, "indices", 1, SIZE_MAX);
+  check_index_dtype(indices, "indices");
+  size_t q = indices.rank(), r = data.rank();
+  if (batch_dims < 0 || size_t(batch_dims) >= std::min(q, r))
+    throw UserError("nnvm.ops.attr",
+                    str_cat("attribute 'batch_dims' is ", batch_dims, " but must lie in [0, ", std::min(q, r), ")"),
+                    {"attribute batch_dims"});
+  size_t b = size_t(batch_dims);
+  for (size_t d = 0; d < b; ++d)
+    check_same_extent(data.shape()[d], indices.shape()[d], str_cat("batch axis ", d, " of data and indices"));
+  int64_t k = const_extent(indices.shape()[q - 1], "the last axis of indices");
+  if (k < 1 || size_t(k) > r - b)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("the last axis of indices has extent ", k, " but data has ", r - b,
+                            " axes after the batch axes"),
+                    {"input indices"});
+  std::vector<ir::Expr> shape(indices.shape().begin(), indices.shape().end() - 1);
+  shape.insert(shape.end(), data.shape().begin() + b + k, data.shape().end());
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> idx(v.begin(), v.begin() + b), at(v.begin(), v.begin() + (q - 1));
+        at.emplace_back(int64_t(0));
+        for (int64_t j = 0; j < k; ++j) {
+          at.back() = ir::Expr(j);
+          idx.push_back(wrap_clamp(indices(at), data.shape()[b + j]));
+        }
+        idx.insert(idx.end(), v.begin() + (q - 1), v.end());
+        return data(idx);
+      },
+      std::move(name));
+}
+
+inline OpDef gather_def() {
+  return OpDef{
+      .name = "gather",
+      .importer_names = {"onnx:Gather"},
+      .input_names = {"data", "indices"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{gather(in[0], in[1], attrs.get_int("axis", 0))};
+          },
+      .default_schedule = transform_detail::injective_schedule("gather"),
+      .doc = "data indexed along attribute axis by indices (negative wrap, out of range clamps)",
+  };
+}
+
+inline OpDef gather_elements_def() {
+  return OpDef{
+      .name = "gather_elements",
+      .importer_names = {"onnx:GatherElements"},
+      .input_names = {"data", "indices"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{gather_elements(in[0], in[1], attrs.get_int("axis", 0))};
+          },
+      .default_schedule = transform_detail::injective_schedule("gather_elements"),
+      .doc = "data[p with p[axis] = indices[p]] for every position p of indices",
+  };
+}
+
+inline OpDef gather_nd_def() {
+  return OpDef{
+      .name = "gather_nd",
+      .importer_names = {"onnx:GatherND"},
+      .input_names = {"data", "indices"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{gather_nd(in[0], in[1], attrs.get_int("batch_dims", 0))};
+          },
+      .default_schedule = transform_detail::injective_schedule("gather_nd"),
+      .doc = "slices of data at the coordinates in indices' last axis (attribute batch_dims)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/gather.hpp
+// begin nnvm/ops/transform/generate.hpp
+// Ops that make a tensor from compile-time values: constant_of_shape (ONNX ConstantOfShape),
+// range (ONNX Range) and eye_like (ONNX EyeLike).
+
+#include <cmath>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+namespace transform_detail {
+// One constant of dtype `t` (storage types through float32).
+inline ir::Expr typed_const(DataType t, double v) {
+  return t.is_storage_only() ? ir::cast(t, ir::make_const(dtype::float32, v)) : ir::make_const(t, v);
+}
+}  // namespace transform_detail
+
+// Every element `value` (already of the output's dtype).
+inline te::Tensor constant_of_shape(const std::vector<int64_t>& shape, const ir::Expr& value,
+                                    std::string name = "constant_of_shape") {
+  std::vector<ir::Expr> extents;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    transform_detail::check_output_extent(shape[d], d, "input holds it");
+    extents.emplace_back(shape[d]);
+  }
+  return te::compute(extents, [&](const std::vector<ir::Var>&) { return value; }, std::move(name));
+}
+
+namespace transform_detail {
+// The range's length, "nnvm.ops.input_shape" when it is empty (nnvm tensors cannot be) or absurd.
+inline int64_t range_length(double n, const std::string& what) {
+  if (!(n >= 1 && n <= double(int64_t(1) << 40)))
+    throw UserError("nnvm.ops.input_shape", str_cat(what, " has ", n, " elements; it must have 1 to 2^40"));
+  return int64_t(n);
+}
+}  // namespace transform_detail
+
+// start, start + delta, ... before limit: max(ceil((limit - start) / delta), 0) elements of the
+// float dtype `t` (float16/bfloat16 computed in float32).
+inline te::Tensor range(DataType t, double start, double limit, double delta, std::string name = "range") {
+  std::string what = str_cat("range from ", start, " to ", limit, " by ", delta);
+  int64_t n = transform_detail::range_length(std::ceil((limit - start) / delta), what);
+  DataType ct = t.is_storage_only() ? dtype::float32 : t;
+  return te::compute(
+      {ir::Expr(n)},
+      [&](const std::vector<ir::Var>& v) {
+        return ir::cast(t, ir::make_const(ct, start) + ir::cast(ct, v[0]) * ir::make_const(ct, delta));
+      },
+      std::move(name));
+}
+// The same for an integer dtype `t`, counted exactly.
+inline te::Tensor range(DataType t, int64_t start, int64_t limit, int64_t delta, std::string name = "range") {
+  std::string what = str_cat("range from ", start, " to ", limit, " by ", delta);
+  if (delta == 0) throw UserError("nnvm.ops.input_shape", what + " never ends", {"input delta"});
+  bool up = delta > 0;
+  uint64_t span = up ? uint64_t(limit) - uint64_t(start) : uint64_t(start) - uint64_t(limit);
+  uint64_t step = up ? uint64_t(delta) : uint64_t(0) - uint64_t(delta);
+  bool empty = up ? limit <= start : limit >= start;
+  int64_t n = transform_detail::range_length(empty ? 0.0 : double(span / step + (span % step != 0)), what);
+  return te::compute(
+      {ir::Expr(n)},
+      [&](const std::vector<ir::Var>& v) {
+        return ir::make_int_const(t, start) + ir::cast(t, v[0]) * ir::make_int_const(t, delta);
+      },
+      std::move(name));
+}
+
+// A matrix of x's shape with ones on diagonal k (column - row == k) and zeros elsewhere.
+inline te::Tensor eye_like(const te::Tensor& x, DataType t, int64_t k = 0, std::string name = "eye_like") {
+  check_rank(x, "input", 2);
+  ir::Expr one = transform_detail::typed_const(t, 1), zero = transform_detail::typed_const(t, 0);
+  return te::compute(
+      x.shape(), [&](const std::vector<ir::Var>& v) { return ir::select(v[1] - v[0] == k, one, zero); },
+      std::move(name));
+}
+
+inline OpDef constant_of_shape_def() {
+  return OpDef{
+      .name = "constant_of_shape",
+      .importer_names = {"onnx:ConstantOfShape"},
+      .input_names = {"input"},
+      .value_inputs = {"input"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>&, const Attrs& attrs) {
+            // The importer passes ONNX's one-element tensor attribute `value` as the attribute
+            // value (a list of one number) plus value_dtype (its ONNX type code).
+            DataType t = dtype_from_onnx(attrs.get_int("value_dtype", 1), "value_dtype");
+            ir::Expr value = transform_detail::typed_const(t, 0);
+            if (const AttrValue* v = attrs.find("value")) {
+              if (auto* ints = std::get_if<std::vector<int64_t>>(v); ints && ints->size() == 1 && !t.is_float())
+                value = ir::make_int_const(t, (*ints)[0]);
+              else if (std::vector<double> f = attrs.get_floats("value"); f.size() == 1)
+                value = transform_detail::typed_const(t, f[0]);
+              else
+                throw UserError("nnvm.ops.attr", str_cat("attribute 'value' has ", f.size(), " numbers, expected one"),
+                                {"attribute value"});
+            }
+            return std::vector<te::Tensor>{constant_of_shape(attrs.get_ints("input"), value)};
+          },
+      .default_schedule = transform_detail::injective_schedule("constant_of_shape"),
+      .doc = "a tensor of the shape in value input input, filled with attribute value (dtype value_dtype; default "
+             "float32 0)",
+  };
+}
+
+inline OpDef eye_like_def() {
+  return OpDef{
+      .name = "eye_like",
+      .importer_names = {"onnx:EyeLike"},
+      .input_names = {"input"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            DataType t = attrs.has("dtype") ? dtype_from_onnx(attrs.get_int("dtype"), "dtype") : in[0].dtype();
+            return std::vector<te::Tensor>{eye_like(in[0], t, attrs.get_int("k", 0))};
+          },
+      .default_schedule = transform_detail::injective_schedule("eye_like"),
+      .doc = "ones on diagonal k (attribute) of a matrix shaped like input, dtype attribute dtype or input's",
+  };
+}
+
+inline OpDef range_def() {
+  return OpDef{
+      .name = "range",
+      .importer_names = {"onnx:Range"},
+      .input_names = {"start", "limit", "delta"},
+      .value_inputs = {"start", "limit", "delta"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            DataType t = in[0].dtype();
+            auto scalar = [&](size_t i, const char* name) {
+              if (i > 0) check_same_dtype(in[0], "start", in[i], name);
+              size_t n = t.is_float() ? attrs.get_floats(name).size() : attrs.get_ints(name).size();
+              if (n != 1)
+                throw UserError("nnvm.ops.input_shape", str_cat("input ", name, " has ", n, " elements, expected one"),
+                                {str_cat("input ", name)});
+            };
+            scalar(0, "start"), scalar(1, "limit"), scalar(2, "delta");
+            if (t.is_float())
+              return std::vector<te::Tensor>{
+                  range(t, attrs.get_floats("start")[0], attrs.get_floats("limit")[0], attrs.get_floats("delta")[0])};
+            if (t.is_bool() || !t.is_scalar())
+              throw UserError("nnvm.ops.input_dtype", str_cat("input start is ", t, ", expected a number"),
+                              {"input start"});
+            return std::vector<te::Tensor>{
+                range(t, attrs.get_ints("start")[0], attrs.get_ints("limit")[0], attrs.get_ints("delta")[0])};
+          },
+      .default_schedule = transform_detail::injective_schedule("range"),
+      .doc = "start, start + delta, ... before limit (value inputs, one dtype)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/generate.hpp
+// begin nnvm/ops/transform/one_hot.hpp
+// one_hot (ONNX OneHot): a new axis of extent depth (value input) at `axis` of the output; the
+// element is values[1] (on) where its position on that axis equals the index, else values[0]
+// (off). A negative index counts from depth's end; an index out of [-depth, depth) matches no
+// position, so its row is all off.
+
+#include <cmath>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// indices: any number type (floats truncate toward zero); values: two elements [off, on].
+inline te::Tensor one_hot(const te::Tensor& indices, int64_t depth, const te::Tensor& values, int64_t axis = -1,
+                          std::string name = "one_hot") {
+  DataType it = indices.dtype();
+  if (it.is_bool() || it.is_storage_only() || !it.is_scalar())
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("input indices (tensor ", indices.name(), ") is ", it, ", expected a number type"),
+                    {"input indices"});
+  if (depth < 1)
+    throw UserError("nnvm.ops.input_shape", str_cat("input depth is ", depth, "; it must be at least 1"),
+                    {"input depth"});
+  check_rank(values, "values", 1);
+  if (transform_detail::const_extent(values.shape()[0], "the extent of values") != 2)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input values has ", ir::to_string(values.shape()[0]), " elements, expected 2 (off, on)"),
+                    {"input values"});
+  size_t a = normalize_axis(axis, indices.rank() + 1, "axis");
+  std::vector<ir::Expr> shape = indices.shape();
+  shape.insert(shape.begin() + a, ir::Expr(depth));
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> at = transform_detail::exprs(v);
+        at.erase(at.begin() + a);
+        ir::Expr i = transform_detail::wrap_negative(indices(at), ir::Expr(depth));
+        return ir::select(i == ir::Expr(v[a]), values(int64_t(1)), values(int64_t(0)));
+      },
+      std::move(name));
+}
+
+inline OpDef one_hot_def() {
+  return OpDef{
+      .name = "one_hot",
+      .importer_names = {"onnx:OneHot"},
+      .input_names = {"indices", "depth", "values"},
+      .value_inputs = {"depth"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            std::vector<double> d = attrs.get_floats("depth");
+            if (d.size() != 1)
+              throw UserError("nnvm.ops.input_shape", str_cat("input depth has ", d.size(), " elements, expected one"),
+                              {"input depth"});
+            if (!(std::abs(d[0]) < 1e12))
+              throw UserError("nnvm.ops.input_shape", str_cat("input depth is ", d[0]), {"input depth"});
+            return std::vector<te::Tensor>{one_hot(in[0], int64_t(d[0]), in[2], attrs.get_int("axis", -1))};
+          },
+      .default_schedule = transform_detail::injective_schedule("one_hot"),
+      .doc = "values[1] where the new axis (attribute axis) equals indices, values[0] elsewhere; depth is a value input",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/one_hot.hpp
+// begin nnvm/ops/transform/pad.hpp
+// pad (ONNX Pad, opset 19+: pads, constant_value and axes are value inputs). pads holds the
+// begin amounts of the padded axes, then their end amounts; a negative amount crops. Modes:
+// constant (constant_value, default 0), edge (repeat the border element), reflect (mirror
+// without repeating the border; an extent-1 axis repeats its one element) and wrap (periodic).
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct PadSpec {
+  std::vector<int64_t> pads;
+  std::vector<int64_t> axes;  // empty: every axis
+  std::string mode = "constant";
+  double value = 0;  // constant mode
+};
+
+inline te::Tensor pad(const te::Tensor& x, const PadSpec& spec, std::string name = "pad") {
+  using namespace transform_detail;
+  const std::string& mode = spec.mode;
+  if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "wrap")
+    throw UserError("nnvm.ops.attr",
+                    str_cat("attribute 'mode' is '", mode, "' but must be constant, edge, reflect or wrap"),
+                    {"attribute mode"});
+  std::vector<int64_t> axes_in = spec.axes;
+  if (axes_in.empty())
+    for (size_t d = 0; d < x.rank(); ++d) axes_in.push_back(int64_t(d));
+  std::vector<size_t> axes = normalize_axes(axes_in, x.rank(), "axes");
+  if (spec.pads.size() != 2 * axes.size())
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input pads has ", spec.pads.size(), " elements; expected 2 per padded axis (",
+                            2 * axes.size(), ")"),
+                    {"input pads"});
+  std::vector<int64_t> before(x.rank(), 0), extent(x.rank(), 0);
+  std::vector<ir::Expr> shape = x.shape();
+  for (size_t k = 0; k < axes.size(); ++k) {
+    size_t a = axes[k];
+    int64_t b = spec.pads[k], e = spec.pads[k + axes.size()];
+    if (b == 0 && e == 0) continue;
+    int64_t n = const_extent(x.shape()[a], str_cat("padded axis ", a, " of input data"));
+    check_output_extent(n + b + e, a, str_cat("extent ", n, " padded by ", b, " and ", e));
+    before[a] = b;
+    extent[a] = n;
+    shape[a] = ir::Expr(n + b + e);
+  }
+  DataType t = x.dtype();
+  ir::Expr fill = t.is_storage_only() ? ir::cast(t, ir::make_const(dtype::float32, spec.value))
+                                      : ir::make_const(t, spec.value);
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> idx;
+        ir::Expr inside;
+        for (size_t d = 0; d < v.size(); ++d) {
+          int64_t n = extent[d];
+          if (n == 0) {  // not padded
+            idx.push_back(v[d]);
+            continue;
+          }
+          ir::Expr j = v[d] - before[d];
+          if (mode == "constant") {
+            ir::Expr in = j >= int64_t(0) && j < n;
+            inside = inside.defined() ? (inside && in) : in;
+          } else if (mode == "edge") {
+            j = ir::min(ir::max(j, ir::Expr(int64_t(0))), ir::Expr(n - 1));
+          } else if (mode == "wrap") {
+            j = (j % n + n) % n;
+          } else if (n == 1) {
+            j = ir::Expr(int64_t(0));
+          } else {  // reflect: fold into one period of 2(n - 1), then mirror its second half
+            int64_t m = 2 * (n - 1);
+            j = (j % m + m) % m;
+            j = ir::select(j >= n, m - j, j);
+          }
+          idx.push_back(j);
+        }
+        return inside.defined() ? ir::select(inside, x(idx), fill) : x(idx);
+      },
+      std::move(name));
+}
+
+inline OpDef pad_def() {
+  return OpDef{
+      .name = "pad",
+      .importer_names = {"onnx:Pad"},
+      .input_names = {"data", "pads", "constant_value", "axes"},
+      .optional_inputs = 2,
+      .value_inputs = {"pads", "constant_value", "axes"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            PadSpec spec{attrs.get_ints("pads"), {}, attrs.get_string("mode", "constant"), 0.0};
+            if (transform_detail::given(in, 2)) {
+              std::vector<double> c = attrs.get_floats("constant_value");
+              if (c.size() != 1)
+                throw UserError("nnvm.ops.input_shape",
+                                str_cat("input constant_value has ", c.size(), " elements, expected one"),
+                                {"input constant_value"});
+              spec.value = c[0];
+            }
+            if (transform_detail::given(in, 3)) spec.axes = attrs.get_ints("axes");
+            return std::vector<te::Tensor>{pad(in[0], spec)};
+          },
+      .default_schedule = transform_detail::injective_schedule("pad"),
+      .doc = "data padded by value input pads (begins, then ends) over axes; attribute mode constant/edge/reflect/wrap",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/pad.hpp
+// begin nnvm/ops/transform/reshape.hpp
+// reshape (ONNX Reshape, opset 14+) and flatten (ONNX Flatten): the input's elements in
+// row-major order under a new shape.
+
+#include <optional>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// `x` read in row-major order as a tensor of `shape` (same element count, not checked here).
+inline te::Tensor reshape_to(const te::Tensor& x, const std::vector<ir::Expr>& shape, std::string name) {
+  using namespace transform_detail;
+  return te::compute(
+      shape, [&](const std::vector<ir::Var>& v) { return x(unravel(ravel(exprs(v), shape), x.shape())); },
+      std::move(name));
+}
+
+// ONNX's shape spec: 0 copies the input's extent at that position (unless `allowzero`, where it
+// would mean an empty axis, which nnvm refuses), one -1 takes what is left.
+inline te::Tensor reshape(const te::Tensor& x, const std::vector<int64_t>& spec, bool allowzero = false,
+                          std::string name = "reshape") {
+  using namespace transform_detail;
+  std::vector<ir::Expr> shape;
+  ir::Expr known(int64_t(1));
+  std::optional<size_t> infer;
+  for (size_t d = 0; d < spec.size(); ++d) {
+    int64_t s = spec[d];
+    if (s == -1) {
+      if (infer)
+        throw UserError("nnvm.ops.input_shape", str_cat("input shape has -1 at positions ", *infer, " and ", d,
+                                                        "; at most one extent can be inferred"),
+                        {"input shape"});
+      infer = d;
+      shape.emplace_back();
+      continue;
+    }
+    if (s == 0 && !allowzero) {
+      if (d >= x.rank())
+        throw UserError("nnvm.ops.input_shape",
+                        str_cat("input shape[", d, "] is 0 (copy the input's extent) but input data has rank ",
+                                x.rank()),
+                        {"input shape"});
+      shape.push_back(x.shape()[d]);
+    } else if (s <= 0) {
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("input shape[", d, "] is ", s, "; extents must be positive (nnvm tensors cannot be empty)"),
+                      {"input shape"});
+    } else {
+      shape.emplace_back(s);
+    }
+    known = known * shape.back();
+  }
+  ir::Expr total = product(x.shape());
+  known = ir::simplify(known);
+  auto mismatch = [&] {
+    return UserError("nnvm.ops.input_shape",
+                     str_cat("input data has ", ir::to_string(total), " elements but shape ", list_string(spec),
+                             " holds ", infer ? "a multiple of " : "", ir::to_string(known)),
+                     {"input shape"});
+  };
+  if (infer) {
+    // Cancel the symbolic extents the output keeps (a batch `n` copied by 0) so that the
+    // inferred extent comes out constant when the rest is.
+    std::vector<ir::Expr> in_left = x.shape(), out_left;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (d == *infer) continue;
+      auto it = std::find_if(in_left.begin(), in_left.end(), [&](const ir::Expr& e) {
+        return !ir::as_const_int(ir::simplify(e)) && same_extent(e, shape[d]);
+      });
+      if (it != in_left.end()) in_left.erase(it);
+      else out_left.push_back(shape[d]);
+    }
+    ir::Expr t = product(in_left), k = product(out_left);
+    auto *tc = ir::as_const_int(t), *kc = ir::as_const_int(k);
+    if (tc && kc && *tc % *kc != 0) throw mismatch();
+    shape[*infer] = tc && kc ? ir::Expr(*tc / *kc) : ir::simplify(t / k);
+  } else if (!same_extent(total, known)) {
+    throw mismatch();
+  }
+  return reshape_to(x, shape, std::move(name));
+}
+
+// 2-D result: the axes before `axis` (in [-rank, rank]) fold into rows, the rest into columns.
+inline te::Tensor flatten(const te::Tensor& x, int64_t axis = 1, std::string name = "flatten") {
+  using namespace transform_detail;
+  int64_t r = int64_t(x.rank());
+  if (axis < -r || axis > r)
+    throw UserError("nnvm.ops.attr", str_cat("attribute 'axis' is ", axis, " but must lie in [", -r, ", ", r, "]"),
+                    {"attribute axis"});
+  size_t a = size_t(axis < 0 ? axis + r : axis);
+  return reshape_to(x, {product(x.shape(), 0, a), product(x.shape(), a)}, std::move(name));
+}
+
+inline OpDef flatten_def() {
+  return OpDef{
+      .name = "flatten",
+      .importer_names = {"onnx:Flatten"},
+      .input_names = {"input"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{flatten(in[0], attrs.get_int("axis", 1))};
+          },
+      .default_schedule = transform_detail::injective_schedule("flatten"),
+      .doc = "2-D view of input: axes before attribute axis (default 1) as rows, the rest as columns",
+  };
+}
+
+inline OpDef reshape_def() {
+  return OpDef{
+      .name = "reshape",
+      .importer_names = {"onnx:Reshape"},
+      .input_names = {"data", "shape"},
+      .value_inputs = {"shape"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{
+                reshape(in[0], attrs.get_ints("shape"), attrs.get_int("allowzero", 0) != 0)};
+          },
+      .default_schedule = transform_detail::injective_schedule("reshape"),
+      .doc = "data in row-major order under the shape given by value input shape (0 copies, one -1 inferred)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/reshape.hpp
+// begin nnvm/ops/transform/scatter.hpp
+// The scatters: scatter_elements (ONNX ScatterElements) and scatter_nd (ONNX ScatterND), with
+// reduction none, add, mul, max or min.
+//
+// Written as computes over the output: element p looks at every update that could land on it
+// (along `axis` for scatter_elements, every index row for scatter_nd) and combines those whose
+// index hits p, in update order. With reduction none the last such update wins (ONNX leaves
+// duplicates undefined), found as the largest hitting update position. Negative indices count
+// from the end; an index still out of range hits nothing, so its update is dropped.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+namespace transform_detail {
+
+inline ir::Combiner scatter_combiner(const std::string& reduction) {
+  if (reduction == "add") return ir::Combiner::sum;
+  if (reduction == "mul") return ir::Combiner::prod;
+  if (reduction == "max") return ir::Combiner::max;
+  if (reduction == "min") return ir::Combiner::min;
+  throw UserError("nnvm.ops.attr",
+                  str_cat("attribute 'reduction' is '", reduction, "' but must be none, add, mul, max or min"),
+                  {"attribute reduction"});
+}
+
+inline void check_scatter_inputs(const te::Tensor& data, const te::Tensor& indices, const te::Tensor& updates,
+                                 const std::string& reduction) {
+  check_index_dtype(indices, "indices");
+  check_same_dtype(data, "data", updates, "updates");
+  if (reduction == "none") return;
+  scatter_combiner(reduction);
+  DataType t = data.dtype();
+  if (t.is_bool() || t.is_storage_only() || !t.is_scalar())
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("input data (tensor ", data.name(), ") is ", t, "; reduction ", reduction,
+                            " needs a number type with arithmetic"),
+                    {"input data"});
+}
+
+// The output: data where no update hits, else the hitting updates combined. `hit(p, r)` is the
+// condition that update row `r` (the reduce axes' vars) lands on p; `update(p, r)` reads it;
+// `flat(r)` numbers the rows in update order.
+using ScatterFn = std::function<ir::Expr(const std::vector<ir::Var>&, const std::vector<ir::Expr>&)>;
+inline te::Tensor scatter_compute(const te::Tensor& data, const std::vector<ir::Expr>& rows, const ScatterFn& hit,
+                                  const ScatterFn& update, const std::string& reduction, const std::string& name) {
+  auto axes = [&] {
+    std::vector<ir::IterVar> r;
+    for (size_t d = 0; d < rows.size(); ++d) r.push_back(te::reduce_axis(rows[d], str_cat("r", d)));
+    return r;
+  };
+  auto vars = [](const std::vector<ir::IterVar>& r) {
+    std::vector<ir::Expr> v;
+    for (auto& iv : r) v.push_back(iv->var);
+    return v;
+  };
+  if (reduction != "none") {
+    return te::compute(
+        data.shape(),
+        [&](const std::vector<ir::Var>& p) {
+          auto r = axes();
+          return ir::Reduce::make(scatter_combiner(reduction), update(p, vars(r)), r, data(exprs(p)), hit(p, vars(r)));
+        },
+        name);
+  }
+  te::Tensor last = te::compute(
+      data.shape(),
+      [&](const std::vector<ir::Var>& p) {
+        auto r = axes();
+        return ir::Reduce::make(ir::Combiner::max, ravel(vars(r), rows), r, ir::Expr(int64_t(-1)), hit(p, vars(r)));
+      },
+      name + "_last");
+  return te::compute(
+      data.shape(),
+      [&](const std::vector<ir::Var>& p) {
+        ir::Expr l = last(exprs(p));
+        return ir::select(l >= int64_t(0), update(p, unravel(ir::max(l, ir::Expr(int64_t(0))), rows)), data(exprs(p)));
+      },
+      name);
+}
+
+inline void schedule_scatter(schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& target) {
+  require_cpu(target, out[0].op().name);
+  const te::Tensor& y = out[0];
+  if (!y.op().reduce_axes.empty()) {
+    schedule_reduction(s[y], target);
+    return;
+  }
+  for (auto& in : y.op().inputs)
+    if (in->name == y.name() + "_last") schedule_reduction(s[te::Tensor(in)], target);
+  schedule_injective(s[y], target);
+}
+
+}  // namespace transform_detail
+
+// indices and updates share a shape, of data's rank, no larger than data off `axis`: update u
+// at position q goes to data's position q with q[axis] = indices[q].
+inline te::Tensor scatter_elements(const te::Tensor& data, const te::Tensor& indices, const te::Tensor& updates,
+                                   int64_t axis = 0, const std::string& reduction = "none",
+                                   std::string name = "scatter_elements") {
+  using namespace transform_detail;
+  check_rank(data, "data", 1, SIZE_MAX);
+  check_rank(indices, "indices", data.rank());
+  check_rank(updates, "updates", data.rank());
+  check_scatter_inputs(data, indices, updates, reduction);
+  size_t a = normalize_axis(axis, data.rank(), "axis");
+  // Off `axis`, an output position beyond indices' extent gets no update; reads clamp there.
+  std::vector<bool> shorter(data.rank(), false);
+  for (size_t d = 0; d < data.rank(); ++d) {
+    check_same_extent(indices.shape()[d], updates.shape()[d], str_cat("axis ", d, " of indices and updates"));
+    if (d == a || same_extent(indices.shape()[d], data.shape()[d])) continue;
+    auto *ci = ir::as_const_int(ir::simplify(indices.shape()[d])), *cd = ir::as_const_int(ir::simplify(data.shape()[d]));
+    if (!ci || !cd || *ci > *cd)
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("indices axis ", d, " has extent ", ir::to_string(indices.shape()[d]),
+                              ", more than data's ", ir::to_string(data.shape()[d])),
+                      {"input indices"});
+    shorter[d] = true;
+  }
+  auto at = [&](const std::vector<ir::Var>& p, const ir::Expr& k) {
+    std::vector<ir::Expr> q;
+    for (size_t d = 0; d < p.size(); ++d)
+      q.push_back(d == a ? k : shorter[d] ? ir::min(ir::Expr(p[d]), indices.shape()[d] - int64_t(1)) : ir::Expr(p[d]));
+    return q;
+  };
+  ScatterFn hit = [&](const std::vector<ir::Var>& p, const std::vector<ir::Expr>& r) {
+    ir::Expr h = wrap_negative(indices(at(p, r[0])), data.shape()[a]) == ir::Expr(p[a]);
+    for (size_t d = 0; d < p.size(); ++d)
+      if (shorter[d]) h = h && p[d] < indices.shape()[d];
+    return h;
+  };
+  ScatterFn update = [&](const std::vector<ir::Var>& p, const std::vector<ir::Expr>& r) {
+    return updates(at(p, r[0]));
+  };
+  return scatter_compute(data, {indices.shape()[a]}, hit, update, reduction, std::move(name));
+}
+
+// indices' last axis (constant extent K <= data's rank) holds coordinates of data's first K
+// axes; updates has shape indices.shape[:-1] + data.shape[K:].
+inline te::Tensor scatter_nd(const te::Tensor& data, const te::Tensor& indices, const te::Tensor& updates,
+                             const std::string& reduction = "none", std::string name = "scatter_nd") {
+  using namespace transform_detail;
+  check_rank(data, "data", 1, SIZE_MAX);
+  check_rank(indices, "indices", 1, SIZE_MAX);
+  check_scatter_inputs(data, indices, updates, reduction);
+  size_t q = indices.rank(), r = data.rank();
+  int64_t k = const_extent(indices.shape()[q - 1], "the last axis of indices");
+  if (k < 1 || size_t(k) > r)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("the last axis of indices has extent ", k, " but data has rank ", r), {"input indices"});
+  std::vector<ir::Expr> rows(indices.shape().begin(), indices.shape().end() - 1);
+  std::vector<ir::Expr> want = rows;
+  want.insert(want.end(), data.shape().begin() + k, data.shape().end());
+  check_rank(updates, "updates", want.size());
+  for (size_t d = 0; d < want.size(); ++d)
+    check_same_extent(updates.shape()[d], want[d], str_cat("axis ", d, " of updates and indices.shape[:-1] + data.shape[K:]"));
+  // One index row (indices of rank 1) still needs a reduce axis: a single row of extent 1.
+  bool single = rows.empty();
+  if (single) rows.emplace_back(int64_t(1));
+  auto row = [&](const std::vector<ir::Expr>& m) {
+    return single ? std::vector<ir::Expr>{} : m;
+  };
+  ScatterFn hit = [&](const std::vector<ir::Var>& p, const std::vector<ir::Expr>& m) {
+    std::vector<ir::Expr> at = row(m);
+    at.emplace_back(int64_t(0));
+    ir::Expr h;
+    for (int64_t j = 0; j < k; ++j) {
+      at.back() = ir::Expr(j);
+      ir::Expr e = wrap_negative(indices(at), data.shape()[size_t(j)]) == ir::Expr(p[size_t(j)]);
+      h = h.defined() ? (h && e) : e;
+    }
+    return h;
+  };
+  ScatterFn update = [&](const std::vector<ir::Var>& p, const std::vector<ir::Expr>& m) {
+    std::vector<ir::Expr> at = row(m);
+    at.insert(at.end(), p.begin() + k, p.end());
+    return updates(at);
+  };
+  return scatter_compute(data, rows, hit, update, reduction, std::move(name));
+}
+
+inline OpDef scatter_elements_def() {
+  return OpDef{
+      .name = "scatter_elements",
+      .importer_names = {"onnx:ScatterElements", "onnx:Scatter"},
+      .input_names = {"data", "indices", "updates"},
+      .pattern = OpPattern::opaque,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{
+                scatter_elements(in[0], in[1], in[2], attrs.get_int("axis", 0), attrs.get_string("reduction", "none"))};
+          },
+      .default_schedule = transform_detail::schedule_scatter,
+      .doc = "data with updates written at indices along attribute axis (attribute reduction none/add/mul/max/min)",
+  };
+}
+
+inline OpDef scatter_nd_def() {
+  return OpDef{
+      .name = "scatter_nd",
+      .importer_names = {"onnx:ScatterND"},
+      .input_names = {"data", "indices", "updates"},
+      .pattern = OpPattern::opaque,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{scatter_nd(in[0], in[1], in[2], attrs.get_string("reduction", "none"))};
+          },
+      .default_schedule = transform_detail::schedule_scatter,
+      .doc = "data with updates written at the coordinates in indices' last axis (attribute reduction)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/scatter.hpp
+// begin nnvm/ops/transform/shape.hpp
+// shape (ONNX Shape) and size (ONNX Size): the input's extents as int64 data. Neither reads the
+// input's elements; a symbolic extent becomes the size variable's value at run time.
+
+#include <optional>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// Extents start .. end-1 (ONNX's start/end: negative counts from the end, both clamp to
+// [0, rank]). An empty range is "nnvm.ops.input_shape": nnvm tensors cannot be empty.
+inline te::Tensor shape_of(const te::Tensor& x, int64_t start = 0, std::optional<int64_t> end = std::nullopt,
+                           std::string name = "shape") {
+  int64_t r = int64_t(x.rank());
+  auto clamp = [r](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + r : i, 0, r); };
+  int64_t s = clamp(start), e = end ? clamp(*end) : r;
+  transform_detail::check_output_extent(e - s, 0, str_cat("extents ", s, " to ", e, " of a rank-", r, " input"));
+  std::vector<ir::Expr> dims(x.shape().begin() + s, x.shape().begin() + e);
+  return te::compute(
+      {ir::Expr(e - s)},
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr out = ir::cast(dtype::int64, dims.back());
+        for (size_t d = dims.size() - 1; d-- > 0;)
+          out = ir::select(v[0] == int64_t(d), ir::cast(dtype::int64, dims[d]), out);
+        return out;
+      },
+      std::move(name));
+}
+
+// The element count as an int64 scalar.
+inline te::Tensor size_of(const te::Tensor& x, std::string name = "size") {
+  ir::Expr n = ir::cast(dtype::int64, transform_detail::product(x.shape()));
+  return te::compute({}, [&](const std::vector<ir::Var>&) { return n; }, std::move(name));
+}
+
+inline OpDef shape_def() {
+  return OpDef{
+      .name = "shape",
+      .importer_names = {"onnx:Shape"},
+      .input_names = {"data"},
+      .pattern = OpPattern::opaque,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            std::optional<int64_t> end;
+            if (attrs.has("end")) end = attrs.get_int("end");
+            return std::vector<te::Tensor>{shape_of(in[0], attrs.get_int("start", 0), end)};
+          },
+      .default_schedule = transform_detail::injective_schedule("shape"),
+      .doc = "the extents of data (attributes start, end) as int64, without reading its elements",
+  };
+}
+
+inline OpDef size_def() {
+  return OpDef{
+      .name = "size",
+      .importer_names = {"onnx:Size"},
+      .input_names = {"data"},
+      .pattern = OpPattern::opaque,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs&) { return std::vector<te::Tensor>{size_of(in[0])}; },
+      .default_schedule = transform_detail::injective_schedule("size"),
+      .doc = "the element count of data as an int64 scalar, without reading its elements",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/shape.hpp
+// begin nnvm/ops/transform/slice.hpp
+// slice (ONNX Slice, opset 13+: starts, ends, axes and steps are value inputs). Per sliced axis
+// of extent n: a negative start or end counts from the end, then both clamp as ONNX says
+// (step > 0: [0, n]; step < 0: start to [0, n - 1], end to [-1, n - 1]), and the output takes
+// ceil((end - start) / step) elements start, start + step, ... An empty result is refused
+// ("nnvm.ops.input_shape"): nnvm tensors cannot be empty.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct SliceSpec {
+  std::vector<int64_t> starts, ends, axes, steps;  // axes and steps may be empty (defaults)
+};
+
+inline te::Tensor slice(const te::Tensor& x, const SliceSpec& spec, std::string name = "slice") {
+  using namespace transform_detail;
+  size_t count = spec.starts.size();
+  auto same_length = [&](const std::vector<int64_t>& v, const char* what) {
+    if (v.size() != count)
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("input ", what, " has ", v.size(), " elements but starts has ", count),
+                      {str_cat("input ", what)});
+  };
+  same_length(spec.ends, "ends");
+  std::vector<int64_t> axes_in = spec.axes;
+  if (axes_in.empty())
+    for (size_t k = 0; k < count; ++k) axes_in.push_back(int64_t(k));
+  same_length(axes_in, "axes");
+  if (!spec.steps.empty()) same_length(spec.steps, "steps");
+  std::vector<size_t> axes = normalize_axes(axes_in, x.rank(), "axes");
+  std::vector<ir::Expr> shape = x.shape();
+  std::vector<int64_t> first(x.rank(), 0), stride(x.rank(), 1);
+  for (size_t k = 0; k < count; ++k) {
+    size_t a = axes[k];
+    int64_t step = spec.steps.empty() ? 1 : spec.steps[k];
+    if (step == 0) throw UserError("nnvm.ops.attr", str_cat("steps[", k, "] is 0"), {"input steps"});
+    int64_t n = const_extent(x.shape()[a], str_cat("sliced axis ", a, " of input data"));
+    int64_t s = spec.starts[k], e = spec.ends[k];
+    if (s < 0) s += n;
+    if (e < 0) e += n;
+    if (step > 0) {
+      s = std::clamp<int64_t>(s, 0, n);
+      e = std::clamp<int64_t>(e, 0, n);
+    } else {
+      s = std::clamp<int64_t>(s, 0, n - 1);
+      e = std::clamp<int64_t>(e, -1, n - 1);
+    }
+    int64_t len = step > 0 ? (e - s + step - 1) / step : (s - e + (-step) - 1) / (-step);
+    check_output_extent(len, a, str_cat("slice from ", s, " to ", e, " by ", step));
+    shape[a] = ir::Expr(len);
+    first[a] = s;
+    stride[a] = step;
+  }
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> idx;
+        for (size_t d = 0; d < v.size(); ++d)
+          idx.push_back(first[d] == 0 && stride[d] == 1 ? ir::Expr(v[d]) : v[d] * stride[d] + first[d]);
+        return x(idx);
+      },
+      std::move(name));
+}
+
+inline OpDef slice_def() {
+  return OpDef{
+      .name = "slice",
+      .importer_names = {"onnx:Slice"},
+      .input_names = {"data", "starts", "ends", "axes", "steps"},
+      .optional_inputs = 2,
+      .value_inputs = {"starts", "ends", "axes", "steps"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            SliceSpec spec{attrs.get_ints("starts"), attrs.get_ints("ends"), {}, {}};
+            if (transform_detail::given(in, 3)) spec.axes = attrs.get_ints("axes");
+            if (transform_detail::given(in, 4)) spec.steps = attrs.get_ints("steps");
+            return std::vector<te::Tensor>{slice(in[0], spec)};
+          },
+      .default_schedule = transform_detail::injective_schedule("slice"),
+      .doc = "data[starts:ends:steps] along axes (value inputs; negative indices and steps, ONNX clamping)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/slice.hpp
+// begin nnvm/ops/transform/split.hpp
+// split (ONNX Split, opset 18): the input cut into consecutive pieces along `axis`, one output
+// per piece.
+//
+// How many outputs: the value input `split` lists the piece sizes; otherwise the attribute
+// `num_outputs` gives the count and pieces are ceil(n / num_outputs) long, the last one shorter
+// (opset 18). An opset-13 node with neither has as many equal pieces as it has outputs, which
+// the op cannot see, so the importer sets `num_outputs` from the node's output count; an
+// uneven extent then gets the opset-18 pieces instead of ONNX's error.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// One output per entry of `sizes`, which must be positive and sum to the axis's extent.
+inline std::vector<te::Tensor> split(const te::Tensor& x, int64_t axis, const std::vector<int64_t>& sizes,
+                                     std::string name = "split") {
+  using namespace transform_detail;
+  check_rank(x, "input", 1, SIZE_MAX);
+  size_t a = normalize_axis(axis, x.rank(), "axis");
+  int64_t n = const_extent(x.shape()[a], str_cat("the split axis ", a, " of input"));
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s <= 0)
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("split sizes ", list_string(sizes), " hold ", s, "; pieces must not be empty"),
+                      {"input split"});
+    total += s;
+  }
+  if (sizes.empty() || total != n)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("split sizes ", list_string(sizes), " sum to ", total, " but axis ", a, " has extent ", n),
+                    {"input split"});
+  std::vector<te::Tensor> out;
+  int64_t begin = 0;
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    std::vector<ir::Expr> shape = x.shape();
+    shape[a] = ir::Expr(sizes[k]);
+    out.push_back(te::compute(
+        shape,
+        [&](const std::vector<ir::Var>& v) {
+          std::vector<ir::Expr> idx = exprs(v);
+          idx[a] = idx[a] + begin;
+          return x(idx);
+        },
+        str_cat(name, k)));
+    begin += sizes[k];
+  }
+  return out;
+}
+
+// The opset-18 pieces for `count` outputs over extent n.
+inline std::vector<int64_t> split_sizes(int64_t n, int64_t count) {
+  if (count <= 0 || count > n)
+    throw UserError("nnvm.ops.attr",
+                    str_cat("attribute 'num_outputs' is ", count, " but must lie in [1, ", n,
+                            "] (the extent of the split axis)"),
+                    {"attribute num_outputs"});
+  int64_t piece = (n + count - 1) / count;
+  std::vector<int64_t> sizes(size_t(count), piece);
+  sizes.back() = n - piece * (count - 1);
+  if (sizes.back() <= 0)
+    throw UserError("nnvm.ops.attr",
+                    str_cat("attribute 'num_outputs' is ", count, ": pieces of ", piece, " leave nothing for the last of ",
+                            "the ", n, " elements"),
+                    {"attribute num_outputs"});
+  return sizes;
+}
+
+inline OpDef split_def() {
+  return OpDef{
+      .name = "split",
+      .importer_names = {"onnx:Split"},
+      .input_names = {"input", "split"},
+      .optional_inputs = 1,
+      .value_inputs = {"split"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            int64_t axis = attrs.get_int("axis", 0);
+            if (transform_detail::given(in, 1)) return split(in[0], axis, attrs.get_ints("split"));
+            if (!attrs.has("num_outputs"))
+              throw UserError("nnvm.ops.attr",
+                              "split needs value input split or attribute num_outputs (the importer sets it from the "
+                              "node's output count)",
+                              {"attribute num_outputs"});
+            check_rank(in[0], "input", 1, SIZE_MAX);
+            size_t a = normalize_axis(axis, in[0].rank(), "axis");
+            int64_t n = transform_detail::const_extent(in[0].shape()[a], str_cat("the split axis ", a, " of input"));
+            return split(in[0], axis, split_sizes(n, attrs.get_int("num_outputs")));
+          },
+      .default_schedule = transform_detail::injective_schedule("split"),
+      .doc = "input cut along attribute axis into pieces: value input split, or attribute num_outputs "
+             "(ceil-sized pieces)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/split.hpp
+// begin nnvm/ops/transform/squeeze.hpp
+// squeeze and unsqueeze (ONNX Squeeze/Unsqueeze, opset 13+: axes is an input): remove or insert
+// axes of extent 1. Each is an index mapping, with no division.
+
+#include <optional>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// Without `axes`, removes every axis whose extent is the constant 1 (a symbolic extent stays).
+// A listed axis whose extent is not 1 is "nnvm.ops.input_shape".
+inline te::Tensor squeeze(const te::Tensor& x, const std::optional<std::vector<int64_t>>& axes,
+                          std::string name = "squeeze") {
+  using namespace transform_detail;
+  std::vector<bool> drop(x.rank(), false);
+  if (axes) {
+    for (size_t a : normalize_axes(*axes, x.rank(), "axes")) {
+      if (!ir::is_const_int(ir::simplify(x.shape()[a]), 1))
+        throw UserError("nnvm.ops.input_shape",
+                        str_cat("axes names axis ", a, " of input data, whose extent is ",
+                                ir::to_string(x.shape()[a]), ", not 1"),
+                        {"input axes"});
+      drop[a] = true;
+    }
+  } else {
+    for (size_t d = 0; d < x.rank(); ++d) drop[d] = ir::is_const_int(ir::simplify(x.shape()[d]), 1);
+  }
+  std::vector<ir::Expr> shape;
+  for (size_t d = 0; d < x.rank(); ++d)
+    if (!drop[d]) shape.push_back(x.shape()[d]);
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> idx;
+        size_t k = 0;
+        for (size_t d = 0; d < x.rank(); ++d) idx.push_back(drop[d] ? ir::Expr(int64_t(0)) : ir::Expr(v[k++]));
+        return x(idx);
+      },
+      std::move(name));
+}
+
+// Inserts extent-1 axes at the positions `axes` name in the output (rank + axes.size()).
+inline te::Tensor unsqueeze(const te::Tensor& x, const std::vector<int64_t>& axes, std::string name = "unsqueeze") {
+  using namespace transform_detail;
+  size_t rank = x.rank() + axes.size();
+  std::vector<bool> added(rank, false);
+  for (size_t a : normalize_axes(axes, rank, "axes")) added[a] = true;
+  std::vector<ir::Expr> shape;
+  for (size_t d = 0, k = 0; d < rank; ++d) shape.push_back(added[d] ? ir::Expr(int64_t(1)) : x.shape()[k++]);
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> idx;
+        for (size_t d = 0; d < rank; ++d)
+          if (!added[d]) idx.push_back(v[d]);
+        return x(idx);
+      },
+      std::move(name));
+}
+
+inline OpDef squeeze_def() {
+  return OpDef{
+      .name = "squeeze",
+      .importer_names = {"onnx:Squeeze"},
+      .input_names = {"data", "axes"},
+      .optional_inputs = 1,
+      .value_inputs = {"axes"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            std::optional<std::vector<int64_t>> axes;
+            if (transform_detail::given(in, 1)) axes = attrs.get_ints("axes");
+            return std::vector<te::Tensor>{squeeze(in[0], axes)};
+          },
+      .default_schedule = transform_detail::injective_schedule("squeeze"),
+      .doc = "data without the extent-1 axes named by value input axes (without axes: every constant 1)",
+  };
+}
+
+inline OpDef unsqueeze_def() {
+  return OpDef{
+      .name = "unsqueeze",
+      .importer_names = {"onnx:Unsqueeze"},
+      .input_names = {"data", "axes"},
+      .value_inputs = {"axes"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{unsqueeze(in[0], attrs.get_ints("axes"))};
+          },
+      .default_schedule = transform_detail::injective_schedule("unsqueeze"),
+      .doc = "data with extent-1 axes inserted at the output positions named by value input axes",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/squeeze.hpp
+// begin nnvm/ops/transform/transpose.hpp
+// transpose (ONNX Transpose): output axis d is input axis perm[d]; perm defaults to reversing
+// the axes.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// `perm` empty: reversed axes. Otherwise a permutation of [0, rank) ("nnvm.ops.attr").
+inline te::Tensor transpose(const te::Tensor& x, std::vector<int64_t> perm = {}, std::string name = "transpose") {
+  size_t rank = x.rank();
+  if (perm.empty())
+    for (size_t d = rank; d-- > 0;) perm.push_back(int64_t(d));
+  std::vector<bool> seen(rank, false);
+  bool ok = perm.size() == rank;
+  for (int64_t p : perm) {
+    ok = ok && p >= 0 && p < int64_t(rank) && !seen[size_t(p)];
+    if (ok) seen[size_t(p)] = true;
+  }
+  if (!ok)
+    throw UserError("nnvm.ops.attr",
+                    str_cat("attribute 'perm' is ", transform_detail::list_string(perm),
+                            " but must be a permutation of the ", rank, " axes of input data"),
+                    {"attribute perm"});
+  std::vector<ir::Expr> shape;
+  for (int64_t p : perm) shape.push_back(x.shape()[size_t(p)]);
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> idx(rank);
+        for (size_t d = 0; d < rank; ++d) idx[size_t(perm[d])] = v[d];
+        return x(idx);
+      },
+      std::move(name));
+}
+
+inline OpDef transpose_def() {
+  return OpDef{
+      .name = "transpose",
+      .importer_names = {"onnx:Transpose"},
+      .input_names = {"data"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{transpose(in[0], attrs.get_ints("perm", {}))};
+          },
+      .default_schedule = transform_detail::injective_schedule("transpose"),
+      .doc = "data with its axes permuted by attribute perm (default: reversed)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/transpose.hpp
+// begin nnvm/ops/transform/trilu.hpp
+// trilu (ONNX Trilu): the upper (upper = 1, default) or lower triangle of each matrix in the
+// last two axes, from diagonal k (value input, default 0; positive k is above the main
+// diagonal); other elements become 0.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline te::Tensor trilu(const te::Tensor& x, bool upper = true, int64_t k = 0, std::string name = "trilu") {
+  check_rank(x, "input", 2, SIZE_MAX);
+  DataType t = x.dtype();
+  ir::Expr zero = t.is_storage_only() ? ir::cast(t, ir::make_zero(dtype::float32)) : ir::make_zero(t);
+  size_t r = x.rank();
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr diag = v[r - 1] - v[r - 2];
+        ir::Expr keep = upper ? diag >= k : diag <= k;
+        return ir::select(keep, x(transform_detail::exprs(v)), zero);
+      },
+      std::move(name));
+}
+
+inline OpDef trilu_def() {
+  return OpDef{
+      .name = "trilu",
+      .importer_names = {"onnx:Trilu"},
+      .input_names = {"input", "k"},
+      .optional_inputs = 1,
+      .value_inputs = {"k"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            int64_t k = 0;
+            if (transform_detail::given(in, 1)) {
+              const auto& ks = attrs.get_ints("k");
+              if (ks.size() != 1)
+                throw UserError("nnvm.ops.input_shape", str_cat("input k has ", ks.size(), " elements, expected one"),
+                                {"input k"});
+              k = ks[0];
+            }
+            return std::vector<te::Tensor>{trilu(in[0], attrs.get_int("upper", 1) != 0, k)};
+          },
+      .default_schedule = transform_detail::injective_schedule("trilu"),
+      .doc = "upper (attribute upper = 1) or lower triangle of the last two axes from diagonal k, zeros elsewhere",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/trilu.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
 inline std::vector<OpDef> transform_ops() {
   return {
+      cast_def(),
+      cast_like_def(),
+      concat_def(),
+      constant_of_shape_def(),
+      depth_to_space_def(),
+      expand_def(),
+      eye_like_def(),
+      flatten_def(),
+      gather_def(),
+      gather_elements_def(),
+      gather_nd_def(),
+      one_hot_def(),
+      pad_def(),
+      range_def(),
+      reshape_def(),
+      scatter_elements_def(),
+      scatter_nd_def(),
+      shape_def(),
+      size_def(),
+      slice_def(),
+      space_to_depth_def(),
+      split_def(),
+      squeeze_def(),
+      tile_def(),
+      transpose_def(),
+      trilu_def(),
+      unsqueeze_def(),
   };
 }
 
@@ -10798,70 +16275,10 @@ inline target::CKernel jit(const BuiltOp& built, const Target& target = {}) {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/build.hpp
-// begin nnvm/ops/dtype_code.hpp
-// ONNX's TensorProto data type codes (Cast's `to`, EyeLike's `dtype`, initializers' data_type)
-// and nnvm's DataType. The codes are part of the model format, so they are fixed numbers.
-
-#include <optional>
-
-
-NNVM_BEGIN_NAMESPACE
-namespace ops {
-
-// The DataType for an ONNX code, or nullopt for codes nnvm has no type for (string, complex,
-// float8, int4, ...).
-inline std::optional<DataType> try_dtype_from_onnx(int64_t code) {
-  switch (code) {
-    case 1: return dtype::float32;
-    case 2: return dtype::uint8;
-    case 3: return dtype::int8;
-    case 4: return dtype::uint16;
-    case 5: return dtype::int16;
-    case 6: return dtype::int32;
-    case 7: return dtype::int64;
-    case 9: return dtype::boolean;
-    case 10: return dtype::float16;
-    case 11: return dtype::float64;
-    case 12: return dtype::uint32;
-    case 13: return dtype::uint64;
-    case 16: return dtype::bfloat16;
-    default: return std::nullopt;
-  }
-}
-
-// ONNX's name for a code, for messages ("STRING", "COMPLEX64", "FLOAT8E4M3FN").
-inline const char* onnx_dtype_name(int64_t code) {
-  static const char* const names[] = {"UNDEFINED", "FLOAT",     "UINT8",        "INT8",         "UINT16",
-                                      "INT16",     "INT32",     "INT64",        "STRING",       "BOOL",
-                                      "FLOAT16",   "DOUBLE",    "UINT32",       "UINT64",       "COMPLEX64",
-                                      "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
-                                      "FLOAT8E5M2FNUZ", "UINT4", "INT4",        "FLOAT4E2M1",   "FLOAT8E8M0",
-                                      "UINT2",     "INT2"};
-  return code >= 0 && code < int64_t(std::size(names)) ? names[code] : "unknown";
-}
-
-// "nnvm.ops.attr" for a code nnvm has no type for; `attr` names the attribute.
-inline DataType dtype_from_onnx(int64_t code, const char* attr = "to") {
-  if (auto t = try_dtype_from_onnx(code)) return *t;
-  throw UserError("nnvm.ops.attr",
-                  str_cat("attribute '", attr, "' is ONNX data type ", code, " (", onnx_dtype_name(code),
-                          "), which nnvm does not support"),
-                  {str_cat("attribute ", attr)});
-}
-
-// The ONNX code of a DataType (scalar types only); 0 (UNDEFINED) for none.
-inline int64_t onnx_code(DataType t) {
-  for (int64_t c = 1; c <= 16; ++c)
-    if (auto d = try_dtype_from_onnx(c); d && *d == t.element_of()) return c;
-  return 0;
-}
-
-}  // namespace ops
-NNVM_END_NAMESPACE
-// end nnvm/ops/dtype_code.hpp
 // end nnvm/ops/ops.hpp
 // begin nnvm/graph/graph.hpp
-// The graph layer: the IR (node.hpp), the builder, shape/dtype inference and the printers.
+// The graph layer: the IR (node.hpp), the builder, shape/dtype inference, the printers,
+// constant evaluation and the executor (compile + run).
 
 // begin nnvm/graph/builder.hpp
 // Writing a model in code:
@@ -10874,6 +16291,16 @@ NNVM_END_NAMESPACE
 //   Graph g = b.build();
 // Each call checks its node at once (unknown op, input count, types through the op's rule), so an
 // error points at the line that made the node.
+
+#include <optional>
+
+// begin nnvm/graph/evaluate.hpp
+// Evaluating one op node at compile time, for constant folding: the op is built for its input
+// types (value inputs as attributes), lowered without a schedule and run by the reference
+// interpreter. The interpreter runs the same compute the kernels run, so a folded constant
+// equals what the compiled model would have computed, and folding needs no C compiler.
+
+#include <set>
 
 // begin nnvm/graph/infer.hpp
 // Shape and dtype inference: each op node's output types from its inputs' types, by the op's own
@@ -11179,6 +16606,84 @@ NNVM_END_NAMESPACE
 NNVM_BEGIN_NAMESPACE
 namespace graph {
 
+namespace detail {
+// The placeholders the outputs' computes read, directly or through intermediate stages.
+inline std::set<const te::TensorNode*> read_placeholders(const std::vector<te::Tensor>& outputs) {
+  std::set<const te::TensorNode*> seen, placeholders;
+  std::vector<const te::TensorNode*> work;
+  for (auto& o : outputs) work.push_back(o.get());
+  while (!work.empty()) {
+    const te::TensorNode* t = work.back();
+    work.pop_back();
+    if (!seen.insert(t).second) continue;
+    if (t->op->kind == te::OpKind::placeholder) placeholders.insert(t);
+    for (auto& in : t->op->inputs) work.push_back(in.get());
+  }
+  return placeholders;
+}
+
+inline std::vector<int64_t> constant_shape(const TensorType& t, const Graph& g, const Node& n) {
+  std::vector<int64_t> shape;
+  for (auto& e : t.shape) {
+    auto* c = ir::as_const_int(ir::simplify(e));
+    if (!c) throw UserError("nnvm.graph.not_constant", "a folded value has a symbolic extent", where(g, &n));
+    shape.push_back(*c);
+  }
+  return shape;
+}
+}  // namespace detail
+
+// True when node `n` can be folded: every input its computed outputs actually read is a
+// constant (a Shape op reads none), and its outputs have constant extents.
+inline bool foldable(const Graph& g, const Node& n) {
+  if (n.kind != NodeKind::op) return false;
+  const ops::OpDef& def = g.registry->get(n.op);
+  for (auto& t : n.types)
+    for (auto& e : t.shape)
+      if (!ir::as_const_int(ir::simplify(e))) return false;
+  ops::BuiltOp b = ops::build(def, detail::input_types(g, n), detail::node_attrs(g, n, def), {}, {.schedule = false});
+  auto reads = detail::read_placeholders(b.outputs);
+  for (size_t k : b.kernel_inputs)
+    if (reads.count(b.inputs[k].get()) && g.node(n.inputs[k]).kind != NodeKind::constant) return false;
+  return true;
+}
+
+// The outputs of op node `n`, computed by the interpreter from its constant inputs. Inputs the
+// compute does not read (Shape's) are given as empty buffers of the right type.
+inline std::vector<NDArray> evaluate(const Graph& g, const Node& n) {
+  const ops::OpDef& def = g.registry->get(n.op);
+  ops::BuiltOp b = ops::build(def, detail::input_types(g, n), detail::node_attrs(g, n, def), {}, {.schedule = false});
+  auto reads = detail::read_placeholders(b.outputs);
+  std::vector<NDArray> outs;
+  for (auto& t : n.types) outs.emplace_back(t.dtype, detail::constant_shape(t, g, n));
+  std::vector<NDArray> unread;
+  std::vector<BufferView> views;
+  for (size_t k : b.kernel_inputs) {
+    const Node& p = g.node(n.inputs[k]);
+    if (p.kind == NodeKind::constant) {
+      views.push_back(const_cast<NDArray&>(*p.data).view());
+    } else if (!reads.count(b.inputs[k].get())) {
+      unread.emplace_back(g.type(n.inputs[k]).dtype, std::vector<int64_t>{0});
+      BufferView v = unread.back().view();
+      v.shape = detail::constant_shape(g.type(n.inputs[k]), g, n);
+      views.push_back(v);
+    } else {
+      throw UserError("nnvm.graph.not_constant",
+                      str_cat("input ", k, " (", def.input_names[k], ") is not a constant"), detail::where(g, &n));
+    }
+  }
+  for (auto& o : outs) views.push_back(o.view());
+  target::interpret(b.func, std::span<const BufferView>(views));
+  return outs;
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/evaluate.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
 class GraphBuilder {
  public:
   explicit GraphBuilder(std::string name = "graph", const ops::OpRegistry& registry = ops::default_registry()) {
@@ -11229,6 +16734,19 @@ class GraphBuilder {
 
   void output(Value v) { g_.outputs.push_back(v); }
 
+  // With folding on, an op whose computed outputs read only constants (a Shape op reads none) is
+  // evaluated when it is added and becomes constant nodes: output 0 keeps the node's name,
+  // output k is named "<name>:<k>". Importers turn it on, so shape arithmetic (Shape → Gather →
+  // Concat → Reshape) is known by the time a Reshape needs its shape.
+  GraphBuilder& fold_constants(bool on = true) {
+    fold_ = on;
+    return *this;
+  }
+
+  // The graph so far (not validated: it may have no outputs yet), for importers that need the
+  // type of a value they already added.
+  const Graph& graph() const { return g_; }
+
   // The finished graph, validated. The builder keeps its state, so it can go on growing.
   Graph build() const {
     validate(g_);
@@ -11241,13 +16759,20 @@ class GraphBuilder {
       throw UserError("nnvm.graph.duplicate_name", str_cat("a node named '", n.name, "' already exists"),
                       detail::where(g_));
     g_.nodes.push_back(std::move(n));
+    std::optional<std::vector<NDArray>> folded;
     try {
       detail::check_node(g_, g_.nodes.size() - 1);
       Node& added = g_.nodes.back();
       if (added.kind == NodeKind::op) added.types = detail::infer_node(g_, added);
+      if (fold_ && worth_folding(added) && foldable(g_, added)) folded = evaluate(g_, added);
     } catch (...) {
       g_.nodes.pop_back();  // a failed call leaves the graph as it was
       throw;
+    }
+    if (folded) {
+      std::string name = g_.nodes.back().name;
+      g_.nodes.pop_back();
+      return add_constants(name, std::move(*folded));
     }
     names_.insert(g_.nodes.back().name);
     std::vector<Value> out;
@@ -11255,7 +16780,40 @@ class GraphBuilder {
     return out;
   }
 
+  // The interpreter folds tens of millions of elements per second; bigger results stay ops.
+  static bool worth_folding(const Node& n) {
+    if (n.kind != NodeKind::op) return false;
+    int64_t elements = 0;
+    for (auto& t : n.types) {
+      int64_t e = 1;
+      for (auto& d : t.shape) {
+        auto* c = ir::as_const_int(ir::simplify(d));
+        if (!c) return false;
+        e *= std::max<int64_t>(*c, 1);
+      }
+      elements += e;
+    }
+    return elements <= (int64_t(1) << 24);
+  }
+
+  // Constants holding a folded node's outputs; the names were checked when the node was added.
+  std::vector<Value> add_constants(const std::string& name, std::vector<NDArray> data) {
+    std::vector<Value> out;
+    for (size_t k = 0; k < data.size(); ++k) {
+      Node c;
+      c.kind = NodeKind::constant;
+      c.name = k == 0 ? name : str_cat(name, ":", k);
+      c.types = {TensorType(data[k].dtype(), data[k].shape())};
+      c.data = std::make_shared<const NDArray>(std::move(data[k]));
+      g_.nodes.push_back(std::move(c));
+      names_.insert(g_.nodes.back().name);
+      out.push_back({g_.nodes.size() - 1, 0});
+    }
+    return out;
+  }
+
   Graph g_;
+  bool fold_ = false;
   std::map<std::string, size_t> counts_;  // next automatic name per op
   std::set<std::string, std::less<>> names_;
 };
@@ -11263,6 +16821,222 @@ class GraphBuilder {
 }  // namespace graph
 NNVM_END_NAMESPACE
 // end nnvm/graph/builder.hpp
+// begin nnvm/graph/executor.hpp
+// Compiling a graph and running it. compile() binds symbolic sizes, runs the graph passes
+// (passes/pipeline.hpp), groups ops into fused kernels (passes/fuse.hpp), lowers one kernel per
+// group with the ops' default schedules (identical groups share a kernel), compiles all of them in
+// one batch and plans memory: activations share one arena by liveness (passes/memory_plan.hpp).
+// A CompiledModel is immutable, so one model can run from several threads at once; each run()
+// owns its arena.
+
+#include <chrono>
+#include <map>
+#include <set>
+
+// begin nnvm/graph/passes/fuse.hpp
+// Operator fusion: which op nodes compile into one kernel. A group starts at any op (its
+// "master": a dense, conv, reduction or injective op) and grows along chains of elementwise,
+// broadcast and injective consumers that read a value of the group nobody else reads; inside a
+// kernel those consumers' producers are inlined, so the chain makes one pass over memory
+// (TVM's rule for injective ops and out-fusable epilogues).
+
+// begin nnvm/graph/passes/rewrite.hpp
+// The shared machinery of graph passes: a new graph is built node by node from an old one. Each
+// old node is kept (copied with its inputs remapped), dropped, or replaced by values of the new
+// graph; the outputs follow. Node order stays topological because nodes are visited in order.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+class GraphRewriter {
+ public:
+  explicit GraphRewriter(const Graph& src) : src_(src), map_(src.nodes.size()) {
+    out_.name = src.name;
+    out_.registry = src.registry;
+  }
+
+  const Graph& source() const { return src_; }
+  const Graph& result() const { return out_; }
+
+  // The new value standing for old value `v` (undefined stays undefined).
+  Value map(const Value& v) const {
+    if (!v.defined()) return v;
+    return map_.at(v.node).at(v.index);
+  }
+  bool mapped(size_t old_node) const { return !map_[old_node].empty(); }
+
+  // Copies old node `i` with remapped inputs; returns its index in the new graph.
+  size_t keep(size_t i) {
+    Node n = src_.nodes[i];
+    for (auto& v : n.inputs) v = map(v);
+    out_.nodes.push_back(std::move(n));
+    size_t at = out_.nodes.size() - 1;
+    map_[i].clear();
+    for (size_t k = 0; k < out_.nodes[at].num_outputs(); ++k) map_[i].push_back({at, k});
+    return at;
+  }
+  // Old node `i`'s outputs become `values` (of the new graph).
+  void replace(size_t i, std::vector<Value> values) { map_[i] = std::move(values); }
+
+  // Appends a node to the new graph (its inputs already refer to the new graph).
+  size_t add(Node n) {
+    out_.nodes.push_back(std::move(n));
+    return out_.nodes.size() - 1;
+  }
+  Node& node(size_t new_index) { return out_.nodes[new_index]; }
+  void pop() { out_.nodes.pop_back(); }
+
+  // A fresh node name based on `base`, unique in both graphs.
+  std::string fresh_name(const std::string& base) {
+    std::string name = base;
+    for (int k = 1; src_.find(name) != Value::npos || out_.find(name) != Value::npos; ++k) name = str_cat(base, "_", k);
+    return name;
+  }
+
+  Graph finish() {
+    out_.outputs.clear();
+    for (auto& v : src_.outputs) out_.outputs.push_back(map(v));
+    return std::move(out_);
+  }
+
+ private:
+  const Graph& src_;
+  Graph out_;
+  std::vector<std::vector<Value>> map_;
+};
+
+// The number of uses of every node output (graph outputs count as uses).
+inline std::vector<std::vector<int>> use_counts(const Graph& g) {
+  std::vector<std::vector<int>> uses(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i) uses[i].assign(g.nodes[i].num_outputs(), 0);
+  for (auto& n : g.nodes)
+    for (auto& v : n.inputs)
+      if (v.defined()) ++uses[v.node][v.index];
+  for (auto& v : g.outputs) ++uses[v.node][v.index];
+  return uses;
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/passes/rewrite.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+struct FusionOptions {
+  size_t max_group_size = 16;
+};
+
+// The group of every node: op nodes get an id (groups numbered in node order; a group's nodes
+// are in node order, its first node is the master); inputs and constants get Value::npos.
+inline std::vector<size_t> fusion_groups(const Graph& g, const FusionOptions& options = {}) {
+  auto uses = use_counts(g);
+  std::vector<bool> is_output(g.nodes.size(), false);
+  for (auto& v : g.outputs) is_output[v.node] = true;
+  std::vector<size_t> group(g.nodes.size(), Value::npos), size;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (n.kind != NodeKind::op) continue;
+    const ops::OpDef& def = g.registry->get(n.op);
+    bool injective = def.pattern == ops::OpPattern::elementwise || def.pattern == ops::OpPattern::broadcast ||
+                     def.pattern == ops::OpPattern::injective;
+    size_t join = Value::npos;
+    if (injective) {
+      for (size_t k = 0; k < n.inputs.size() && join == Value::npos; ++k) {
+        const Value& v = n.inputs[k];
+        if (!v.defined() || ops::is_value_input(def, k)) continue;
+        size_t p = group[v.node];
+        if (p != Value::npos && uses[v.node][v.index] == 1 && !is_output[v.node] && size[p] < options.max_group_size)
+          join = p;
+      }
+    }
+    if (join == Value::npos) {
+      join = size.size();
+      size.push_back(0);
+    }
+    group[i] = join;
+    ++size[join];
+  }
+  return group;
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/passes/fuse.hpp
+// begin nnvm/graph/passes/memory_plan.hpp
+// Memory planning: the activations of one run share one arena. Each activation lives from the
+// step that writes it to the last step that reads it; a greedy best-fit assignment (largest
+// first) places values whose lifetimes do not overlap at the same offsets.
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+struct BufferLifetime {
+  uint64_t bytes = 0;
+  size_t first = 0, last = 0;  // steps, inclusive
+};
+
+struct MemoryPlan {
+  std::vector<uint64_t> offsets;  // per buffer, 64-byte aligned
+  uint64_t arena_bytes = 0;       // planned peak
+  uint64_t unplanned_bytes = 0;   // every buffer separately
+};
+
+inline MemoryPlan plan_memory(const std::vector<BufferLifetime>& buffers) {
+  MemoryPlan plan;
+  plan.offsets.assign(buffers.size(), 0);
+  std::vector<size_t> order(buffers.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return buffers[a].bytes > buffers[b].bytes; });
+  auto aligned = [](uint64_t b) { return (b + 63) / 64 * 64; };
+  std::vector<size_t> placed;
+  for (size_t i : order) {
+    const BufferLifetime& b = buffers[i];
+    plan.unplanned_bytes += aligned(b.bytes);
+    // Intervals taken by buffers alive at the same time, sorted by offset; take the smallest gap
+    // that fits.
+    std::vector<std::pair<uint64_t, uint64_t>> taken;
+    for (size_t j : placed)
+      if (!(buffers[j].last < b.first || b.last < buffers[j].first))
+        taken.push_back({plan.offsets[j], plan.offsets[j] + aligned(buffers[j].bytes)});
+    std::sort(taken.begin(), taken.end());
+    uint64_t best = UINT64_MAX, best_gap = UINT64_MAX, cursor = 0;
+    for (auto& [lo, hi] : taken) {
+      if (lo >= cursor + aligned(b.bytes) && lo - cursor < best_gap) best = cursor, best_gap = lo - cursor;
+      cursor = std::max(cursor, hi);
+    }
+    if (best == UINT64_MAX) best = cursor;
+    plan.offsets[i] = best;
+    plan.arena_bytes = std::max(plan.arena_bytes, best + aligned(b.bytes));
+    placed.push_back(i);
+  }
+  return plan;
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/passes/memory_plan.hpp
+// begin nnvm/graph/passes/pipeline.hpp
+// The graph pass pipeline, in one list. Level 0 runs nothing; level 1 and up simplify for
+// inference, fold constants, merge common subexpressions and remove dead code. Fusion (level 2)
+// and memory planning (level 1) happen when the executor turns the graph into kernels.
+
+#include <chrono>
+#include <functional>
+
+// begin nnvm/graph/passes/common_subexpr.hpp
+// Common-subexpression elimination: an op node with the same op, attributes and inputs as an
+// earlier one is replaced by it; constants with equal type and bytes are merged. Ops are pure
+// (no random ops are registered), so equal inputs give equal outputs.
+
+#include <cstring>
+
 // begin nnvm/graph/printer.hpp
 // Text and Graphviz forms of a graph. Both are deterministic (node order, attributes sorted by
 // name), so tests compare them verbatim and a diff of two printouts is a diff of two graphs.
@@ -11318,6 +17092,7 @@ inline std::string to_string(const Attrs& a) {
 
 namespace detail {
 inline std::string ref(const Graph& g, const Value& v) {
+  if (!v.defined()) return "none";  // an optional input left out
   std::string s = "%" + g.nodes.at(v.node).name;
   return v.index ? str_cat(s, ":", v.index) : s;
 }
@@ -11383,7 +17158,8 @@ inline std::string to_dot(const Graph& g) {
   }
   for (size_t i = 0; i < g.nodes.size(); ++i)
     for (auto& v : g.nodes[i].inputs)
-      s += str_cat("  n", v.node, " -> n", i, " [label=\"", detail::dot_escape(to_string(g.type(v))), "\"];\n");
+      if (v.defined())
+        s += str_cat("  n", v.node, " -> n", i, " [label=\"", detail::dot_escape(to_string(g.type(v))), "\"];\n");
   for (size_t k = 0; k < g.outputs.size(); ++k)
     s += str_cat("  out", k, " [shape=point];\n  n", g.outputs[k].node, " -> out", k, " [label=\"",
                  detail::dot_escape(to_string(g.type(g.outputs[k]))), "\"];\n");
@@ -11393,5 +17169,827 @@ inline std::string to_dot(const Graph& g) {
 }  // namespace graph
 NNVM_END_NAMESPACE
 // end nnvm/graph/printer.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+inline Graph eliminate_common_subexpressions(const Graph& g) {
+  GraphRewriter rw(g);
+  std::map<std::string, size_t> seen_ops;                 // key -> new node
+  std::map<std::string, std::vector<size_t>> seen_consts;  // type text -> new nodes
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (n.kind == NodeKind::input) {
+      rw.keep(i);
+      continue;
+    }
+    if (n.kind == NodeKind::constant) {
+      std::string key = to_string(n.types[0]);
+      bool merged = false;
+      for (size_t c : seen_consts[key]) {
+        const NDArray& d = *rw.result().nodes[c].data;
+        if (d.nbytes() == n.data->nbytes() && std::memcmp(d.raw(), n.data->raw(), d.nbytes()) == 0) {
+          rw.replace(i, {{c, 0}});
+          merged = true;
+          break;
+        }
+      }
+      if (!merged) seen_consts[key].push_back(rw.keep(i));
+      continue;
+    }
+    std::string key = n.op + "(";
+    for (auto& v : n.inputs) {
+      Value m = rw.map(v);
+      key += m.defined() ? str_cat(m.node, ":", m.index, ",") : std::string("-,");
+    }
+    key += ")" + to_string(n.attrs);
+    if (auto it = seen_ops.find(key); it != seen_ops.end()) {
+      std::vector<Value> same;
+      for (size_t k = 0; k < n.num_outputs(); ++k) same.push_back({it->second, k});
+      rw.replace(i, same);
+      continue;
+    }
+    seen_ops[key] = rw.keep(i);
+  }
+  return rw.finish();
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/passes/common_subexpr.hpp
+// begin nnvm/graph/passes/dead_code.hpp
+// Dead-code elimination: nodes no graph output depends on are removed. Graph inputs stay, even
+// unused ones, because they are the model's calling signature.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+inline Graph eliminate_dead_code(const Graph& g) {
+  std::vector<bool> live(g.nodes.size(), false);
+  for (auto& v : g.outputs) live[v.node] = true;
+  for (size_t i = g.nodes.size(); i-- > 0;) {
+    if (g.nodes[i].kind == NodeKind::input) live[i] = true;
+    if (!live[i]) continue;
+    for (auto& v : g.nodes[i].inputs)
+      if (v.defined()) live[v.node] = true;
+  }
+  GraphRewriter rw(g);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (live[i]) rw.keep(i);
+  return rw.finish();
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/passes/dead_code.hpp
+// begin nnvm/graph/passes/fold_constants.hpp
+// Constant folding: op nodes whose computed outputs read only constants (a Shape op reads none)
+// are evaluated by the reference interpreter and become constants. Large results stay ops: the
+// interpreter is slow, and a big folded tensor would only move work from run time to the blob.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+struct FoldOptions {
+  int64_t max_elements = int64_t(1) << 22;  // per folded node, all outputs together
+};
+
+inline Graph fold_constants(const Graph& g, const FoldOptions& options = {}) {
+  GraphRewriter rw(g);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    size_t at = rw.keep(i);
+    const Node& n = rw.result().nodes[at];
+    if (n.kind != NodeKind::op) continue;
+    int64_t elements = 0;
+    bool static_shape = true;
+    for (auto& t : n.types) {
+      int64_t e = 1;
+      for (auto& d : t.shape) {
+        auto* c = ir::as_const_int(ir::simplify(d));
+        if (!c) static_shape = false;
+        else e *= std::max<int64_t>(*c, 1);
+      }
+      elements += e;
+    }
+    if (!static_shape || elements > options.max_elements || !foldable(rw.result(), n)) continue;
+    std::vector<NDArray> data = evaluate(rw.result(), n);
+    std::string name = n.name;
+    rw.pop();
+    std::vector<Value> values;
+    for (size_t k = 0; k < data.size(); ++k) {
+      Node c;
+      c.kind = NodeKind::constant;
+      c.name = k == 0 ? name : rw.fresh_name(str_cat(name, ":", k));
+      c.types = {TensorType(data[k].dtype(), data[k].shape())};
+      c.data = std::make_shared<const NDArray>(std::move(data[k]));
+      values.push_back({rw.add(std::move(c)), 0});
+    }
+    rw.replace(i, values);
+  }
+  return rw.finish();
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/passes/fold_constants.hpp
+// begin nnvm/graph/passes/simplify_inference.hpp
+// Simplifications valid for inference: identity and inference-mode dropout disappear (their
+// users read the input directly), and a batch normalization that follows a convolution with
+// constant weights is folded into the convolution's weights and bias:
+//   s = scale / sqrt(var + eps);  W'[o] = W[o] * s[o];  B'[o] = (B[o] - mean[o]) * s[o] + beta[o].
+
+#include <cmath>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+namespace detail {
+inline bool is_float32_constant(const Graph& g, const Value& v) {
+  if (!v.defined()) return false;
+  const Node& n = g.node(v);
+  return n.kind == NodeKind::constant && n.data->dtype() == dtype::float32;
+}
+
+// The folded conv for batch_norm node `bn` (old graph) reading conv node `conv`; npos if the
+// pattern does not apply.
+inline size_t fold_batch_norm(GraphRewriter& rw, const Graph& g, const Node& bn, const Node& conv) {
+  if (conv.inputs.size() < 2 || bn.inputs.size() != 5) return Value::npos;
+  for (size_t k = 1; k < 5; ++k)
+    if (!is_float32_constant(g, bn.inputs[k])) return Value::npos;
+  if (!is_float32_constant(g, conv.inputs[1])) return Value::npos;
+  bool has_bias = conv.inputs.size() > 2 && conv.inputs[2].defined();
+  if (has_bias && !is_float32_constant(g, conv.inputs[2])) return Value::npos;
+  const NDArray& w = *g.node(conv.inputs[1]).data;
+  int64_t out_channels = w.shape().at(0), per_channel = w.numel() / std::max<int64_t>(out_channels, 1);
+  auto vec = [&](size_t k) { return g.node(bn.inputs[k]).data->values<float>(); };
+  auto scale = vec(1), beta = vec(2), mean = vec(3), var = vec(4);
+  if (int64_t(scale.size()) != out_channels || int64_t(beta.size()) != out_channels ||
+      int64_t(mean.size()) != out_channels || int64_t(var.size()) != out_channels)
+    return Value::npos;
+  double eps = bn.attrs.get_float("epsilon", 1e-5);
+  NDArray w2(dtype::float32, w.shape()), b2(dtype::float32, {out_channels});
+  auto wv = w.values<float>();
+  auto w2v = w2.values<float>();
+  for (int64_t o = 0; o < out_channels; ++o) {
+    double s = double(scale[size_t(o)]) / std::sqrt(double(var[size_t(o)]) + eps);
+    for (int64_t j = 0; j < per_channel; ++j)
+      w2v[size_t(o * per_channel + j)] = float(double(wv[size_t(o * per_channel + j)]) * s);
+    double b = has_bias ? double(g.node(conv.inputs[2]).data->values<float>()[size_t(o)]) : 0.0;
+    b2.values<float>()[size_t(o)] = float((b - double(mean[size_t(o)])) * s + double(beta[size_t(o)]));
+  }
+  auto constant = [&](const std::string& base, NDArray a) {
+    Node c;
+    c.kind = NodeKind::constant;
+    c.name = rw.fresh_name(base);
+    c.types = {TensorType(a.dtype(), a.shape())};
+    c.data = std::make_shared<const NDArray>(std::move(a));
+    return Value{rw.add(std::move(c)), 0};
+  };
+  Node folded = conv;
+  folded.name = rw.fresh_name(conv.name + "_bn");
+  folded.inputs = {rw.map(conv.inputs[0]), constant(conv.name + "_w_bn", std::move(w2)),
+                   constant(conv.name + "_b_bn", std::move(b2))};
+  return rw.add(std::move(folded));
+}
+}  // namespace detail
+
+inline Graph simplify_inference(const Graph& g) {
+  auto uses = use_counts(g);
+  GraphRewriter rw(g);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (n.kind == NodeKind::op && n.op == "identity" && n.inputs.size() == 1) {
+      rw.replace(i, {rw.map(n.inputs[0])});
+      continue;
+    }
+    // Dropout's optional mask output must be unused: it is not a copy of the input.
+    if (n.kind == NodeKind::op && n.op == "dropout" && (n.num_outputs() < 2 || uses[i][1] == 0)) {
+      std::vector<Value> outs{rw.map(n.inputs[0])};
+      if (n.num_outputs() > 1) outs.push_back(Value{});
+      rw.replace(i, outs);
+      continue;
+    }
+    if (n.kind == NodeKind::op && n.op == "batch_norm" && n.num_outputs() == 1) {
+      const Value& x = n.inputs[0];
+      const Node& producer = g.node(x);
+      if (producer.kind == NodeKind::op && producer.op == "conv" && uses[x.node][x.index] == 1) {
+        size_t folded = detail::fold_batch_norm(rw, g, n, producer);
+        if (folded != Value::npos) {
+          rw.replace(i, {{folded, 0}});
+          continue;
+        }
+      }
+    }
+    rw.keep(i);
+  }
+  // The conv the batch norm consumed may now be dead; dead-code elimination removes it.
+  return rw.finish();
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/passes/simplify_inference.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+struct PassOptions {
+  int opt_level = 2;
+  // Called after each pass with its name and result (nnvmc --print-graph-after).
+  std::function<void(const std::string& pass, const Graph&)> on_pass;
+  // Each pass's wall time in milliseconds is added here when set.
+  std::map<std::string, double>* pass_ms = nullptr;
+};
+
+struct GraphPass {
+  std::string name;
+  int min_level;
+  std::function<Graph(const Graph&)> run;
+};
+
+inline const std::vector<GraphPass>& graph_passes() {
+  static const std::vector<GraphPass> passes{
+      {"simplify_inference", 1, [](const Graph& g) { return simplify_inference(g); }},
+      {"fold_constants", 1, [](const Graph& g) { return fold_constants(g); }},
+      {"eliminate_common_subexpressions", 1, [](const Graph& g) { return eliminate_common_subexpressions(g); }},
+      {"eliminate_dead_code", 1, [](const Graph& g) { return eliminate_dead_code(g); }},
+  };
+  return passes;
+}
+
+inline Graph optimize(const Graph& input, const PassOptions& options = {}) {
+  Graph g = input;
+  for (auto& pass : graph_passes()) {
+    if (options.opt_level < pass.min_level) continue;
+    auto t0 = std::chrono::steady_clock::now();
+    g = pass.run(g);
+    if (options.pass_ms)
+      (*options.pass_ms)["graph." + pass.name] +=
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (options.on_pass) options.on_pass(pass.name, g);
+  }
+  return g;
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/passes/pipeline.hpp
+// begin nnvm/graph/profile.hpp
+// Per-kernel timings of one model run: a table (name, op, shape, time, % of total) and Chrome's
+// trace-event JSON (open it at chrome://tracing or ui.perfetto.dev).
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+struct ProfileEntry {
+  std::string node, op;
+  std::vector<int64_t> shape;  // of the first output
+  double start_us = 0;         // from the start of the run
+  double duration_us = 0;
+};
+
+inline std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+struct Profile {
+  std::vector<ProfileEntry> entries;
+
+  double total_us() const {
+    double t = 0;
+    for (auto& e : entries) t += e.duration_us;
+    return t;
+  }
+
+  // One line per kernel call, slowest first.
+  std::string table() const {
+    std::vector<const ProfileEntry*> order;
+    for (auto& e : entries) order.push_back(&e);
+    std::stable_sort(order.begin(), order.end(),
+                     [](auto* a, auto* b) { return a->duration_us > b->duration_us; });
+    double total = std::max(total_us(), 1e-9);
+    std::string out;
+    char line[512];
+    std::snprintf(line, sizeof line, "%-32s %-20s %-22s %12s %7s\n", "node", "op", "shape", "time (us)", "%");
+    out += line;
+    for (auto* e : order) {
+      std::snprintf(line, sizeof line, "%-32s %-20s %-22s %12.1f %6.1f%%\n", e->node.c_str(), e->op.c_str(),
+                    shape_text(e->shape).c_str(), e->duration_us, 100.0 * e->duration_us / total);
+      out += line;
+    }
+    std::snprintf(line, sizeof line, "%-76s %12.1f %6.1f%%\n", "total", total_us(), 100.0);
+    return out + line;
+  }
+
+  // Trace-event format: one complete ("X") event per kernel call.
+  std::string chrome_trace() const {
+    auto quote = [](const std::string& s) {
+      std::string q = "\"";
+      for (char c : s) {
+        if (c == '"' || c == '\\') q += '\\';
+        if (static_cast<unsigned char>(c) < 0x20) continue;
+        q += c;
+      }
+      return q + "\"";
+    };
+    std::string out = "{\"traceEvents\":[";
+    for (size_t i = 0; i < entries.size(); ++i) {
+      auto& e = entries[i];
+      out += str_cat(i ? "," : "", "\n{\"name\":", quote(e.node), ",\"cat\":", quote(e.op),
+                     ",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":", e.start_us, ",\"dur\":", e.duration_us,
+                     ",\"args\":{\"shape\":", quote(shape_text(e.shape)), "}}");
+    }
+    return out + "\n]}\n";
+  }
+};
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/profile.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+// A compiled kernel of any back end, as its raw ABI entry points; `owner` keeps the code loaded.
+struct CompiledKernel {
+  ir::LoweredFunc func;
+  nnvm_kernel_fn kernel = nullptr;
+  nnvm_workspace_bytes_fn workspace_bytes = nullptr;
+  std::shared_ptr<const void> owner;
+};
+// Compiles lowered functions (all in one batch) for a back end.
+using KernelCompiler = std::function<std::vector<CompiledKernel>(const std::vector<ir::LoweredFunc>&)>;
+
+// The host C compiler (target::jit_c), one compiler call for the batch.
+inline std::vector<CompiledKernel> compile_with_c(const std::vector<ir::LoweredFunc>& fns) {
+  std::vector<CompiledKernel> out;
+  for (auto& k : target::jit_c(fns)) {
+    auto owner = std::make_shared<const target::CKernel>(k);
+    out.push_back({k.func(), k.raw_function(), k.raw_workspace_bytes(), owner});
+  }
+  return out;
+}
+
+struct CompileOptions {
+  target::Target target;
+  // 0: each op its own kernel, nothing rewritten; 1: graph passes; 2 (default): and fusion.
+  int opt_level = 2;
+  // Called after each graph pass (nnvmc --print-graph-after).
+  std::function<void(const std::string& pass, const Graph&)> on_graph_pass;
+  // Values for the graph inputs' symbolic extents (bind_shapes); every extent must be known.
+  std::map<std::string, int64_t> symbols;
+  // Empty: the host C compiler. The LLVM library provides one for target "llvm".
+  KernelCompiler compiler;
+  // Passed to every kernel's lowering: on_pass shows the IR after each pass, pass_ms times them.
+  lower::LowerOptions lower;
+};
+
+// One kernel call of the plan.
+struct Step {
+  std::vector<size_t> nodes;      // the fused op nodes, in graph order; the first is the master
+  std::string label;              // the ops, "conv+add+relu", for profiles
+  size_t kernel = 0;              // index in CompiledModel::kernels()
+  std::vector<size_t> inputs;     // value slots read, in kernel parameter order
+  std::vector<size_t> outputs;    // value slots written
+};
+
+// Where a value slot's data comes from.
+struct Slot {
+  enum class Kind : uint8_t { input, constant, activation } kind = Kind::activation;
+  DataType dtype;
+  std::vector<int64_t> shape;
+  size_t input_index = 0;                // kind input: position in the model's inputs
+  std::shared_ptr<const NDArray> data;   // kind constant
+  std::string name;                      // the producing node (and output), for messages
+  // kind activation: offset in the run's arena, or npos for a model output (returned to the
+  // caller, so it gets its own array).
+  uint64_t arena_offset = UINT64_MAX;
+  uint64_t bytes() const {
+    uint64_t n = uint64_t(dtype.bytes());
+    for (int64_t d : shape) n *= uint64_t(d);
+    return n;
+  }
+};
+
+// What memory planning achieved, for reports.
+struct MemoryStats {
+  uint64_t arena_bytes = 0;      // the planned arena: peak activation bytes
+  uint64_t unplanned_bytes = 0;  // all activations allocated separately
+  uint64_t output_bytes = 0;     // model outputs (always separate)
+};
+
+struct PreparedModel;
+
+class CompiledModel {
+ public:
+  CompiledModel() = default;
+
+  const Graph& graph() const { return graph_; }
+  const std::vector<CompiledKernel>& kernels() const { return kernels_; }
+  const std::vector<Step>& steps() const { return steps_; }
+  const std::vector<Slot>& slots() const { return slots_; }
+  // The model's inputs and outputs, as value slots, with names and types.
+  const std::vector<size_t>& input_slots() const { return input_slots_; }
+  const std::vector<size_t>& output_slots() const { return output_slots_; }
+  const MemoryStats& memory() const { return memory_; }
+  std::vector<std::string> input_names() const {
+    std::vector<std::string> out;
+    for (size_t s : input_slots_) out.push_back(slots_[s].name);
+    return out;
+  }
+
+  // Runs the model on `inputs` (in input_names() order), returning the outputs. Wrong input
+  // count, dtype or shape: UserError "nnvm.run.input" naming the input and what was expected.
+  // `num_threads` > 0 overrides the thread count for this run; `profile`, when given, receives
+  // one entry per kernel call.
+  std::vector<NDArray> run(const std::vector<NDArray>& inputs, int num_threads = 0, Profile* profile = nullptr) const {
+    check_inputs(inputs);
+    NDArray arena(dtype::uint8, {int64_t(memory_.arena_bytes)});
+    auto* base = static_cast<std::byte*>(arena.raw());
+    std::vector<NDArray> own(slots_.size());
+    std::vector<BufferView> views(slots_.size());
+    for (size_t s = 0; s < slots_.size(); ++s) {
+      const Slot& sl = slots_[s];
+      if (sl.kind == Slot::Kind::input) {
+        views[s] = const_cast<NDArray&>(inputs[sl.input_index]).view();
+      } else if (sl.kind == Slot::Kind::constant) {
+        views[s] = const_cast<NDArray&>(*sl.data).view();
+      } else if (sl.arena_offset == UINT64_MAX) {
+        own[s] = NDArray(sl.dtype, sl.shape);
+        views[s] = own[s].view();
+      } else {
+        views[s] = BufferView{base + sl.arena_offset, sl.dtype, sl.shape};
+      }
+    }
+    auto run_start = std::chrono::steady_clock::now();
+    std::vector<BufferView> args;
+    for (const Step& st : steps_) {
+      args.clear();
+      for (size_t s : st.inputs) args.push_back(views[s]);
+      for (size_t s : st.outputs) args.push_back(views[s]);
+      const CompiledKernel& k = kernels_[st.kernel];
+      auto t0 = std::chrono::steady_clock::now();
+      target::call_kernel(k.func, k.kernel, k.workspace_bytes, args, num_threads, "nnvm.run.kernel_status");
+      if (profile) {
+        auto t1 = std::chrono::steady_clock::now();
+        const Node& n = graph_.nodes[st.nodes.front()];
+        profile->entries.push_back({n.name, st.label, slots_[st.outputs.at(0)].shape,
+                                    std::chrono::duration<double, std::micro>(t0 - run_start).count(),
+                                    std::chrono::duration<double, std::micro>(t1 - t0).count()});
+      }
+    }
+    std::vector<NDArray> out;
+    for (size_t s : output_slots_) {
+      const Slot& sl = slots_[s];
+      if (sl.kind == Slot::Kind::input) out.push_back(inputs[sl.input_index]);
+      else if (sl.kind == Slot::Kind::constant) out.push_back(*sl.data);
+      else if (std::count(output_slots_.begin(), output_slots_.end(), s) == 1) out.push_back(std::move(own[s]));
+      else out.push_back(own[s]);  // the same value returned twice: copies
+    }
+    return out;
+  }
+
+ private:
+  friend PreparedModel prepare(const Graph& input, const CompileOptions& options);
+  friend std::vector<CompiledModel> link(std::vector<PreparedModel> prepared, const KernelCompiler& compiler);
+
+  void check_inputs(const std::vector<NDArray>& inputs) const {
+    if (inputs.size() != input_slots_.size())
+      throw UserError("nnvm.run.input", str_cat("the model takes ", input_slots_.size(), " input",
+                                                input_slots_.size() == 1 ? "" : "s", ", got ", inputs.size()),
+                      {"graph " + graph_.name});
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const Slot& sl = slots_[input_slots_[i]];
+      if (inputs[i].dtype() != sl.dtype || inputs[i].shape() != sl.shape)
+        throw UserError("nnvm.run.input",
+                        str_cat("input '", sl.name, "' is ", inputs[i].dtype(), " ", shape_text(inputs[i].shape()),
+                                " but the model expects ", sl.dtype, " ", shape_text(sl.shape)),
+                        {"graph " + graph_.name, "input " + sl.name});
+    }
+  }
+
+  Graph graph_;
+  std::vector<CompiledKernel> kernels_;
+  std::vector<Step> steps_;
+  std::vector<Slot> slots_;
+  std::vector<size_t> input_slots_, output_slots_;
+  MemoryStats memory_;
+};
+
+namespace detail {
+inline std::vector<int64_t> static_shape(const Graph& g, const Node& n, const TensorType& t) {
+  std::vector<int64_t> shape;
+  for (auto& e : t.shape) {
+    ir::Expr s = ir::simplify(e);
+    auto* c = ir::as_const_int(s);
+    if (!c)
+      throw UserError("nnvm.compile.symbolic_extent",
+                      str_cat("extent ", ir::to_string(s), " is not known; bind it (CompileOptions::symbols, "
+                                                           "nnvmc --define-symbol)"),
+                      where(g, &n));
+    shape.push_back(*c);
+  }
+  return shape;
+}
+
+// Identical op uses (same op, attributes and input types) share one kernel.
+inline std::string kernel_key(const Node& n, const std::vector<TensorType>& in, const Attrs& attrs) {
+  std::string key = n.op + "(";
+  for (auto& t : in) {
+    key += t.absent ? std::string("-") : t.dtype.str();
+    for (auto& e : t.shape) key += "," + ir::to_string(e);
+    key += ";";
+  }
+  key += ")";
+  for (auto& [name, v] : attrs.values()) {
+    key += name + "=";
+    std::visit([&](auto& x) {
+      using T = std::decay_t<decltype(x)>;
+      if constexpr (std::is_same_v<T, std::string>) key += x;
+      else if constexpr (std::is_arithmetic_v<T>) key += str_cat(x);
+      else for (auto& e : x) key += str_cat(e, ",");
+    }, v);
+    key += ";";
+  }
+  return key;
+}
+
+inline std::string kernel_name(const Node& n, size_t index) {
+  std::string s = str_cat("k", index, "_", n.op);
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+}  // namespace detail
+
+// A model whose kernels are lowered but not yet compiled: the first half of compile(). The
+// conformance runner prepares many models and links them in one compiler batch.
+struct PreparedModel {
+  CompiledModel model;
+  std::vector<ir::LoweredFunc> funcs;  // one per kernel of model.steps()
+};
+
+namespace detail {
+// One fused group's kernel: the group's nodes applied to placeholders for the values it reads
+// from outside, the master's default schedule, the other members' internal outputs inlined and
+// their external outputs scheduled as injective stages.
+struct GroupKernel {
+  ir::LoweredFunc func;
+  std::vector<Value> inputs;   // kernel parameters read, in order
+  std::vector<Value> outputs;  // kernel parameters written, in order
+};
+
+inline GroupKernel build_group(const Graph& g, const std::vector<size_t>& nodes,
+                               const std::vector<std::vector<int>>& uses, const CompileOptions& options,
+                               const std::string& name) {
+  std::set<size_t> members(nodes.begin(), nodes.end());
+  std::map<std::pair<size_t, size_t>, te::Tensor> tensors;
+  GroupKernel gk;
+  std::vector<te::Tensor> params;
+  std::vector<std::vector<te::Tensor>> node_outs;
+  for (size_t i : nodes) {
+    const Node& n = g.nodes[i];
+    const ops::OpDef& def = g.registry->get(n.op);
+    std::vector<TensorType> types = input_types(g, n);
+    std::vector<te::Tensor> ins;
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const Value& v = n.inputs[k];
+      if (!v.defined()) {
+        ins.emplace_back();
+      } else if (ops::is_value_input(def, k)) {
+        ins.push_back(te::placeholder(types[k].shape, types[k].dtype, def.input_names[k]));
+      } else if (auto it = tensors.find({v.node, v.index}); it != tensors.end()) {
+        ins.push_back(it->second);
+      } else {
+        // One parameter per distinct value: a value read twice must not become two aliasing buffers.
+        te::Tensor p = te::placeholder(types[k].shape, types[k].dtype, def.input_names[k]);
+        tensors[{v.node, v.index}] = p;
+        params.push_back(p);
+        gk.inputs.push_back(v);
+        ins.push_back(p);
+      }
+    }
+    auto outs = ops::apply(def, ins, node_attrs(g, n, def));
+    for (size_t k = 0; k < outs.size(); ++k) tensors[{i, k}] = outs[k];
+    node_outs.push_back(outs);
+  }
+  // A value leaves the group when a node outside it or the graph's outputs read it.
+  std::vector<bool> external_use;
+  std::vector<te::Tensor> outputs;
+  for (size_t m = 0; m < nodes.size(); ++m) {
+    size_t i = nodes[m];
+    for (size_t k = 0; k < node_outs[m].size(); ++k) {
+      int inside = 0;
+      for (size_t j : nodes)
+        for (auto& v : g.nodes[j].inputs)
+          if (v.defined() && v.node == i && v.index == k) ++inside;
+      bool leaves = uses[i][k] > inside || uses[i][k] == 0;
+      if (leaves) {
+        outputs.push_back(node_outs[m][k]);
+        gk.outputs.push_back({i, k});
+      }
+    }
+  }
+  schedule::Schedule sch = schedule::create_schedule(outputs);
+  const ops::OpDef& master = g.registry->get(g.nodes[nodes[0]].op);
+  if (master.default_schedule) master.default_schedule(sch, node_outs[0], options.target);
+  for (size_t m = 1; m < nodes.size(); ++m) {
+    for (size_t k = 0; k < node_outs[m].size(); ++k) {
+      bool leaves = std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[m], k}) != gk.outputs.end();
+      if (leaves) ops::schedule_injective(sch[node_outs[m][k]], options.target);
+      else sch[node_outs[m][k]].compute_inline();
+    }
+  }
+  // The master's own outputs feed the chain: inline them too when the master is injective.
+  if (nodes.size() > 1 && (master.pattern == ops::OpPattern::elementwise || master.pattern == ops::OpPattern::broadcast ||
+                           master.pattern == ops::OpPattern::injective)) {
+    for (size_t k = 0; k < node_outs[0].size(); ++k)
+      if (std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[0], k}) == gk.outputs.end())
+        sch[node_outs[0][k]].compute_inline();
+  }
+  std::vector<te::Tensor> args = params;
+  args.insert(args.end(), outputs.begin(), outputs.end());
+  gk.func = lower::lower(sch, args, name, options.lower);
+  std::string ops_text;
+  for (size_t i : nodes) ops_text += (ops_text.empty() ? "" : "+") + g.nodes[i].op;
+  gk.func.origin = str_cat("fused ", ops_text, ": ", gk.func.origin);
+  return gk;
+}
+
+inline UserError with_node_context(const Graph& g, const Node& n, const UserError& e) {
+  std::vector<std::string> ctx = where(g, &n);
+  ctx.insert(ctx.end(), e.context().begin(), e.context().end());
+  return UserError(e.id(), e.message(), std::move(ctx));
+}
+}  // namespace detail
+
+// Binds symbols, runs the graph passes, infers types, groups ops, lowers one kernel per distinct
+// group and plans slots, steps and memory. Errors name the node: an op that cannot be built
+// ("nnvm.ops.*" with graph › node context), an extent left symbolic ("nnvm.compile.symbolic_extent").
+inline PreparedModel prepare(const Graph& input, const CompileOptions& options = {}) {
+  PreparedModel p;
+  CompiledModel& m = p.model;
+  Graph bound = options.symbols.empty() ? input : bind_shapes(input, options.symbols);
+  infer_types(bound);
+  m.graph_ = optimize(bound, {.opt_level = options.opt_level, .on_pass = options.on_graph_pass,
+                              .pass_ms = options.lower.pass_ms});
+  infer_types(m.graph_);
+  const Graph& g = m.graph_;
+
+  // One slot per node output.
+  std::vector<std::vector<size_t>> slot_of(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    for (size_t k = 0; k < n.num_outputs(); ++k) {
+      Slot s;
+      s.dtype = n.types[k].dtype;
+      s.shape = detail::static_shape(g, n, n.types[k]);
+      s.name = k == 0 ? n.name : str_cat(n.name, ":", k);
+      if (n.kind == NodeKind::input) {
+        s.kind = Slot::Kind::input;
+        s.input_index = m.input_slots_.size();
+        m.input_slots_.push_back(m.slots_.size());
+      } else if (n.kind == NodeKind::constant) {
+        s.kind = Slot::Kind::constant;
+        s.data = n.data;
+      }
+      slot_of[i].push_back(m.slots_.size());
+      m.slots_.push_back(std::move(s));
+    }
+  }
+
+  // Groups in node order; opt level < 2 keeps every op alone.
+  std::vector<size_t> group_of = options.opt_level >= 2 ? fusion_groups(g) : std::vector<size_t>{};
+  std::map<size_t, std::vector<size_t>> groups;
+  std::vector<size_t> order;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].kind != NodeKind::op) continue;
+    size_t id = options.opt_level >= 2 ? group_of[i] : i;
+    if (!groups.count(id)) order.push_back(id);
+    groups[id].push_back(i);
+  }
+  auto uses = use_counts(g);
+  std::map<std::string, size_t> kernel_of;
+  for (size_t id : order) {
+    const std::vector<size_t>& nodes = groups[id];
+    std::string key;
+    for (size_t i : nodes) {
+      const Node& n = g.nodes[i];
+      const ops::OpDef& def = g.registry->get(n.op);
+      key += detail::kernel_key(n, detail::input_types(g, n), detail::node_attrs(g, n, def)) + "|";
+    }
+    // The wiring matters too (which inputs are the same value, which come from inside): values
+    // from outside are numbered by first use, values from inside by position relative to the master.
+    std::map<std::pair<size_t, size_t>, size_t> outside;
+    for (size_t i : nodes)
+      for (auto& v : g.nodes[i].inputs) {
+        if (!v.defined()) key += "-,";
+        else if (v.node >= nodes[0] && groups[id].end() != std::find(nodes.begin(), nodes.end(), v.node))
+          key += str_cat("i", v.node - nodes[0], ":", v.index, ",");
+        else key += str_cat("o", outside.emplace(std::pair{v.node, v.index}, outside.size()).first->second, ",");
+      }
+    std::vector<detail::GroupKernel> built;
+    try {
+      if (nodes.size() == 1) {
+        built.push_back(detail::build_group(g, nodes, uses, options, detail::kernel_name(g.nodes[nodes[0]], p.funcs.size())));
+      } else {
+        try {
+          built.push_back(detail::build_group(g, nodes, uses, options, detail::kernel_name(g.nodes[nodes[0]], p.funcs.size())));
+        } catch (const Error&) {
+          // A schedule that cannot take the fused form: every node compiles alone instead.
+          for (size_t i : nodes)
+            built.push_back(detail::build_group(g, {i}, uses, options, detail::kernel_name(g.nodes[i], p.funcs.size() + built.size())));
+        }
+      }
+    } catch (const UserError& e) {
+      throw detail::with_node_context(g, g.nodes[nodes[0]], e);
+    }
+    for (size_t b = 0; b < built.size(); ++b) {
+      Step st;
+      st.nodes = built.size() == 1 ? nodes : std::vector<size_t>{nodes[b]};
+      for (size_t i : st.nodes) st.label += (st.label.empty() ? "" : "+") + g.nodes[i].op;
+      std::string k = built.size() == 1 ? key : detail::kernel_key(g.nodes[nodes[b]], detail::input_types(g, g.nodes[nodes[b]]), detail::node_attrs(g, g.nodes[nodes[b]], g.registry->get(g.nodes[nodes[b]].op)));
+      auto [it, fresh] = kernel_of.emplace(k, p.funcs.size());
+      if (fresh) p.funcs.push_back(built[b].func);
+      st.kernel = it->second;
+      for (auto& v : built[b].inputs) st.inputs.push_back(slot_of[v.node][v.index]);
+      for (auto& v : built[b].outputs) st.outputs.push_back(slot_of[v.node][v.index]);
+      m.steps_.push_back(std::move(st));
+    }
+  }
+  for (auto& v : g.outputs) m.output_slots_.push_back(slot_of[v.node][v.index]);
+
+  // Memory: activations that are not model outputs share the arena by lifetime.
+  std::vector<bool> is_output(m.slots_.size(), false);
+  for (size_t s : m.output_slots_) is_output[s] = true;
+  std::vector<BufferLifetime> lifetimes;
+  std::vector<size_t> planned;
+  std::map<size_t, size_t> lifetime_of;
+  for (size_t st = 0; st < m.steps_.size(); ++st) {
+    for (size_t s : m.steps_[st].outputs) {
+      Slot& sl = m.slots_[s];
+      if (sl.kind != Slot::Kind::activation) continue;
+      if (is_output[s]) {
+        m.memory_.output_bytes += sl.bytes();
+        continue;
+      }
+      lifetime_of[s] = lifetimes.size();
+      lifetimes.push_back({sl.bytes(), st, st});
+      planned.push_back(s);
+    }
+    for (size_t s : m.steps_[st].inputs)
+      if (auto it = lifetime_of.find(s); it != lifetime_of.end()) lifetimes[it->second].last = st;
+  }
+  MemoryPlan plan = plan_memory(lifetimes);
+  for (size_t b = 0; b < planned.size(); ++b) m.slots_[planned[b]].arena_offset = plan.offsets[b];
+  m.memory_.arena_bytes = plan.arena_bytes;
+  m.memory_.unplanned_bytes = plan.unplanned_bytes;
+  return p;
+}
+
+// Compiles the kernels of several prepared models in one batch (kernel names get a per-model
+// prefix so they stay unique) and returns the runnable models in order.
+inline std::vector<CompiledModel> link(std::vector<PreparedModel> prepared, const KernelCompiler& compiler = {}) {
+  std::vector<ir::LoweredFunc> all;
+  for (size_t i = 0; i < prepared.size(); ++i)
+    for (auto f : prepared[i].funcs) {
+      if (prepared.size() > 1) f.name = str_cat("m", i, "_", f.name);
+      all.push_back(std::move(f));
+    }
+  std::vector<CompiledKernel> kernels = compiler ? compiler(all) : compile_with_c(all);
+  if (kernels.size() != all.size())
+    throw InternalError("nnvm.compile.kernel_count",
+                        str_cat("the kernel compiler returned ", kernels.size(), " kernels for ", all.size()));
+  std::vector<CompiledModel> out;
+  size_t next = 0;
+  for (auto& p : prepared) {
+    p.model.kernels_.assign(kernels.begin() + ptrdiff_t(next), kernels.begin() + ptrdiff_t(next + p.funcs.size()));
+    next += p.funcs.size();
+    out.push_back(std::move(p.model));
+  }
+  return out;
+}
+
+// Compiles `g` for options.target: prepare, then one compiler batch for its kernels.
+inline CompiledModel compile(const Graph& g, const CompileOptions& options = {}) {
+  std::vector<PreparedModel> one;
+  one.push_back(prepare(g, options));
+  return std::move(link(std::move(one), options.compiler).front());
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/executor.hpp
 // end nnvm/graph/graph.hpp
 // end nnvm/tensor.hpp

@@ -153,8 +153,8 @@ TEST_CASE("graph: malformed graphs fail with ids that name the graph and node") 
   GraphBuilder b("bad");
   auto x = b.input("x", dtype::float32, {2, 4});
   auto w = b.constant("w", filled({5, 3}));
-  CHECK(error_id([&] { b.op("rleu", {x}); }) == "nnvm.graph.unknown_op");
-  CHECK(error_text([&] { b.op("rleu", {x}, {}, "r"); }).find("did you mean 'relu'? (graph bad \u203a node r)") !=
+  CHECK(error_id([&] { b.op("reluu", {x}); }) == "nnvm.graph.unknown_op");
+  CHECK(error_text([&] { b.op("reluu", {x}, {}, "r"); }).find("did you mean 'relu'? (graph bad \u203a node r)") !=
         std::string::npos);
   CHECK(error_id([&] { b.op("relu", {x, x}); }) == "nnvm.graph.input_count");
   CHECK(error_id([&] { b.op("dense", {x}); }) == "nnvm.graph.input_count");

@@ -78,9 +78,18 @@ std::vector<std::string> sorted_files(const std::string& dir, const std::string&
   return out;
 }
 
+// An error message as one line of a report: line breaks become "; ".
 std::string first_line(const std::string& s) {
-  std::string line = s.substr(0, s.find('\n'));
-  return line.size() > 300 ? line.substr(0, 300) + "..." : line;
+  std::string line;
+  for (char c : s) {
+    if (c == '\n') {
+      if (!line.empty() && line.back() != ' ') line += "; ";
+      continue;
+    }
+    line += c;
+  }
+  while (!line.empty() && (line.back() == ' ' || line.back() == ';')) line.pop_back();
+  return line.size() > 400 ? line.substr(0, 400) + "..." : line;
 }
 
 // Empty when `got` matches `want`; else what differs, with the largest error.

@@ -19,6 +19,11 @@
 //    "inputs":  [{"name", "dtype", "shape", "slot"}], "outputs": [same]}
 #pragma once
 
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+
 #include "nnvm/graph/executor.hpp"
 #include "nnvm/target/c_jit.hpp"
 

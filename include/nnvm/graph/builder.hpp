@@ -76,6 +76,10 @@ class GraphBuilder {
     return *this;
   }
 
+  // The graph so far (not validated: it may have no outputs yet), for importers that need the
+  // type of a value they already added.
+  const Graph& graph() const { return g_; }
+
   // The finished graph, validated. The builder keeps its state, so it can go on growing.
   Graph build() const {
     validate(g_);

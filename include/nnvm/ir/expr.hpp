@@ -164,23 +164,32 @@ struct Cast : ExprNodeBase<Cast, ExprKind::Cast> {
   static Expr make(DataType t, Expr v);
 };
 
-// Pure math functions. Every emitter and the interpreter know each of them.
+// Pure functions. Every emitter and the interpreter know each of them.
+// exp .. copysign are float math (abs also takes integers). The bitwise ops after them take
+// integers only (Call::make checks) and never have undefined results: shift amounts outside
+// [0, bits) give 0 for shift_left and for shift_right of unsigned values, and all sign bits for
+// shift_right of signed values (an arithmetic shift).
 enum class CallOp : uint8_t {
   exp, exp2, log, log2, log1p, expm1, sqrt, rsqrt, tanh, erf, sigmoid, pow, abs, floor, ceil,
   round, trunc, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, asinh, acosh, atanh, fmod,
   isnan, isinf, copysign,
+  bitwise_and, bitwise_or, bitwise_xor, bitwise_not, shift_left, shift_right,
 };
 inline const char* call_op_name(CallOp op) {
   static const char* const names[] = {
       "exp", "exp2", "log", "log2", "log1p", "expm1", "sqrt", "rsqrt", "tanh", "erf", "sigmoid",
       "pow", "abs", "floor", "ceil", "round", "trunc", "sin", "cos", "tan", "asin", "acos",
       "atan", "atan2", "sinh", "cosh", "asinh", "acosh", "atanh", "fmod", "isnan", "isinf",
-      "copysign"};
+      "copysign", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "shift_left",
+      "shift_right"};
   return names[static_cast<int>(op)];
 }
+inline bool is_bitwise(CallOp op) { return op >= CallOp::bitwise_and; }
 inline int call_op_arity(CallOp op) {
   switch (op) {
     case CallOp::pow: case CallOp::atan2: case CallOp::fmod: case CallOp::copysign: return 2;
+    case CallOp::bitwise_and: case CallOp::bitwise_or: case CallOp::bitwise_xor: return 2;
+    case CallOp::shift_left: case CallOp::shift_right: return 2;
     default: return 1;
   }
 }

@@ -18,6 +18,10 @@ struct LoweredFunc {
   Stmt body;
   // Which op and which schedule produced this kernel, for comments in emitted code.
   std::string origin;
+  // Per param: whether the body stores into it. Empty means unknown (every param may be
+  // written). Buffers that are only read may share memory; see target::bind_arguments.
+  std::vector<bool> written;
+  bool writes(size_t param) const { return written.empty() || param >= written.size() || written[param]; }
 };
 
 }  // namespace ir

@@ -150,6 +150,11 @@ inline Expr Call::make(CallOp op, std::vector<Expr> args) {
   if (t.is_storage_only())
     throw UserError("nnvm.ir.storage_only_arith",
                     str_cat(t, " is a storage type: cast to float32 before ", call_op_name(op)));
+  if (is_bitwise(op)) {
+    if (!t.is_integer())
+      throw UserError("nnvm.ir.call_dtype", str_cat(call_op_name(op), " needs an integer argument, got ", t));
+    return make_expr<Call>(t, op, std::move(args));
+  }
   bool needs_float = op != CallOp::abs;
   if (needs_float && !t.is_float())
     throw UserError("nnvm.ir.call_dtype", str_cat(call_op_name(op), " needs a float argument, got ", t));

@@ -94,6 +94,21 @@ inline std::string describe_schedule(const schedule::Schedule& sch) {
   }
   return out;
 }
+// Which params the body stores into.
+inline std::vector<bool> written_params(const ir::LoweredFunc& fn) {
+  struct Stores : ir::IRVisitor {
+    std::vector<const void*> targets;
+    void visit(const ir::Store* op) override {
+      targets.push_back(op->buffer.get());
+      ir::IRVisitor::visit(op);
+    }
+  } stores;
+  stores.visit_stmt(fn.body);
+  std::vector<bool> out;
+  for (auto& p : fn.params)
+    out.push_back(std::find(stores.targets.begin(), stores.targets.end(), p.get()) != stores.targets.end());
+  return out;
+}
 }  // namespace detail
 
 // Lowers `sch` into a kernel named `name` whose arguments are `args` (inputs and outputs, in
@@ -141,6 +156,7 @@ inline ir::LoweredFunc lower(const schedule::Schedule& sch, const std::vector<te
                       str_cat("symbolic size ", v.name(), " is used by kernel ", name,
                               " but is not an extent of any argument, so no call could bind it"));
   fn.body = s;
+  fn.written = detail::written_params(fn);
   ir::verify(fn);
   return fn;
 }

@@ -181,10 +181,19 @@ inline bool is_value_input(const OpDef& def, size_t i) {
 // One placeholder per input, named after the op's input names; undefined for an absent input.
 inline std::vector<te::Tensor> placeholders(const OpDef& def, const std::vector<TensorType>& inputs) {
   std::vector<te::Tensor> ph;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    ph.push_back(inputs[i].absent ? te::Tensor()
-                                  : te::placeholder(inputs[i].shape, inputs[i].dtype,
-                                                    i < def.input_names.size() ? def.input_names[i] : str_cat("in", i)));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].absent) {
+      ph.emplace_back();
+      continue;
+    }
+    std::vector<ir::Expr> shape = inputs[i].shape;
+    // A value input is never read, so an empty one (ReduceSum's axes = []) needs no real extent;
+    // tensors cannot have zero extents.
+    if (is_value_input(def, i))
+      for (auto& e : shape)
+        if (ir::is_const_int(e, 0)) e = ir::Expr(int64_t(1));
+    ph.push_back(te::placeholder(shape, inputs[i].dtype, i < def.input_names.size() ? def.input_names[i] : str_cat("in", i)));
+  }
   return ph;
 }
 

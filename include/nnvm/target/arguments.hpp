@@ -70,9 +70,11 @@ inline std::vector<int64_t> bind_arguments(const ir::LoweredFunc& fn, std::span<
       }
     }
   }
-  // Kernels take their buffers as restrict pointers: no two may share memory.
+  // Kernels take their buffers as restrict pointers: a buffer the kernel writes may share memory
+  // with no other (restrict and LLVM's noalias allow aliasing between buffers only read).
   for (size_t a = 0; a < args.size(); ++a)
     for (size_t b = a + 1; b < args.size(); ++b) {
+      if (!fn.writes(a) && !fn.writes(b)) continue;
       auto lo_a = static_cast<const char*>(args[a].data), lo_b = static_cast<const char*>(args[b].data);
       size_t na = args[a].nbytes(), nb = args[b].nbytes();
       if (na && nb && lo_a < lo_b + nb && lo_b < lo_a + na)

@@ -490,6 +490,10 @@ class CLikeEmitter : public ir::IRVisitor {
     DataType t = op->args[0].dtype();
     std::vector<CExpr> a;
     for (auto& x : op->args) a.push_back(print(x));
+    if (ir::is_bitwise(op->op)) {
+      result_ = bitwise(op->op, t, a);
+      return;
+    }
     CExpr one = float_literal(1.0, t);
     switch (op->op) {
       case ir::CallOp::sigmoid:
@@ -502,7 +506,8 @@ class CLikeEmitter : public ir::IRVisitor {
         return;
       case ir::CallOp::isnan:
       case ir::CallOp::isinf:
-        result_ = {str_cat(ir::call_op_name(op->op), "(", a[0].text, ")"), cprec::primary};
+        // C only promises a non-zero int (glibc's isinf gives -1 for -inf); a bool is 0 or 1.
+        result_ = {str_cat(ir::call_op_name(op->op), "(", a[0].text, ") != 0"), cprec::eq};
         return;
       case ir::CallOp::abs:
         if (!t.is_float()) {
@@ -678,6 +683,33 @@ class CLikeEmitter : public ir::IRVisitor {
       return {str_cat("(", scalar_type(t), ")(", at, " ", sym, " ", bt, ")"), cprec::unary};
     }
     return {at + " " + sym + " " + bt, p};
+  }
+
+  // C's integer operators, cast back to t because narrow types compute in int. Shifts follow
+  // ir::CallOp: an amount outside [0, bits) (a negative one reads as a huge unsigned value) gives
+  // 0, or the sign bits for a signed right shift; left shifts run on an unsigned type wide
+  // enough that no bit overflows, so no shift is undefined.
+  CExpr bitwise(ir::CallOp op, DataType t, const std::vector<CExpr>& a) {
+    std::string ty = scalar_type(t);
+    auto cast = [&](const std::string& s) { return CExpr{"(" + ty + ")(" + s + ")", cprec::unary}; };
+    switch (op) {
+      case ir::CallOp::bitwise_and: return cast(bit_operand(a[0]) + " & " + bit_operand(a[1]));
+      case ir::CallOp::bitwise_or: return cast(bit_operand(a[0]) + " | " + bit_operand(a[1]));
+      case ir::CallOp::bitwise_xor: return cast(bit_operand(a[0]) + " ^ " + bit_operand(a[1]));
+      case ir::CallOp::bitwise_not: return cast("~" + operand(a[0], cprec::unary));
+      default: break;
+    }
+    std::string amount = atom(a[1], t), bits = std::to_string(t.bits);
+    std::string in_range = str_cat("(uint64_t)", amount, " < ", bits);
+    if (op == ir::CallOp::shift_left) {
+      std::string x = operand(a[0], cprec::unary);
+      if (t.bits < 32) x = "(uint" + bits + "_t)" + x;
+      x = (t.bits == 64 ? "(uint64_t)" : "(uint32_t)") + x;
+      return cast(str_cat(in_range, " ? ", x, " << ", amount, " : 0"));
+    }
+    if (t.is_int())
+      return cast(str_cat(operand(a[0], cprec::mul), " >> (", in_range, " ? ", amount, " : ", t.bits - 1, ")"));
+    return cast(str_cat(in_range, " ? ", operand(a[0], cprec::mul), " >> ", amount, " : 0"));
   }
 
   template <class N>

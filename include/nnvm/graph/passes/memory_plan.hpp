@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "nnvm/config.hpp"
+
 NNVM_BEGIN_NAMESPACE
 namespace graph {
 

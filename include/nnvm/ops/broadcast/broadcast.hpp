@@ -4,6 +4,7 @@
 #pragma once
 
 #include "nnvm/ops/checks.hpp"
+#include "nnvm/ops/elementwise/dtypes.hpp"
 #include "nnvm/ops/op_def.hpp"
 #include "nnvm/ops/schedule_cpu.hpp"
 
@@ -28,8 +29,10 @@ inline std::vector<ir::Expr> broadcast_shape(const std::vector<ir::Expr>& a, con
     size_t from_right = rank - d;
     ir::Expr ea = from_right <= a.size() ? a[a.size() - from_right] : ir::Expr(int64_t(1));
     ir::Expr eb = from_right <= b.size() ? b[b.size() - from_right] : ir::Expr(int64_t(1));
-    if (ir::is_const_int(ir::simplify(eb), 1) || same_extent(ea, eb)) out[d] = ea;
-    else if (ir::is_const_int(ir::simplify(ea), 1)) out[d] = eb;
+    if (ir::is_const_int(ir::simplify(eb), 1) || same_extent(ea, eb))
+      out[d] = ea;
+    else if (ir::is_const_int(ir::simplify(ea), 1))
+      out[d] = eb;
     else
       throw UserError("nnvm.ops.broadcast",
                       str_cat("cannot broadcast shapes ", detail::shape_string(a), " and ", detail::shape_string(b),
@@ -49,53 +52,82 @@ inline std::vector<ir::Expr> broadcast_indices(const te::Tensor& t, const std::v
   return idx;
 }
 
-using BinaryFn = std::function<ir::Expr(const ir::Expr&, const ir::Expr&)>;
-
-// f(A, B) over the broadcast shape. Both inputs must share a dtype ("nnvm.ops.input_dtype");
-// `float_only` ops also reject integers; float16/bfloat16 compute in float32 and round back.
-inline te::Tensor broadcast_binary(const te::Tensor& a, const te::Tensor& b, const BinaryFn& f, bool float_only,
-                                   std::string name) {
-  DataType t = a.dtype();
-  if (t.is_bool() || t.is_handle() || !t.is_scalar() || (float_only && !t.is_float()))
-    throw UserError("nnvm.ops.input_dtype",
-                    str_cat("input A (tensor ", a.name(), ") is ", t, ", expected ", float_only ? "a float" : "a number"),
-                    {"input A"});
-  check_same_dtype(a, "A", b, "B");
-  std::vector<ir::Expr> shape;
-  try {
-    shape = broadcast_shape(a.shape(), b.shape());
-  } catch (const UserError& e) {
-    throw UserError(e.id(), str_cat("inputs A (tensor ", a.name(), ") and B (tensor ", b.name(), "): ", e.message()),
-                    e.context());
+// The broadcast shape of all of `ins` (named `names` in errors), folded from the left.
+inline std::vector<ir::Expr> broadcast_shape_of(const std::vector<te::Tensor>& ins,
+                                                const std::vector<std::string>& names) {
+  std::vector<ir::Expr> shape = ins[0].shape();
+  for (size_t k = 1; k < ins.size(); ++k) {
+    try {
+      shape = broadcast_shape(shape, ins[k].shape());
+    } catch (const UserError& e) {
+      std::string who = k == 1 ? str_cat("inputs ", names[0], " (tensor ", ins[0].name(), ") and ", names[1],
+                                         " (tensor ", ins[1].name(), ")")
+                               : str_cat("input ", names[k], " (tensor ", ins[k].name(), ") and the inputs before it");
+      throw UserError(e.id(), str_cat(who, ": ", e.message()), e.context());
+    }
   }
+  return shape;
+}
+
+using NaryFn = std::function<ir::Expr(const std::vector<ir::Expr>&)>;
+
+// f(elements of ins) over their broadcast shape. `f` receives the elements as stored: the
+// caller converts storage floats and picks the output dtype.
+inline te::Tensor broadcast_map(const std::vector<te::Tensor>& ins, const std::vector<std::string>& names,
+                                const NaryFn& f, std::string name) {
+  std::vector<ir::Expr> shape = broadcast_shape_of(ins, names);
   return te::compute(
       shape,
       [&](const std::vector<ir::Var>& v) {
-        ir::Expr x = a(broadcast_indices(a, v)), y = b(broadcast_indices(b, v));
-        if (!t.is_storage_only()) return f(x, y);
-        return ir::cast(t, f(ir::cast(dtype::float32, x), ir::cast(dtype::float32, y)));
+        std::vector<ir::Expr> x;
+        for (auto& t : ins) x.push_back(t(broadcast_indices(t, v)));
+        return f(x);
       },
       std::move(name));
 }
 
-// The definition of a two-input broadcast op with the injective default schedule.
+// "nnvm.ops.input_dtype" unless every input has the first one's dtype, of kind `kind`.
+inline void check_same_dtypes(const std::vector<te::Tensor>& ins, const std::vector<std::string>& names,
+                              DtypeKind kind) {
+  check_input_kind(ins[0], names[0], kind);
+  for (size_t k = 1; k < ins.size(); ++k) check_same_dtype(ins[0], names[0].c_str(), ins[k], names[k].c_str());
+}
+
+using BinaryFn = std::function<ir::Expr(const ir::Expr&, const ir::Expr&)>;
+
+// f(A, B) over the broadcast shape. Both inputs must share a dtype of kind `kind`
+// ("nnvm.ops.input_dtype"); float16/bfloat16 compute in float32 and round back.
+inline te::Tensor broadcast_binary(const te::Tensor& a, const te::Tensor& b, const BinaryFn& f, DtypeKind kind,
+                                   std::string name) {
+  check_same_dtypes({a, b}, {"A", "B"}, kind);
+  DataType t = a.dtype(), ct = arith_type(t);
+  return broadcast_map(
+      {a, b}, {"A", "B"},
+      [&](const std::vector<ir::Expr>& x) { return ir::cast(t, f(ir::cast(ct, x[0]), ir::cast(ct, x[1]))); },
+      std::move(name));
+}
+
+// The default schedule of a broadcast op: every output injective.
+inline ScheduleFn broadcast_schedule(std::string op) {
+  return [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+    require_cpu(t, op);
+    for (auto& o : out) schedule_injective(s[o], t);
+  };
+}
+
+// The definition of a two-input broadcast op (inputs A and B, no attributes).
 inline OpDef broadcast_binary_def(std::string name, std::string importer_name, std::string doc, BinaryFn f,
-                                  bool float_only = false) {
+                                  DtypeKind kind = DtypeKind::number) {
   std::string op = name;
   return OpDef{
       .name = std::move(name),
       .importer_names = {std::move(importer_name)},
       .input_names = {"A", "B"},
       .pattern = OpPattern::broadcast,
-      .compute =
-          [op, f, float_only](const std::vector<te::Tensor>& in, const Attrs&) {
-            return std::vector<te::Tensor>{broadcast_binary(in[0], in[1], f, float_only, op)};
-          },
-      .default_schedule =
-          [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, op);
-            schedule_injective(s[out[0]], t);
-          },
+      .compute = [op, f, kind](
+                     const std::vector<te::Tensor>& in,
+                     const Attrs&) { return std::vector<te::Tensor>{broadcast_binary(in[0], in[1], f, kind, op)}; },
+      .default_schedule = broadcast_schedule(op),
       .doc = std::move(doc),
   };
 }

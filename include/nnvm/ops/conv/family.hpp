@@ -2,6 +2,12 @@
 // One sorted list per family; builtin.hpp joins the families.
 #pragma once
 
+#include "nnvm/ops/conv/average_pool.hpp"
+#include "nnvm/ops/conv/conv.hpp"
+#include "nnvm/ops/conv/conv_transpose.hpp"
+#include "nnvm/ops/conv/global_pool.hpp"
+#include "nnvm/ops/conv/lp_pool.hpp"
+#include "nnvm/ops/conv/max_pool.hpp"
 #include "nnvm/ops/op_def.hpp"
 
 NNVM_BEGIN_NAMESPACE
@@ -9,6 +15,14 @@ namespace ops {
 
 inline std::vector<OpDef> conv_ops() {
   return {
+      average_pool_def(),
+      conv_def(),
+      conv_transpose_def(),
+      global_average_pool_def(),
+      global_lp_pool_def(),
+      global_max_pool_def(),
+      lp_pool_def(),
+      max_pool_def(),
   };
 }
 

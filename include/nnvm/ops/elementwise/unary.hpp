@@ -3,7 +3,7 @@
 // definition (exp_def, log_def, ...) in the sorted built-in list.
 #pragma once
 
-#include "nnvm/ops/checks.hpp"
+#include "nnvm/ops/elementwise/dtypes.hpp"
 #include "nnvm/ops/op_def.hpp"
 #include "nnvm/ops/schedule_cpu.hpp"
 
@@ -12,15 +12,11 @@ namespace ops {
 
 using ScalarFn = std::function<ir::Expr(const ir::Expr&)>;
 
-// Applies `f` to every element of `x`. `float_only` ops reject integers and bool
-// ("nnvm.ops.input_dtype"); float16/bfloat16 (storage types) compute in float32 and round back.
-inline te::Tensor unary_elementwise(const te::Tensor& x, const ScalarFn& f, bool float_only, std::string name) {
+// Applies `f` to every element of `x`, whose dtype must be of `kind` ("nnvm.ops.input_dtype");
+// float16/bfloat16 (storage types) compute in float32 and round back.
+inline te::Tensor unary_elementwise(const te::Tensor& x, const ScalarFn& f, DtypeKind kind, std::string name) {
+  check_input_kind(x, "X", kind);
   DataType t = x.dtype();
-  bool number = !t.is_bool() && !t.is_handle();
-  if (!number || (float_only && !t.is_float()) || !t.is_scalar())
-    throw UserError("nnvm.ops.input_dtype",
-                    str_cat("input X (tensor ", x.name(), ") is ", t, ", expected ", float_only ? "a float" : "a number"),
-                    {"input X"});
   return te::compute(
       x.shape(),
       [&](const std::vector<ir::Var>& v) {
@@ -31,10 +27,18 @@ inline te::Tensor unary_elementwise(const te::Tensor& x, const ScalarFn& f, bool
       std::move(name));
 }
 
+// The default schedule of a one-output elementwise op.
+inline ScheduleFn injective_schedule(std::string op) {
+  return [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+    require_cpu(t, op);
+    for (auto& o : out) schedule_injective(s[o], t);
+  };
+}
+
 // The definition of a one-input, one-output elementwise op with the injective default schedule.
 // `f` reads the attributes once per build, so per-use parameters (alpha) become constants.
 inline OpDef unary_def(std::string name, std::string importer_name, std::string doc,
-                       std::function<ScalarFn(const Attrs&)> make_f, bool float_only = true) {
+                       std::function<ScalarFn(const Attrs&)> make_f, DtypeKind kind = DtypeKind::float_) {
   std::string op = name;
   return OpDef{
       .name = std::move(name),
@@ -42,14 +46,10 @@ inline OpDef unary_def(std::string name, std::string importer_name, std::string 
       .input_names = {"X"},
       .pattern = OpPattern::elementwise,
       .compute =
-          [op, make_f, float_only](const std::vector<te::Tensor>& in, const Attrs& attrs) {
-            return std::vector<te::Tensor>{unary_elementwise(in[0], make_f(attrs), float_only, op)};
+          [op, make_f, kind](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{unary_elementwise(in[0], make_f(attrs), kind, op)};
           },
-      .default_schedule =
-          [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, op);
-            schedule_injective(s[out[0]], t);
-          },
+      .default_schedule = injective_schedule(op),
       .doc = std::move(doc),
   };
 }
@@ -61,13 +61,21 @@ inline OpDef unary_call_def(std::string name, std::string importer_name, ir::Cal
   });
 }
 
+// Any number; unsigned values are their own absolute value.
 inline OpDef abs_def() {
   return unary_def("abs", "onnx:Abs", "|X|, elementwise", [](const Attrs&) -> ScalarFn {
-    return [](const ir::Expr& e) { return ir::call(ir::CallOp::abs, e); };
-  }, /*float_only=*/false);
+    return [](const ir::Expr& e) { return e.dtype().is_uint() ? e : ir::call(ir::CallOp::abs, e); };
+  }, DtypeKind::number);
 }
+inline OpDef acos_def() { return unary_call_def("acos", "onnx:Acos", ir::CallOp::acos, "acos(X), elementwise"); }
+inline OpDef acosh_def() { return unary_call_def("acosh", "onnx:Acosh", ir::CallOp::acosh, "acosh(X), elementwise"); }
+inline OpDef asin_def() { return unary_call_def("asin", "onnx:Asin", ir::CallOp::asin, "asin(X), elementwise"); }
+inline OpDef asinh_def() { return unary_call_def("asinh", "onnx:Asinh", ir::CallOp::asinh, "asinh(X), elementwise"); }
+inline OpDef atan_def() { return unary_call_def("atan", "onnx:Atan", ir::CallOp::atan, "atan(X), elementwise"); }
+inline OpDef atanh_def() { return unary_call_def("atanh", "onnx:Atanh", ir::CallOp::atanh, "atanh(X), elementwise"); }
 inline OpDef ceil_def() { return unary_call_def("ceil", "onnx:Ceil", ir::CallOp::ceil, "ceil(X), elementwise"); }
 inline OpDef cos_def() { return unary_call_def("cos", "onnx:Cos", ir::CallOp::cos, "cos(X), elementwise"); }
+inline OpDef cosh_def() { return unary_call_def("cosh", "onnx:Cosh", ir::CallOp::cosh, "cosh(X), elementwise"); }
 inline OpDef erf_def() { return unary_call_def("erf", "onnx:Erf", ir::CallOp::erf, "erf(X), elementwise"); }
 inline OpDef exp_def() { return unary_call_def("exp", "onnx:Exp", ir::CallOp::exp, "e^X, elementwise"); }
 inline OpDef floor_def() { return unary_call_def("floor", "onnx:Floor", ir::CallOp::floor, "floor(X), elementwise"); }
@@ -75,18 +83,24 @@ inline OpDef log_def() { return unary_call_def("log", "onnx:Log", ir::CallOp::lo
 inline OpDef neg_def() {
   return unary_def("neg", "onnx:Neg", "-X, elementwise", [](const Attrs&) -> ScalarFn {
     return [](const ir::Expr& e) { return -e; };
-  }, /*float_only=*/false);
+  }, DtypeKind::number);
 }
 inline OpDef reciprocal_def() {
   return unary_def("reciprocal", "onnx:Reciprocal", "1 / X, elementwise", [](const Attrs&) -> ScalarFn {
     return [](const ir::Expr& e) { return 1.0 / e; };
   });
 }
+// Half-way cases round to even (ONNX Round): nearbyint in the default rounding mode.
+inline OpDef round_def() {
+  return unary_call_def("round", "onnx:Round", ir::CallOp::round, "X rounded to the nearest integer, ties to even");
+}
 inline OpDef sigmoid_def() {
   return unary_call_def("sigmoid", "onnx:Sigmoid", ir::CallOp::sigmoid, "1 / (1 + e^-X), elementwise");
 }
 inline OpDef sin_def() { return unary_call_def("sin", "onnx:Sin", ir::CallOp::sin, "sin(X), elementwise"); }
+inline OpDef sinh_def() { return unary_call_def("sinh", "onnx:Sinh", ir::CallOp::sinh, "sinh(X), elementwise"); }
 inline OpDef sqrt_def() { return unary_call_def("sqrt", "onnx:Sqrt", ir::CallOp::sqrt, "sqrt(X), elementwise"); }
+inline OpDef tan_def() { return unary_call_def("tan", "onnx:Tan", ir::CallOp::tan, "tan(X), elementwise"); }
 inline OpDef tanh_def() { return unary_call_def("tanh", "onnx:Tanh", ir::CallOp::tanh, "tanh(X), elementwise"); }
 
 }  // namespace ops

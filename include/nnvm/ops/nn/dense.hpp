@@ -1,6 +1,7 @@
 // dense: Y = alpha * A' * B' + beta * C, the ONNX Gemm. A' is A (M x K) or, with transA, A's
 // transpose; B' likewise (K x N); the optional bias C broadcasts to (M, N) from the right
-// (shape (), (N), (1, N), (M, 1), (M, N), ...).
+// (shape (), (N), (1, N), (M, 1), (M, N), ...). It owns onnx:Gemm; matmul.hpp (onnx:MatMul) shares
+// its dtype rule and its tiled schedule.
 #pragma once
 
 #include "nnvm/ops/checks.hpp"
@@ -9,6 +10,19 @@
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
+
+// "nnvm.ops.input_dtype" unless `t` holds a type the matrix products compute in: float32, float64
+// or a 32/64-bit integer (ONNX Gemm and MatMul; float16 would need a float32 accumulator stage).
+inline void check_matmul_dtype(const te::Tensor& t, const char* input) {
+  DataType d = t.dtype();
+  bool ok = d.is_scalar() && !d.is_storage_only() && !d.is_bool() && !d.is_handle() &&
+            (d.is_float() || d.bits == 32 || d.bits == 64);
+  if (!ok)
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("input ", input, " (tensor ", t.name(), ") is ", d,
+                            ", expected float32, float64 or a 32/64-bit integer"),
+                    {"input " + std::string(input)});
+}
 
 struct DenseParams {
   bool trans_a = false, trans_b = false;
@@ -20,8 +34,14 @@ inline te::Tensor dense(const te::Tensor& A, const te::Tensor& B, const te::Tens
                         std::string name = "dense") {
   check_rank(A, "A", 2);
   check_rank(B, "B", 2);
-  check_float(A, "A");
+  check_matmul_dtype(A, "A");
   check_same_dtype(A, "A", B, "B");
+  // Integer products cannot take a fractional factor without changing the output type.
+  for (auto [v, attr] : {std::pair{p.alpha, "alpha"}, std::pair{p.beta, "beta"}})
+    if (!A.dtype().is_float() && v != std::floor(v))
+      throw UserError("nnvm.ops.attr",
+                      str_cat("attribute '", attr, "' is ", v, " but must be a whole number for ", A.dtype(), " inputs"),
+                      {std::string("attribute ") + attr});
   ir::Expr M = A.shape()[p.trans_a ? 1 : 0], K = A.shape()[p.trans_a ? 0 : 1];
   ir::Expr KB = B.shape()[p.trans_b ? 1 : 0], N = B.shape()[p.trans_b ? 0 : 1];
   check_same_extent(K, KB, str_cat("the inner extents of A", p.trans_a ? " (transposed)" : "", " and B",
@@ -64,19 +84,30 @@ inline te::Tensor dense(const te::Tensor& A, const te::Tensor& B, const te::Tens
       std::move(name));
 }
 
-// Register tiles: 4 rows by two SIMD vectors of columns, the reduction split by 4 and unrolled
-// inside, rows of tiles spread over threads.
-inline void schedule_dense(schedule::Schedule& s, const te::Tensor& Y, const Target& target) {
-  require_cpu(target, "dense");
-  auto st = s[Y];
-  int lanes = target.vector_lanes(Y.dtype());
-  auto [io, jo, ii, ji] = st.tile(st.axis(0), st.axis(1), 4, 2 * lanes);
+// Register tiles over the last two axes of a matrix-product stage (one reduction axis): 4 rows
+// by two SIMD vectors of columns, the reduction split by 4 and unrolled inside; the leading
+// (batch) axes and the rows of tiles are fused into one loop spread over threads.
+inline void schedule_matmul_tiles(schedule::Stage st, const Target& target) {
+  size_t rank = st.tensor().rank();
+  int lanes = target.vector_lanes(st.tensor().dtype());
+  auto [io, jo, ii, ji] = st.tile(st.axis(rank - 2), st.axis(rank - 1), 4, 2 * lanes);
   auto [ko, ki] = st.split(st.reduce_axis(0), 4);
-  st.reorder({io, jo, ko, ki, ii, ji});
+  std::vector<ir::IterVar> outer;
+  for (size_t d = 0; d + 2 < rank; ++d) outer.push_back(st.axis(d));
+  outer.push_back(io);
+  std::vector<ir::IterVar> order = outer;
+  order.insert(order.end(), {jo, ko, ki, ii, ji});
+  st.reorder(order);
   st.vectorize(ji);
   st.unroll(ii);
   st.unroll(ki);
-  if (detail::worth_parallel(st)) st.parallel(io);
+  ir::IterVar par = st.fuse(outer);
+  if (detail::worth_parallel(st)) st.parallel(par);
+}
+
+inline void schedule_dense(schedule::Schedule& s, const te::Tensor& Y, const Target& target) {
+  require_cpu(target, "dense");
+  schedule_matmul_tiles(s[Y], target);
 }
 
 inline OpDef dense_def() {
@@ -94,7 +125,7 @@ inline OpDef dense_def() {
           },
       .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
                              const Target& t) { schedule_dense(s, out[0], t); },
-      .doc = "alpha * A' * B' + beta * C (Gemm; attributes transA, transB, alpha, beta)",
+      .doc = "alpha * A' * B' + beta * C (Gemm; attributes transA, transB, alpha, beta; floats and 32/64-bit ints)",
   };
 }
 

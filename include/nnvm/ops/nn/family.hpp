@@ -2,14 +2,34 @@
 // One sorted list per family; builtin.hpp joins the families.
 #pragma once
 
+#include "nnvm/ops/nn/attention.hpp"
+#include "nnvm/ops/nn/batch_norm.hpp"
 #include "nnvm/ops/nn/dense.hpp"
+#include "nnvm/ops/nn/einsum.hpp"
+#include "nnvm/ops/nn/group_norm.hpp"
+#include "nnvm/ops/nn/instance_norm.hpp"
+#include "nnvm/ops/nn/layer_norm.hpp"
+#include "nnvm/ops/nn/lrn.hpp"
+#include "nnvm/ops/nn/matmul.hpp"
+#include "nnvm/ops/nn/mean_variance_normalization.hpp"
+#include "nnvm/ops/nn/rms_norm.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
 inline std::vector<OpDef> nn_ops() {
   return {
+      attention_def(),
+      batch_norm_def(),
       dense_def(),
+      einsum_def(),
+      group_norm_def(),
+      instance_norm_def(),
+      layer_norm_def(),
+      lrn_def(),
+      matmul_def(),
+      mean_variance_normalization_def(),
+      rms_norm_def(),
   };
 }
 

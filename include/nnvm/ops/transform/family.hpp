@@ -3,12 +3,55 @@
 #pragma once
 
 #include "nnvm/ops/op_def.hpp"
+#include "nnvm/ops/transform/cast.hpp"
+#include "nnvm/ops/transform/concat.hpp"
+#include "nnvm/ops/transform/depth_space.hpp"
+#include "nnvm/ops/transform/expand.hpp"
+#include "nnvm/ops/transform/gather.hpp"
+#include "nnvm/ops/transform/generate.hpp"
+#include "nnvm/ops/transform/one_hot.hpp"
+#include "nnvm/ops/transform/pad.hpp"
+#include "nnvm/ops/transform/reshape.hpp"
+#include "nnvm/ops/transform/scatter.hpp"
+#include "nnvm/ops/transform/shape.hpp"
+#include "nnvm/ops/transform/slice.hpp"
+#include "nnvm/ops/transform/split.hpp"
+#include "nnvm/ops/transform/squeeze.hpp"
+#include "nnvm/ops/transform/transpose.hpp"
+#include "nnvm/ops/transform/trilu.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
 inline std::vector<OpDef> transform_ops() {
   return {
+      cast_def(),
+      cast_like_def(),
+      concat_def(),
+      constant_of_shape_def(),
+      depth_to_space_def(),
+      expand_def(),
+      eye_like_def(),
+      flatten_def(),
+      gather_def(),
+      gather_elements_def(),
+      gather_nd_def(),
+      one_hot_def(),
+      pad_def(),
+      range_def(),
+      reshape_def(),
+      scatter_elements_def(),
+      scatter_nd_def(),
+      shape_def(),
+      size_def(),
+      slice_def(),
+      space_to_depth_def(),
+      split_def(),
+      squeeze_def(),
+      tile_def(),
+      transpose_def(),
+      trilu_def(),
+      unsqueeze_def(),
   };
 }
 

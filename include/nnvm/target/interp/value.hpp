@@ -224,15 +224,35 @@ Lane float_call(ir::CallOp op, T x, T y) {
     case O::isnan: return {std::isnan(x) ? 1u : 0u};
     case O::isinf: return {std::isinf(x) ? 1u : 0u};
     case O::copysign: return Lane::of(T(std::copysign(x, y)));
+    default: break;  // the bitwise ops take integers
   }
   return {0};
 }
 
-// `c`/`bits` describe the arguments' element type; `y` is ignored by unary ops. Only abs
-// takes integers (checked by Call::make).
+// The bitwise ops on integers held as lanes (ir::CallOp: out-of-range shifts are defined).
+inline Lane bitwise_call(ir::CallOp op, Elem c, int bits, Lane x, Lane y) {
+  using O = ir::CallOp;
+  // A negative signed amount reads as a huge unsigned one: out of range too.
+  bool in_range = y.u < uint64_t(bits);
+  switch (op) {
+    case O::bitwise_and: return wrap_int(c, bits, x.u & y.u);
+    case O::bitwise_or: return wrap_int(c, bits, x.u | y.u);
+    case O::bitwise_xor: return wrap_int(c, bits, x.u ^ y.u);
+    case O::bitwise_not: return wrap_int(c, bits, ~x.u);
+    case O::shift_left: return in_range ? wrap_int(c, bits, x.u << y.u) : Lane{0};
+    case O::shift_right:
+      if (c == Elem::i) return Lane::of_i(x.i() >> (in_range ? y.u : uint64_t(bits - 1)));
+      return in_range ? Lane{x.u >> y.u} : Lane{0};
+    default: return {0};
+  }
+}
+
+// `c`/`bits` describe the arguments' element type; `y` is ignored by unary ops. Only abs and
+// the bitwise ops take integers (checked by Call::make).
 inline Lane call_lane(ir::CallOp op, Elem c, int bits, Lane x, Lane y) {
   if (c == Elem::f32) return float_call(op, x.f(), y.f());
   if (c == Elem::f64) return float_call(op, x.d(), y.d());
+  if (ir::is_bitwise(op)) return bitwise_call(op, c, bits, x, y);
   if (c == Elem::i && x.i() < 0) return wrap_int(c, bits, 0 - x.u);
   return x;
 }

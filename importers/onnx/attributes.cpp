@@ -1,0 +1,85 @@
+#include "attributes.hpp"
+
+#include "nnvm/ops/dtype_code.hpp"
+#include "tensor.hpp"
+
+NNVM_BEGIN_NAMESPACE
+namespace onnx_import::detail {
+
+namespace {
+
+using ::onnx::AttributeProto;
+
+// Old exporters leave `type` unset; the field that holds a value tells the kind then.
+AttributeProto::AttributeType kind_of(const AttributeProto& a) {
+  if (a.type() != AttributeProto::UNDEFINED) return a.type();
+  if (a.has_f()) return AttributeProto::FLOAT;
+  if (a.has_i()) return AttributeProto::INT;
+  if (a.has_s()) return AttributeProto::STRING;
+  if (a.has_t()) return AttributeProto::TENSOR;
+  if (a.has_g()) return AttributeProto::GRAPH;
+  if (a.floats_size()) return AttributeProto::FLOATS;
+  if (a.ints_size()) return AttributeProto::INTS;
+  if (a.strings_size()) return AttributeProto::STRINGS;
+  if (a.tensors_size()) return AttributeProto::TENSORS;
+  if (a.graphs_size()) return AttributeProto::GRAPHS;
+  return AttributeProto::UNDEFINED;
+}
+
+}  // namespace
+
+std::string unsupported_attribute(const AttributeProto& a) {
+  std::string name = "attribute '" + a.name() + "' ";
+  if (!a.ref_attr_name().empty()) return name + "refers to a function attribute (functions are not supported)";
+  switch (kind_of(a)) {
+    case AttributeProto::INT:
+    case AttributeProto::FLOAT:
+    case AttributeProto::STRING:
+    case AttributeProto::INTS:
+    case AttributeProto::FLOATS:
+      return "";
+    case AttributeProto::TENSOR:
+      if (std::string why = unsupported_dtype(a.t().data_type()); !why.empty()) return name + "is a tensor whose " + why;
+      return "";
+    case AttributeProto::GRAPH:
+    case AttributeProto::GRAPHS:
+      return name + "is a subgraph (control flow is not supported)";
+    case AttributeProto::UNDEFINED:
+      return name + "has no value";
+    default:
+      return name + str_cat("has kind ", AttributeProto::AttributeType_Name(kind_of(a)), ", which is not supported");
+  }
+}
+
+ops::Attrs convert_attributes(const ::onnx::NodeProto& node, const std::string& base_dir,
+                              const std::vector<std::string>& where) {
+  ops::Attrs out;
+  for (auto& a : node.attribute()) {
+    std::vector<std::string> at = where;
+    at.push_back("attribute " + a.name());
+    if (a.name().empty()) throw ImportError("nnvm.onnx.attribute", "an attribute has no name", where);
+    if (out.has(a.name())) throw ImportError("nnvm.onnx.attribute", "the attribute appears twice", at);
+    if (std::string why = unsupported_attribute(a); !why.empty()) throw ImportError("nnvm.onnx.unsupported", why, at);
+    switch (kind_of(a)) {
+      case AttributeProto::INT: out.set_int(a.name(), a.i()); break;
+      case AttributeProto::FLOAT: out.set_float(a.name(), a.f()); break;
+      case AttributeProto::STRING: out.set_string(a.name(), a.s()); break;
+      case AttributeProto::INTS: out.set_ints(a.name(), {a.ints().begin(), a.ints().end()}); break;
+      case AttributeProto::FLOATS: out.set_floats(a.name(), {a.floats().begin(), a.floats().end()}); break;
+      case AttributeProto::TENSOR: {
+        NDArray v = decode_tensor(a.t(), base_dir, at);
+        if (v.numel() != 1)
+          throw ImportError("nnvm.onnx.attribute",
+                            str_cat("a tensor attribute must hold one value, this one holds ", v.numel()), at);
+        out.set(a.name(), values_as_attr(v));
+        out.set_int(a.name() + "_dtype", a.t().data_type());
+        break;
+      }
+      default: break;  // unsupported_attribute rejected the rest
+    }
+  }
+  return out;
+}
+
+}  // namespace onnx_import::detail
+NNVM_END_NAMESPACE

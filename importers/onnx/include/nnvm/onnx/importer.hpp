@@ -1,0 +1,85 @@
+// The ONNX importer: an .onnx file becomes a graph::Graph of registered ops.
+//
+//   auto report = onnx_import::check_support("model.onnx");   // what is missing, without throwing
+//   graph::Graph g = onnx_import::import_model("model.onnx", {.symbols = {{"batch", 1}}});
+//
+// Nodes map to ops by importer name ("onnx:" + op_type); ops implement the newest ONNX version
+// of their operator and the importer rewrites older versions (attributes that became inputs,
+// changed defaults). Opsets 7 to 28 of the default domain are read. Every file is treated as
+// hostile: sizes, shapes, tensor data and external-data paths are validated before use.
+//
+// Errors are ImportError (nnvm/error.hpp) with ids nnvm.onnx.file, nnvm.onnx.tensor,
+// nnvm.onnx.external_data, nnvm.onnx.unsupported, nnvm.onnx.graph, nnvm.onnx.shape,
+// nnvm.onnx.attribute; an op's own error (nnvm.ops.*, nnvm.graph.*) keeps its id. The context
+// chain names the file, then the node, initializer or input, then the attribute.
+//
+// Needs the nnvm_onnx library (CMake target nnvm::onnx), which links protobuf and libonnx.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "nnvm/graph/node.hpp"
+#include "nnvm/ndarray.hpp"
+
+NNVM_BEGIN_NAMESPACE
+namespace onnx_import {
+
+// The default-domain opsets the importer reads.
+inline constexpr int64_t oldest_opset = 7;
+inline constexpr int64_t newest_opset = 28;
+
+struct ImportOptions {
+  // Replaces the shape the model declares for a graph input, by input name (all extents >= 0).
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Binds symbolic extents (ONNX dim_param, e.g. "batch") to numbers; unbound ones stay ir::Var.
+  std::map<std::string, int64_t> symbols;
+  // Model and .pb files larger than this are rejected before parsing. Protobuf cannot parse 2 GiB
+  // or more, so larger values are clamped to 2 GiB - 1; big weights belong in external data.
+  uint64_t max_file_bytes = (2ull << 30) - 1;
+  // Where ops are looked up; nullptr means ops::default_registry().
+  const ops::OpRegistry* registry = nullptr;
+};
+
+// One thing the importer cannot turn into nnvm ops.
+struct Unsupported {
+  std::string node;    // node name (or its first output), or the initializer/input name
+  std::string op;      // op_type; empty for an initializer or graph input
+  std::string domain;  // "" for the default ONNX domain
+  int64_t opset = 0;   // the model's opset for that domain
+  std::string dtypes;  // the declared types of the node's inputs where the model states them
+  std::string reason;
+};
+
+struct SupportReport {
+  std::vector<Unsupported> items;
+  // Node count per op ("Relu", or "domain:Op" outside the default domain).
+  std::map<std::string, int64_t> op_counts;
+  int64_t ir_version = 0;
+  std::map<std::string, int64_t> opsets;  // domain ("" is the default) -> version
+  std::string producer;                   // producer_name and producer_version
+
+  bool supported() const { return items.empty(); }
+  // A summary line, then one line per unsupported item.
+  std::string to_string() const;
+};
+
+// Reads the model and lists what cannot be imported. Throws only for files that cannot be read
+// or parsed (nnvm.onnx.file).
+SupportReport check_support(const std::string& path, const ImportOptions& options = {});
+
+// The model as a graph with constant folding applied. Graph inputs are the model's inputs that
+// are not initializers, in model order and under their ONNX names; g.outputs[k] is the model's
+// k-th output. Op nodes carry the ONNX node name (or their first output's name when the node has
+// none). Anything unsupported is reported in one ImportError (nnvm.onnx.unsupported) listing
+// every item, before any node is built.
+graph::Graph import_model(const std::string& path, const ImportOptions& options = {});
+
+// A serialized TensorProto (the node test suite's test_data_set_*/input_0.pb), validated like an
+// initializer; external data is resolved relative to the file's directory.
+NDArray read_tensor_pb(const std::string& path, const ImportOptions& options = {});
+
+}  // namespace onnx_import
+NNVM_END_NAMESPACE

@@ -1,0 +1,172 @@
+#include "support.hpp"
+
+#include <set>
+
+#include "adapters.hpp"
+#include "attributes.hpp"
+#include "nnvm/ops/dtype_code.hpp"
+#include "tensor.hpp"
+
+NNVM_BEGIN_NAMESPACE
+namespace onnx_import {
+
+namespace detail {
+
+namespace {
+
+// The element type the model declares for each value it describes (inputs, outputs, value_info,
+// initializers), for the dtypes column of a report.
+std::map<std::string, int64_t> declared_types(const ::onnx::GraphProto& g) {
+  std::map<std::string, int64_t> out;
+  auto add = [&](const ::onnx::ValueInfoProto& v) {
+    if (v.type().has_tensor_type()) out[v.name()] = v.type().tensor_type().elem_type();
+  };
+  for (auto& v : g.input()) add(v);
+  for (auto& v : g.output()) add(v);
+  for (auto& v : g.value_info()) add(v);
+  for (auto& t : g.initializer()) out[t.name()] = t.data_type();
+  return out;
+}
+
+std::string input_dtypes(const ::onnx::NodeProto& n, const std::map<std::string, int64_t>& types) {
+  std::string s;
+  for (auto& in : n.input())
+    if (auto it = types.find(in); !in.empty() && it != types.end())
+      s += str_cat(s.empty() ? "" : ", ", in, ": ", ops::onnx_dtype_name(it->second));
+  return s;
+}
+
+// Constant carries its value in exactly one of these attributes.
+const std::set<std::string>& constant_value_attrs() {
+  static const std::set<std::string> names = {"value",        "value_float",  "value_floats",  "value_int",
+                                              "value_ints",   "value_string", "value_strings", "sparse_value"};
+  return names;
+}
+
+std::string unsupported_constant(const ::onnx::NodeProto& n) {
+  for (auto& a : n.attribute()) {
+    if (a.name() == "value_string" || a.name() == "value_strings") return "string constants are not supported";
+    if (a.name() == "sparse_value") return "sparse constants are not supported";
+    if (a.name() == "value" && a.has_t())
+      if (std::string why = unsupported_dtype(a.t().data_type()); !why.empty()) return "the constant's " + why;
+  }
+  return "";
+}
+
+}  // namespace
+
+bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+int64_t default_opset(const ::onnx::ModelProto& m) {
+  for (auto& o : m.opset_import())
+    if (is_default_domain(o.domain())) return o.version();
+  return 1;
+}
+
+std::string node_label(const ::onnx::NodeProto& n, size_t index) {
+  if (!n.name().empty()) return n.name();
+  for (auto& o : n.output())
+    if (!o.empty()) return o;
+  return str_cat("#", index);
+}
+
+SupportReport analyze(const ::onnx::ModelProto& m, const ops::OpRegistry& registry) {
+  SupportReport r;
+  r.ir_version = m.ir_version();
+  r.producer = m.producer_name() + (m.producer_version().empty() ? "" : " " + m.producer_version());
+  for (auto& o : m.opset_import()) r.opsets[is_default_domain(o.domain()) ? "" : o.domain()] = o.version();
+  const ::onnx::GraphProto& g = m.graph();
+  int64_t opset = default_opset(m);
+  if (opset < oldest_opset || opset > newest_opset)
+    r.items.push_back({.opset = opset,
+                       .reason = str_cat("the model's default-domain opset is ", opset, "; nnvm imports opsets ",
+                                         oldest_opset, " to ", newest_opset)});
+
+  std::set<std::string> initializers;
+  for (auto& t : g.initializer()) {
+    initializers.insert(t.name());
+    if (std::string why = unsupported_dtype(t.data_type()); !why.empty())
+      r.items.push_back({.node = t.name(), .opset = opset, .dtypes = ops::onnx_dtype_name(t.data_type()),
+                         .reason = "initializer " + why});
+  }
+  for (auto& t : g.sparse_initializer())
+    r.items.push_back({.node = t.values().name(), .opset = opset, .reason = "sparse initializers are not supported"});
+  for (auto& in : g.input()) {
+    if (initializers.count(in.name())) continue;
+    if (!in.type().has_tensor_type())
+      r.items.push_back({.node = in.name(), .opset = opset,
+                         .reason = "graph input is not a tensor (sequences, maps and optionals are not supported)"});
+    else if (std::string why = unsupported_dtype(in.type().tensor_type().elem_type()); !why.empty())
+      r.items.push_back({.node = in.name(), .opset = opset,
+                         .dtypes = ops::onnx_dtype_name(in.type().tensor_type().elem_type()),
+                         .reason = "graph input " + why});
+  }
+
+  std::set<std::string> functions;
+  for (auto& f : m.functions()) functions.insert(f.domain() + ":" + f.name());
+  auto types = declared_types(g);
+  for (int i = 0; i < g.node_size(); ++i) {
+    const ::onnx::NodeProto& n = g.node(i);
+    bool ours = is_default_domain(n.domain());
+    r.op_counts[ours ? n.op_type() : n.domain() + ":" + n.op_type()] += 1;
+    int64_t node_opset = ours ? opset : (r.opsets.count(n.domain()) ? r.opsets[n.domain()] : 0);
+    auto report = [&](std::string reason) {
+      r.items.push_back({.node = node_label(n, size_t(i)), .op = n.op_type(), .domain = ours ? "" : n.domain(),
+                         .opset = node_opset, .dtypes = input_dtypes(n, types), .reason = std::move(reason)});
+    };
+    if (functions.count(n.domain() + ":" + n.op_type())) {
+      report("model-local functions are not supported");
+      continue;
+    }
+    if (!ours) {
+      report(str_cat("domain '", n.domain(), "' is not supported (only the default ONNX domain is)"));
+      continue;
+    }
+    for (auto& a : n.attribute()) {
+      if (std::string why = unsupported_attribute(a); !why.empty()) report(why);
+      // Cast's target type decides the output's dtype, so an unsupported one is a model-level gap.
+      if (n.op_type() == "Cast" && a.name() == "to")
+        if (std::string why = unsupported_dtype(a.i()); !why.empty()) report("Cast to " + why);
+    }
+    if (n.op_type() == "Constant") {
+      if (std::string why = unsupported_constant(n); !why.empty()) report(why);
+      continue;
+    }
+    const VersionAdapter* adapter = find_adapter(n.op_type(), opset);
+    if (adapter && adapter->unsupported)
+      if (std::string why = adapter->unsupported(n); !why.empty()) {
+        report(why);
+        continue;
+      }
+    std::vector<std::string> needed{adapter ? adapter->becomes : n.op_type()};
+    if (adapter) needed.insert(needed.end(), adapter->also_needs.begin(), adapter->also_needs.end());
+    for (auto& op : needed)
+      if (!registry.find_by_importer_name("onnx:" + op))
+        report(op == n.op_type() ? str_cat("no nnvm op answers to onnx:", op)
+                                 : str_cat("opset ", opset, " ", n.op_type(), " is imported as onnx:", op,
+                                           ", which no nnvm op answers to"));
+  }
+  return r;
+}
+
+}  // namespace detail
+
+std::string SupportReport::to_string() const {
+  std::string s = str_cat("ONNX model: ir_version ", ir_version, ", opsets");
+  for (auto& [domain, version] : opsets) s += str_cat(" ", domain.empty() ? "ai.onnx" : domain, "=", version);
+  if (!producer.empty()) s += ", producer " + producer;
+  s += "; ops:";
+  for (auto& [op, count] : op_counts) s += str_cat(" ", op, " x", count);
+  s += str_cat("\n", items.empty() ? "everything is supported" : str_cat(items.size(), " unsupported:"));
+  for (auto& u : items) {
+    s += "\n  ";
+    if (!u.node.empty()) s += "'" + u.node + "' ";
+    if (!u.op.empty()) s += str_cat("(", u.domain.empty() ? "" : u.domain + ":", u.op, ", opset ", u.opset, ") ");
+    if (!u.dtypes.empty()) s += "[" + u.dtypes + "] ";
+    s += u.reason;
+  }
+  return s;
+}
+
+}  // namespace onnx_import
+NNVM_END_NAMESPACE

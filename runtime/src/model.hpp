@@ -1,0 +1,80 @@
+// The loaded model behind the C API's opaque nnvm_model: the plan of model.json, checked once at
+// load (load.cpp) so that running it (run.cpp) needs no further checks beyond the caller's
+// tensors.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nnvm/runtime/kernel_abi.h"
+#include "types.hpp"
+
+NNVM_BEGIN_NAMESPACE
+namespace runtime {
+
+struct TensorType {
+  int32_t dtype = 0;  // nnvm_dtype
+  std::vector<int64_t> shape;
+  uint64_t bytes = 0;
+  bool operator==(const TensorType& o) const { return dtype == o.dtype && shape == o.shape; }
+};
+
+inline std::string type_text(const TensorType& t) { return type_text(t.dtype, t.shape.data(), t.shape.size()); }
+
+struct Slot {
+  enum class Kind : uint8_t { input, constant, activation } kind = Kind::activation;
+  TensorType type;
+  std::string name;
+  uint64_t offset = 0;  // constant: in weights.bin; activation: in a run's arena
+  size_t input = 0;     // input: position in the model's inputs
+};
+
+struct Kernel {
+  std::string symbol;
+  nnvm_kernel_fn fn = nullptr;
+  nnvm_workspace_bytes_fn workspace_bytes = nullptr;
+  std::vector<TensorType> params;
+};
+
+struct Step {
+  std::string node, op;
+  size_t kernel = 0;
+  std::vector<size_t> args;  // slots: the kernel's inputs, then its outputs
+};
+
+}  // namespace runtime
+NNVM_END_NAMESPACE
+
+struct nnvm_model {
+  std::string name;
+  std::vector<nnvm::runtime::Slot> slots;
+  std::vector<nnvm::runtime::Kernel> kernels;
+  std::vector<nnvm::runtime::Step> steps;
+  std::vector<size_t> inputs, outputs;           // slots
+  std::vector<nnvm_tensor_info> input_info, output_info;
+  uint64_t arena_bytes = 0;      // activations, each 64-byte aligned
+  uint64_t workspace_bytes = 0;  // the largest step's scratch
+  size_t max_args = 0;
+  void* library = nullptr;       // dlopen handle of kernels.so
+  const char* weights = nullptr; // weights.bin, mapped read-only
+  size_t weights_size = 0;
+
+  nnvm_model() = default;
+  nnvm_model(const nnvm_model&) = delete;
+  nnvm_model& operator=(const nnvm_model&) = delete;
+  ~nnvm_model();
+};
+
+NNVM_BEGIN_NAMESPACE
+namespace runtime {
+
+// Loads and checks the artifact in `dir` (load.cpp); throws Failure.
+nnvm_model* load(const std::string& dir);
+// Runs `m` on data checked by the caller (run.cpp); throws Failure.
+void run(const nnvm_model& m, const void* const* inputs, void* const* outputs, int num_threads);
+// Checks the caller's tensors against the model's inputs or outputs (run.cpp); throws Failure.
+void check_tensors(const nnvm_model& m, const nnvm_tensor* tensors, int count, bool inputs);
+
+}  // namespace runtime
+NNVM_END_NAMESPACE
