@@ -1,16 +1,21 @@
-// bench_gemm: square float32 matmul C = A * B, nnvm's DSL-scheduled kernel (C emitter, JIT)
-// beside OpenBLAS (cblas_sgemm) and Eigen in the same run, at 1 and 2 threads.
+// bench_gemm: square float32 matmul C = A * B, nnvm's DSL-scheduled kernel compiled by both
+// back ends (C emitter + system cc, and LLVM in process) beside OpenBLAS (cblas_sgemm), oneDNN
+// (dnnl_sgemm) and Eigen in the same run, at 1 and 2 threads.
 //
 //   bench_gemm                       n = 256 512 1000 1023 1024 2048, threads 1 and 2
 //   bench_gemm --sizes 1024 --reps 11 --threads 1
 //                                    reps: 7 by default, more below n = 1024 (see reps_for)
-//   bench_gemm --tiling 12,16,128    rows, width, k_block of the nnvm schedule
+//   bench_gemm --tiling 12,16,128    rows, width, k_block of the nnvm schedule, both back ends
+//   bench_gemm --llvm-tiling 12,32,128   the same for nnvm-LLVM only (after --tiling)
 //   bench_gemm --quick               tiny sizes, 3 reps: what CI runs (checks, not speed)
 //   bench_gemm --show-ir ...         also print each nnvm kernel's loop nest
+//   bench_gemm --show-asm ...        also print the LLVM back end's assembly of each kernel
 //
 // Every rep runs each contender once (in a rotating order), so background noise hits all of
 // them alike; the table shows medians. Each contender's C is checked against OpenBLAS's; the
-// exit status is non-zero if any check fails.
+// exit status is non-zero if any check fails. Each nnvm kernel is compiled on its own (the C
+// JIT into a fresh cache directory, so nothing comes from an earlier run) and its compile time
+// is printed. oneDNN and nnvm-LLVM columns appear when the build found them.
 #include "nnvm_gemm.hpp"
 
 #include <unistd.h>
@@ -22,12 +27,24 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <random>
 #include <sstream>
 #include <vector>
 
 #include <cblas.h>
+
+#ifdef NNVM_GEMM_WITH_LLVM
+#include <nnvm/codegen/llvm_jit.hpp>
+#endif
+#ifdef NNVM_GEMM_WITH_DNNL
+#include <dnnl.h>
+#endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include <filesystem>
 
 // OpenBLAS extensions; declared here too, in case <cblas.h> is another vendor's.
 extern "C" void openblas_set_num_threads(int num_threads);
@@ -39,8 +56,14 @@ struct Options {
   std::vector<int64_t> sizes{256, 512, 1000, 1023, 1024, 2048};
   std::vector<int> threads{1, 2};
   int reps = 0;  // 0: reps_for(n)
-  bench::GemmTiling tiling;
+  bench::GemmTiling tiling;  // nnvm-C
+  // nnvm-LLVM: two vectors per row of the micro-tile (24 accumulators). With one vector (12 x 16)
+  // each FMA also reads a broadcast of A, 13 loads per 12 FMAs, so the load ports cap it near
+  // 0.8-0.85 of OpenBLAS; 12 x 32 needs 14 loads per 24 FMAs and measured 0.90-0.98. The C path
+  // stays at 12 x 16: the system cc makes slow code for 32-lane vectors (about 20 GFLOP/s).
+  bench::GemmTiling llvm_tiling{12, 32, 128};
   bool show_ir = false;
+  bool show_llvm = false;  // print the LLVM kernels' assembly
 };
 
 std::vector<int64_t> parse_list(const std::string& s, const char* flag) {
@@ -78,6 +101,8 @@ Options parse(int argc, char** argv) {
       o.reps = 3;
     } else if (arg == "--show-ir") {
       o.show_ir = true;
+    } else if (arg == "--show-asm") {
+      o.show_llvm = true;
     } else if (arg == "--sizes") {
       o.sizes = parse_list(value(), "--sizes");
     } else if (arg == "--reps") {
@@ -85,11 +110,11 @@ Options parse(int argc, char** argv) {
     } else if (arg == "--threads") {
       o.threads.clear();
       for (auto t : parse_list(value(), "--threads")) o.threads.push_back(int(t));
-    } else if (arg == "--tiling") {
-      auto v = parse_list(value(), "--tiling");
-      if (v.size() != 3 || v[0] <= 0 || v[1] <= 0 || v[2] <= 0)
-        throw std::runtime_error("--tiling takes rows,width,k_block (positive integers)");
-      o.tiling = {v[0], v[1], v[2]};
+    } else if (arg == "--tiling" || arg == "--llvm-tiling") {
+      auto v = parse_list(value(), arg.c_str());
+      if (v.size() != 3) throw std::runtime_error(arg + " takes rows,width,k_block (positive integers)");
+      o.llvm_tiling = {v[0], v[1], v[2]};
+      if (arg == "--tiling") o.tiling = o.llvm_tiling;
     } else {
       throw std::runtime_error("unknown argument '" + arg + "' (see the comment at the top of bench_gemm.cpp)");
     }
@@ -135,6 +160,38 @@ double max_rel_error(const float* x, const float* ref, size_t count) {
   return err / std::max(scale, 1e-30);
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string load_average() {
+  std::ifstream f("/proc/loadavg");
+  std::string a, b, c;
+  f >> a >> b >> c;
+  return a.empty() ? std::string("unknown") : a + " " + b + " " + c;
+}
+
+// A fresh directory for the C JIT's cache, so its compile times are real compiles; removed at exit.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "bench_gemm_XXXXXX").string();
+    if (mkdtemp(tmpl.data())) path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
+  }
+};
+
+// One column of the table: a name and how it computes C = A * B into its own output.
+struct Contender {
+  std::string name;
+  std::function<void(int threads)> run;
+  float* result = nullptr;
+  bool single_threaded = false;  // ignores the thread count (marked *)
+};
+
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 }  // namespace
@@ -154,101 +211,170 @@ int main(int argc, char** argv) {
   const bool eigen_parallel = false;
 #endif
   std::printf("bench_gemm: C = A * B, float32, square n x n, row-major; GFLOP/s = 2 n^3 / median time\n");
-  std::printf("  cpu      %s, %ld online cores\n", cpu_model().c_str(), sysconf(_SC_NPROCESSORS_ONLN));
+  std::printf("  cpu      %s, %ld online cores; load average %s\n", cpu_model().c_str(),
+              sysconf(_SC_NPROCESSORS_ONLN), load_average().c_str());
   std::printf("  openblas %s (cblas_sgemm, openblas_set_num_threads)\n", openblas_get_config());
+#ifdef NNVM_GEMM_WITH_DNNL
+  const dnnl_version_t* dv = dnnl_version();
+  std::printf("  onednn   %d.%d.%d (dnnl_sgemm, %s)\n", dv->major, dv->minor, dv->patch,
+              dv->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP, omp_set_num_threads" : "its own threading");
+#else
+  std::printf("  onednn   not built in (needs libdnnl-dev)\n");
+#endif
   std::printf("  eigen    %d.%d.%d, %s\n", EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION,
               eigen_parallel ? "OpenMP on (Eigen::setNbThreads)"
                              : "built WITHOUT OpenMP: single-threaded in every row (marked *)");
-  std::printf("  nnvm     DSL schedule %s, packing stages inside the kernel, C emitter + system cc\n",
-              bench::describe(opt.tiling).c_str());
+  std::printf("  nnvm     DSL schedule of nnvm_gemm.hpp, packing stages inside the kernel\n");
+  std::printf("           nnvm-C:    %s; C emitter + system cc\n", bench::describe(opt.tiling).c_str());
+#ifdef NNVM_GEMM_WITH_LLVM
+  std::printf("           nnvm-LLVM: %s; LLVM emitter, O3, host CPU, in-process JIT\n",
+              bench::describe(opt.llvm_tiling).c_str());
+#else
+  std::printf("           nnvm-LLVM: not built in (needs LLVM 15)\n");
+#endif
   std::printf("  env      OMP_WAIT_POLICY=%s OPENBLAS_THREAD_TIMEOUT=%s; reps interleaved, medians shown\n",
               std::getenv("OMP_WAIT_POLICY"), std::getenv("OPENBLAS_THREAD_TIMEOUT"));
 
-  std::vector<nnvm::ir::LoweredFunc> fns;
+  // Each kernel compiles on its own, so each gets its own compile time.
+  TempDir c_cache;
+  nnvm::target::CJitOptions c_options;
+  c_options.cache_dir = c_cache.path;
+  if (c_cache.path.empty())
+    std::printf("  note     no temporary directory for the C JIT: its times below may come from its cache\n");
+  std::vector<nnvm::target::CKernel> c_kernels;
+#ifdef NNVM_GEMM_WITH_LLVM
+  std::vector<nnvm::codegen::LlvmKernel> llvm_kernels;
+#endif
+  std::printf("\n%6s | %11s | %11s   (JIT compile time per kernel)\n", "n", "nnvm-C s", "nnvm-LLVM s");
   try {
-    for (auto n : opt.sizes) fns.push_back(bench::gemm_kernel(n, n, n, opt.tiling, nnvm::str_cat("gemm_", n)));
+    for (auto n : opt.sizes) {
+      auto fn = bench::gemm_kernel(n, n, n, opt.tiling, nnvm::str_cat("gemm_", n));
+      if (opt.show_ir) std::printf("\n%s", nnvm::ir::to_string(fn).c_str());
+      auto t0 = std::chrono::steady_clock::now();
+      c_kernels.push_back(nnvm::target::jit_c(fn, c_options));
+      double c_s = seconds_since(t0);
+#ifdef NNVM_GEMM_WITH_LLVM
+      auto llvm_fn = bench::gemm_kernel(n, n, n, opt.llvm_tiling, nnvm::str_cat("gemm_", n));
+      if (opt.show_ir && !(opt.llvm_tiling == opt.tiling)) std::printf("\n%s", nnvm::ir::to_string(llvm_fn).c_str());
+      llvm_kernels.push_back(nnvm::codegen::jit_llvm(llvm_fn));
+      double llvm_s = llvm_kernels.back().compile_ms() * 1e-3;
+      if (opt.show_llvm) std::printf("\n%s", nnvm::codegen::emit_asm(llvm_fn).c_str());
+#else
+      double llvm_s = NAN;
+#endif
+      std::printf("%6lld | %11.2f | %11.2f\n", static_cast<long long>(n), c_s, llvm_s);
+    }
   } catch (const std::exception& e) {
-    std::cerr << "bench_gemm: building the nnvm kernel failed: " << e.what() << "\n";
+    std::cerr << "bench_gemm: building or compiling the nnvm kernel failed: " << e.what() << "\n";
     return 1;
   }
-  if (opt.show_ir)
-    for (auto& fn : fns) std::printf("\n%s", nnvm::ir::to_string(fn).c_str());
-  auto c0 = std::chrono::steady_clock::now();
-  std::vector<nnvm::target::CKernel> kernels;
-  try {
-    kernels = nnvm::target::jit_c(fns);
-  } catch (const std::exception& e) {
-    std::cerr << "bench_gemm: compiling the nnvm kernels failed: " << e.what() << "\n";
-    return 1;
-  }
-  std::printf("  jit      %zu kernels in one compiler call: %.2f s (0 if cached)\n\n", kernels.size(),
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count());
 
   const double tolerance = 1e-4;  // normwise; fp32 rounding at n = 2048 stays below ~1e-5
-  const char* header = "%6s %3s %4s | %9s | %9s %6s | %9s %6s | %9s %9s\n";
-  std::printf(header, "n", "thr", "reps", "OpenBLAS", "Eigen", "ratio", "nnvm", "ratio", "err Eigen", "err nnvm");
-  std::printf(header, "", "", "", "GFLOP/s", "GFLOP/s", "vs OB", "GFLOP/s", "vs OB", "(rel)", "(rel)");
   int failures = 0;
   std::mt19937 rng(42);
   std::uniform_real_distribution<float> dist(-1, 1);
+  bool header_done = false;
   for (size_t s = 0; s < opt.sizes.size(); ++s) {
     const int64_t n = opt.sizes[s];
     const size_t count = size_t(n * n);
-    nnvm::NDArray a(nnvm::dtype::float32, {n, n}), b(nnvm::dtype::float32, {n, n}), c(nnvm::dtype::float32, {n, n});
+    nnvm::NDArray a(nnvm::dtype::float32, {n, n}), b(nnvm::dtype::float32, {n, n});
+    nnvm::NDArray c_c(nnvm::dtype::float32, {n, n}), c_llvm(nnvm::dtype::float32, {n, n});
     for (auto& v : a.values<float>()) v = dist(rng);
     for (auto& v : b.values<float>()) v = dist(rng);
-    std::vector<float> c_blas(count), c_eigen(count);
+    std::vector<float> c_blas(count), c_dnnl(count), c_eigen(count);
     const float* pa = a.values<float>().data();
     const float* pb = b.values<float>().data();
-    float* pc = c.values<float>().data();
     Eigen::Map<const RowMajor> ea(pa, n, n), eb(pb, n, n);
     Eigen::Map<RowMajor> ec(c_eigen.data(), n, n);
-    std::array<nnvm::BufferView, 3> views{nnvm::BufferView(a), nnvm::BufferView(b), nnvm::BufferView(c)};
+    std::array<nnvm::BufferView, 3> c_views{nnvm::BufferView(a), nnvm::BufferView(b), nnvm::BufferView(c_c)};
+    std::array<nnvm::BufferView, 3> llvm_views{nnvm::BufferView(a), nnvm::BufferView(b), nnvm::BufferView(c_llvm)};
+
+    // The reference is column 0; every other column is checked against it.
+    std::vector<Contender> who;
+    who.push_back({"OpenBLAS", [&](int) {
+                     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(n), int(n), int(n), 1.0f, pa, int(n),
+                                 pb, int(n), 0.0f, c_blas.data(), int(n));
+                   }, c_blas.data()});
+#ifdef NNVM_GEMM_WITH_DNNL
+    who.push_back({"oneDNN", [&](int) {
+                     if (dnnl_sgemm('N', 'N', n, n, n, 1.0f, pa, n, pb, n, 0.0f, c_dnnl.data(), n) != dnnl_success)
+                       std::fill(c_dnnl.begin(), c_dnnl.end(), NAN);
+                   }, c_dnnl.data()});
+#endif
+    who.push_back({"Eigen", [&](int) { ec.noalias() = ea * eb; }, c_eigen.data(), !eigen_parallel});
+    who.push_back({"nnvm-C", [&](int t) { c_kernels[s].call(c_views, t); }, c_c.values<float>().data()});
+#ifdef NNVM_GEMM_WITH_LLVM
+    who.push_back({"nnvm-LLVM", [&](int t) { llvm_kernels[s].call(llvm_views, t); }, c_llvm.values<float>().data()});
+#endif
+    const size_t k = who.size();
+    if (!header_done) {
+      std::printf("\n%6s %3s %4s |", "n", "thr", "reps");
+      for (auto& w : who) std::printf(" %9s", w.name.c_str());
+      std::printf(" | %8s %9s %8s | %8s\n", "LLVM/OB", "LLVM/best", "LLVM/C", "max err");
+      std::printf("%6s %3s %4s |", "", "", "");
+      for (size_t w = 0; w < k; ++w) std::printf(" %9s", "GFLOP/s");
+      std::printf(" | %8s %9s %8s | %8s\n", "", "", "", "(rel)");
+      header_done = true;
+    }
 
     for (int threads : opt.threads) {
       openblas_set_num_threads(threads);
       Eigen::setNbThreads(threads);
-      std::fill(pc, pc + count, NAN);  // an element the kernel skips shows as NaN
-      std::fill(c_eigen.begin(), c_eigen.end(), NAN);
-      auto run = [&](int who) {
-        switch (who) {
-          case 0:
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(n), int(n), int(n), 1.0f, pa, int(n), pb,
-                        int(n), 0.0f, c_blas.data(), int(n));
-            break;
-          case 1: ec.noalias() = ea * eb; break;
-          default: kernels[s].call(views, threads);
-        }
-      };
-      std::vector<double> ms[3];
-      for (int who = 0; who < 3; ++who) run(who);  // warm-up: page faults, thread start-up, caches
+#ifdef _OPENMP
+      omp_set_num_threads(threads);  // oneDNN's OpenMP runtime
+#endif
+      for (auto& w : who) std::fill(w.result, w.result + count, NAN);
+      std::vector<std::vector<double>> ms(k);
+      for (auto& w : who) w.run(threads);  // warm-up: page faults, thread start-up, caches
       const int reps = reps_for(n, opt);
       for (int r = 0; r < reps; ++r) {
-        for (int p = 0; p < 3; ++p) {
-          int who = (p + r) % 3;
+        for (size_t p = 0; p < k; ++p) {
+          size_t w = (p + size_t(r)) % k;
           auto t0 = std::chrono::steady_clock::now();
-          run(who);
-          ms[who].push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+          who[w].run(threads);
+          ms[w].push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
         }
       }
-      double gflop = 2.0 * double(n) * double(n) * double(n) * 1e-9;
-      double g[3];
-      for (int who = 0; who < 3; ++who) g[who] = gflop / (median(ms[who]) * 1e-3);
-      double err_eigen = max_rel_error(c_eigen.data(), c_blas.data(), count);
-      double err_nnvm = max_rel_error(pc, c_blas.data(), count);
-      bool ok_eigen = err_eigen <= tolerance, ok_nnvm = err_nnvm <= tolerance;
-      failures += !ok_eigen + !ok_nnvm;
-      std::printf("%6lld %3d %4d | %9.1f | %8.1f%s %6.2f | %9.1f %6.2f | %9.1e%s %8.1e%s\n",
-                  static_cast<long long>(n), threads, reps, g[0], g[1], eigen_parallel || threads == 1 ? " " : "*",
-                  g[1] / g[0], g[2], g[2] / g[0], err_eigen, ok_eigen ? " " : "!", err_nnvm, ok_nnvm ? " " : "!");
+      const double gflop = 2.0 * double(n) * double(n) * double(n) * 1e-9;
+      std::vector<double> g(k);
+      double worst = 0;
+      bool ok = true;
+      std::string bad;
+      for (size_t w = 0; w < k; ++w) {
+        g[w] = gflop / (median(ms[w]) * 1e-3);
+        if (w == 0) continue;
+        double err = max_rel_error(who[w].result, c_blas.data(), count);
+        if (!(err <= tolerance)) {
+          ok = false;
+          bad += " " + who[w].name;
+        }
+        worst = std::isnan(err) || std::isnan(worst) ? NAN : std::max(worst, err);
+      }
+      failures += !ok;
+      std::printf("%6lld %3d %4d |", static_cast<long long>(n), threads, reps);
+      for (size_t w = 0; w < k; ++w)
+        std::printf(" %8.1f%s", g[w], who[w].single_threaded && threads > 1 ? "*" : " ");
+#ifdef NNVM_GEMM_WITH_LLVM
+      // The libraries nnvm-LLVM is held to: OpenBLAS and, when built in, oneDNN (column 1).
+      double best = g[0];
+#ifdef NNVM_GEMM_WITH_DNNL
+      best = std::max(best, g[1]);
+#endif
+      std::printf(" | %8.2f %9.2f %8.2f |", g[k - 1] / g[0], g[k - 1] / best, g[k - 1] / g[k - 2]);
+#else
+      std::printf(" | %8s %9s %8s |", "-", "-", "-");
+#endif
+      std::printf(" %8.1e%s%s\n", worst, ok ? "" : " ! wrong:", bad.c_str());
       std::fflush(stdout);
     }
   }
-  std::printf("\nratio = contender GFLOP/s / OpenBLAS GFLOP/s; err = max |C - C_OpenBLAS| / max |C_OpenBLAS|, "
-              "limit %.0e\n",
+  std::printf("\nLLVM/OB = nnvm-LLVM GFLOP/s / OpenBLAS GFLOP/s, LLVM/best = nnvm-LLVM / the faster of OpenBLAS and "
+              "oneDNN, LLVM/C = nnvm-LLVM / nnvm-C;\nmax err = max over columns of max |C - C_OpenBLAS| / "
+              "max |C_OpenBLAS|, limit %.0e; * = ignores the thread count\n",
               tolerance);
+  std::printf("load average at the end: %s\n", load_average().c_str());
   if (failures) {
-    std::printf("FAILED: %d result check(s) exceeded the limit (marked !)\n", failures);
+    std::printf("FAILED: %d row(s) with a result over the limit (marked !)\n", failures);
     return 1;
   }
   std::printf("all result checks passed\n");

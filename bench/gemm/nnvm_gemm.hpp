@@ -13,7 +13,9 @@
 // into full tiles and a serial tail.
 //
 // The micro-tile stays in registers across the k loop because kernel arguments are restrict
-// (see docs/lowered_ir.md); on AVX-512, 12 rows x 16 lanes (12 accumulators) measured best.
+// (see docs/lowered_ir.md). On AVX-512, 12 rows x 16 lanes (12 accumulators) measured best
+// through the C emitter, 12 rows x 32 lanes (24 accumulators, two vectors a row) through LLVM
+// (bench_gemm.cpp says why).
 #pragma once
 
 #include <nnvm/tensor.hpp>
@@ -27,6 +29,7 @@ struct GemmTiling {
   int64_t rows = 12;      // R: rows of C per micro-tile (unrolled loop)
   int64_t width = 16;     // W: columns per micro-tile and packed panel width (vector lanes)
   int64_t k_block = 128;  // reduction steps per cache block
+  bool operator==(const GemmTiling&) const = default;
 };
 
 inline std::string describe(const GemmTiling& t) {
@@ -40,7 +43,10 @@ inline nnvm::ir::LoweredFunc gemm_kernel(int64_t m, int64_t n, int64_t k, const 
   const int64_t R = t.rows, W = t.width;
   // k is padded to whole cache blocks: a guarded tail inside the k loop would keep the C
   // compiler from holding the micro-tile in registers (measured 0.2-0.4 of OpenBLAS at n = 1023).
-  const int64_t kb = std::min(t.k_block, k), k_pad = (k + kb - 1) / kb * kb;
+  // The blocks are evened out (at most k_block steps each) so the padding stays under one step
+  // per block: k = 1000 runs 8 blocks of 125 rather than 8 of 128 (2.4% more work).
+  const int64_t k_blocks = (k + t.k_block - 1) / t.k_block;
+  const int64_t kb = (k + k_blocks - 1) / k_blocks, k_pad = kb * k_blocks;
   const int64_t m_tiles = (m + R - 1) / R, n_pad = (n + W - 1) / W * W;
   auto A = placeholder<float>({ir::Expr(m), ir::Expr(k)}, "A");
   auto B = placeholder<float>({ir::Expr(k), ir::Expr(n)}, "B");

@@ -194,6 +194,15 @@ class Importer final : public BuildContext {
       available.insert(in.name());
       const auto& tt = in.type().tensor_type();
       DataType dtype = *ops::try_dtype_from_onnx(tt.elem_type());  // analyze() rejected the rest
+      if (auto it = options_.constant_inputs.find(in.name()); it != options_.constant_inputs.end()) {
+        if (it->second.dtype() != dtype)
+          throw ImportError("nnvm.onnx.shape",
+                            str_cat("ImportOptions::constant_inputs gives ", it->second.dtype(), " data for a ",
+                                    dtype, " input"),
+                            where);
+        define(in.name(), guarded(where, [&] { return b_.constant(claim(in.name()), it->second); }));
+        continue;
+      }
       std::vector<ir::Expr> shape;
       auto symbol = [&](const std::string& name) -> ir::Expr {
         symbols.insert(name);
@@ -226,6 +235,10 @@ class Importer final : public BuildContext {
       }
       define(in.name(), guarded(where, [&] { return b_.input(claim(in.name()), dtype, shape); }));
     }
+    for (auto& [name, data] : options_.constant_inputs)
+      if (!inputs.count(name))
+        throw ImportError("nnvm.onnx.shape",
+                          str_cat("ImportOptions::constant_inputs names '", name, "', which is not a graph input"), {file_});
     for (auto& [name, shape] : options_.input_shapes)
       if (!inputs.count(name)) {
         std::string known;

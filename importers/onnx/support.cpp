@@ -93,6 +93,7 @@ SupportReport analyze(const ::onnx::ModelProto& m, const ops::OpRegistry& regist
     r.items.push_back({.node = t.values().name(), .opset = opset, .reason = "sparse initializers are not supported"});
   for (auto& in : g.input()) {
     if (initializers.count(in.name())) continue;
+    r.inputs.push_back(in.name());
     if (!in.type().has_tensor_type())
       r.items.push_back({.node = in.name(), .opset = opset,
                          .reason = "graph input is not a tensor (sequences, maps and optionals are not supported)"});

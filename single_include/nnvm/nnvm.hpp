@@ -1572,9 +1572,11 @@ inline void check_shape(const std::string& name, const std::vector<Expr>& shape)
     if (!shape[d].defined() || !shape[d].dtype().is_int() || !shape[d].dtype().is_scalar())
       throw UserError("nnvm.te.shape_dtype",
                       str_cat("extent of dimension ", d, " of tensor ", name, " must be a scalar integer"));
-    if (auto* c = ir::as_const_int(shape[d]); c && *c <= 0)
-      throw UserError("nnvm.te.shape_nonpositive",
-                      str_cat("extent of dimension ", d, " of tensor ", name, " is ", *c, "; extents must be positive"));
+    // Zero is allowed: empty tensors (ONNX's empty sets, a Slice that selects nothing) lower to
+    // loops that run no iterations.
+    if (auto* c = ir::as_const_int(shape[d]); c && *c < 0)
+      throw UserError("nnvm.te.shape_negative",
+                      str_cat("extent of dimension ", d, " of tensor ", name, " is ", *c, "; extents must be non-negative"));
   }
 }
 inline std::vector<Expr> to_index_dtype(std::vector<Expr> shape) {
@@ -1615,8 +1617,9 @@ inline Tensor placeholder(std::vector<Expr> shape, DataType dtype, std::string n
 // A reduction axis over [min, min + extent).
 inline IterVar reduce_axis(Expr extent, std::string name = "r", Expr min = Expr(int64_t(0))) {
   if (extent.dtype() != dtype::index) extent = ir::cast(dtype::index, extent);
-  if (auto* c = ir::as_const_int(extent); c && *c <= 0)
-    throw UserError("nnvm.te.reduce_extent", str_cat("reduction axis ", name, " has extent ", *c, "; it must be positive"));
+  // An empty reduction (extent 0) yields its combiner's initial value.
+  if (auto* c = ir::as_const_int(extent); c && *c < 0)
+    throw UserError("nnvm.te.reduce_extent", str_cat("reduction axis ", name, " has extent ", *c, "; it must be non-negative"));
   return IterVar(Var(std::move(name)), Range{std::move(min), std::move(extent)}, ir::IterKind::reduce);
 }
 
@@ -11125,10 +11128,41 @@ inline te::Tensor conv(const te::Tensor& X, const te::Tensor& W, const te::Tenso
 // The padded copy fills in parallel; the convolution runs its outer output axes in parallel and
 // vectorizes the output's innermost axis under the whole reduction (each lane accumulates one
 // output element, the weight broadcast across lanes).
+namespace detail {
+// 2-D convolutions with enough output channels and width: a register tile of kConvTileOc output
+// channels by one vector of output columns is accumulated in a local buffer (cache_write) over
+// the whole reduction, so each loaded input vector feeds kConvTileOc independent FMAs instead of
+// one (a single accumulator is bound by FMA latency). The tile is written back vectorized.
+constexpr int64_t kConvTileOc = 8;
+inline bool schedule_conv2d_register_tile(schedule::Schedule& s, const te::Tensor& Y, const Target& target) {
+  if (Y.rank() != 4 || Y.op().reduce_axes.size() != 3) return false;
+  int64_t lanes = target.vector_lanes(Y.dtype());
+  auto* oc = ir::as_const_int(Y.shape()[1]);
+  auto* ow = ir::as_const_int(Y.shape()[3]);
+  if (!oc || !ow || *oc < kConvTileOc || *ow < lanes || lanes < 2) return false;
+  te::Tensor acc = s.cache_write(Y, ir::MemoryScope::local);
+  auto st = s[Y];
+  const auto& axes = Y.op().axis;
+  auto [oco, oci] = st.split(axes[1], kConvTileOc);
+  auto [owo, owi] = st.split(axes[3], lanes);
+  st.reorder({axes[0], oco, axes[2], owo, oci, owi});
+  st.vectorize(owi);
+  ir::IterVar outer = st.fuse({axes[0], oco, axes[2]});
+  if (worth_parallel(st)) st.parallel(outer);
+  s[acc].compute_at(st, owo);
+  auto a = s[acc];
+  a.reorder({a.reduce_axis(0), a.reduce_axis(1), a.reduce_axis(2), a.axis(0), a.axis(1), a.axis(2), a.axis(3)});
+  a.unroll(a.axis(1));
+  a.vectorize(a.axis(3));
+  return true;
+}
+}  // namespace detail
+
 inline void schedule_conv(schedule::Schedule& s, const te::Tensor& Y, const Target& target) {
   require_cpu(target, "conv");
   for (auto& in : Y.op().inputs)
     if (in->op->kind == te::OpKind::compute) schedule_injective(s[te::Tensor(in)], target);
+  if (detail::schedule_conv2d_register_tile(s, Y, target)) return;
   auto st = s[Y];
   const auto& axes = Y.op().axis;
   ir::IterVar outer = st.fuse(std::vector<ir::IterVar>(axes.begin(), axes.end() - 1));
@@ -14318,13 +14352,12 @@ inline int64_t const_extent(const ir::Expr& e, const std::string& what) {
   throw UserError("nnvm.ops.input_shape", str_cat(what, " must be a constant extent, got ", ir::to_string(e)));
 }
 
-// "nnvm.ops.input_shape" unless `extent` (of output axis `axis`) is positive: nnvm tensors have
-// no empty axes, so ops whose ONNX result would be empty are refused at compile time.
+// "nnvm.ops.input_shape" unless `extent` (of output axis `axis`) is non-negative; an empty axis
+// (extent 0) is a valid result, as in ONNX.
 inline void check_output_extent(int64_t extent, size_t axis, const std::string& why) {
-  if (extent <= 0)
+  if (extent < 0)
     throw UserError("nnvm.ops.input_shape",
-                    str_cat("output axis ", axis, " would have extent ", extent, " (", why,
-                            "); nnvm tensors cannot be empty"));
+                    str_cat("output axis ", axis, " would have extent ", extent, " (", why, ")"));
 }
 
 // "[2, -1, 3]", for messages.
@@ -15611,8 +15644,8 @@ NNVM_END_NAMESPACE
 // slice (ONNX Slice, opset 13+: starts, ends, axes and steps are value inputs). Per sliced axis
 // of extent n: a negative start or end counts from the end, then both clamp as ONNX says
 // (step > 0: [0, n]; step < 0: start to [0, n - 1], end to [-1, n - 1]), and the output takes
-// ceil((end - start) / step) elements start, start + step, ... An empty result is refused
-// ("nnvm.ops.input_shape"): nnvm tensors cannot be empty.
+// ceil((end - start) / step) elements start, start + step, ... (possibly none: an empty result
+// is valid, as in ONNX).
 
 
 NNVM_BEGIN_NAMESPACE
@@ -16307,6 +16340,8 @@ NNVM_END_NAMESPACE
 // rule (ops::infer_types). Symbolic extents (an ir::Var batch size) flow through as expressions
 // until bind_shapes replaces them with numbers.
 
+#include <cmath>
+#include <cstring>
 #include <set>
 
 // begin nnvm/graph/node.hpp
@@ -16490,6 +16525,23 @@ inline ops::AttrValue value_attr(const NDArray& a) {
     auto v = read(float{});
     return std::vector<double>(v.begin(), v.end());
   }
+  if (t == dtype::float16 || t == dtype::bfloat16) {
+    auto bits = read(uint16_t{});
+    std::vector<double> out;
+    for (uint16_t h : bits) {
+      if (t == dtype::bfloat16) {
+        uint32_t w = uint32_t(h) << 16;
+        float f;
+        std::memcpy(&f, &w, 4);
+        out.push_back(f);
+        continue;
+      }
+      int e = (h >> 10) & 31, m = h & 1023;
+      double v = e == 0 ? std::ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : std::ldexp(m + 1024, e - 25);
+      out.push_back((h & 0x8000) ? -v : v);
+    }
+    return out;
+  }
   throw UserError("nnvm.graph.value_input", str_cat("a ", t, " tensor cannot be read as an attribute value"));
 }
 
@@ -16649,7 +16701,7 @@ inline bool foldable(const Graph& g, const Node& n) {
 }
 
 // The outputs of op node `n`, computed by the interpreter from its constant inputs. Inputs the
-// compute does not read (Shape's) are given as empty buffers of the right type.
+// compute does not read (Shape's) are given as zeroed buffers of the right type.
 inline std::vector<NDArray> evaluate(const Graph& g, const Node& n) {
   const ops::OpDef& def = g.registry->get(n.op);
   ops::BuiltOp b = ops::build(def, detail::input_types(g, n), detail::node_attrs(g, n, def), {}, {.schedule = false});
@@ -16663,10 +16715,9 @@ inline std::vector<NDArray> evaluate(const Graph& g, const Node& n) {
     if (p.kind == NodeKind::constant) {
       views.push_back(const_cast<NDArray&>(*p.data).view());
     } else if (!reads.count(b.inputs[k].get())) {
-      unread.emplace_back(g.type(n.inputs[k]).dtype, std::vector<int64_t>{0});
-      BufferView v = unread.back().view();
-      v.shape = detail::constant_shape(g.type(n.inputs[k]), g, n);
-      views.push_back(v);
+      // A real (zeroed) buffer: a smaller one would look like it overlapped the outputs.
+      unread.emplace_back(g.type(n.inputs[k]).dtype, detail::constant_shape(g.type(n.inputs[k]), g, n));
+      views.push_back(unread.back().view());
     } else {
       throw UserError("nnvm.graph.not_constant",
                       str_cat("input ", k, " (", def.input_names[k], ") is not a constant"), detail::where(g, &n));
@@ -16928,13 +16979,27 @@ struct FusionOptions {
   size_t max_group_size = 16;
 };
 
+namespace detail {
+// A group's kernel runs where its master stands in node order, so a node may join only if every
+// value it reads from outside the group is computed before the master.
+inline bool inputs_ready(const Graph& g, const Node& n, const ops::OpDef& def, const std::vector<size_t>& group,
+                         size_t id, size_t master) {
+  for (size_t k = 0; k < n.inputs.size(); ++k) {
+    const Value& v = n.inputs[k];
+    if (!v.defined() || ops::is_value_input(def, k) || group[v.node] == id) continue;
+    if (g.nodes[v.node].kind == NodeKind::op && v.node > master) return false;
+  }
+  return true;
+}
+}  // namespace detail
+
 // The group of every node: op nodes get an id (groups numbered in node order; a group's nodes
 // are in node order, its first node is the master); inputs and constants get Value::npos.
 inline std::vector<size_t> fusion_groups(const Graph& g, const FusionOptions& options = {}) {
   auto uses = use_counts(g);
   std::vector<bool> is_output(g.nodes.size(), false);
   for (auto& v : g.outputs) is_output[v.node] = true;
-  std::vector<size_t> group(g.nodes.size(), Value::npos), size;
+  std::vector<size_t> group(g.nodes.size(), Value::npos), size, master;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (n.kind != NodeKind::op) continue;
@@ -16947,13 +17012,15 @@ inline std::vector<size_t> fusion_groups(const Graph& g, const FusionOptions& op
         const Value& v = n.inputs[k];
         if (!v.defined() || ops::is_value_input(def, k)) continue;
         size_t p = group[v.node];
-        if (p != Value::npos && uses[v.node][v.index] == 1 && !is_output[v.node] && size[p] < options.max_group_size)
+        if (p != Value::npos && uses[v.node][v.index] == 1 && !is_output[v.node] && size[p] < options.max_group_size &&
+            detail::inputs_ready(g, n, def, group, p, master[p]))
           join = p;
       }
     }
     if (join == Value::npos) {
       join = size.size();
       size.push_back(0);
+      master.push_back(i);
     }
     group[i] = join;
     ++size[join];

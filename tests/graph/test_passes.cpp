@@ -121,3 +121,20 @@ TEST_CASE("plan_memory never overlaps buffers that are alive together") {
     }
   CHECK(plan.arena_bytes <= plan.unplanned_bytes);
 }
+
+TEST_CASE("a consumer joins its producer's kernel only when its other inputs are computed before it") {
+  // where(less(x, 0), mul(a, x), x): mul comes after less, so where may not join less's kernel
+  // (which runs where less stands); that ordering once made where read mul before it was written.
+  GraphBuilder gb("order");
+  auto x = gb.input("x", dtype::float32, {3, 4, 5});
+  auto l = gb.op("less", {x, gb.constant("z", NDArray::from(std::vector<float>{0.0f}, {}))});
+  auto m = gb.op("mul", {gb.constant("a", NDArray::from(std::vector<float>{0.1f}, {})), x});
+  gb.output(gb.op("where", {l, m, x}));
+  auto model = graph::compile(gb.build());
+  NDArray xv = nnvm_test::random_array(dtype::float32, {3, 4, 5}, 9);
+  NDArray out = model.run({xv})[0];
+  for (size_t i = 0; i < 60; ++i) {
+    float v = xv.values<float>()[i];
+    CHECK(out.values<float>()[i] == doctest::Approx(v < 0 ? 0.1f * v : v));
+  }
+}

@@ -84,19 +84,3 @@ TEST_CASE("onnx node suite: check_support reads every model without throwing") {
   CHECK(models > 0);
   CHECK(supported > 0);
 }
-
-// Slow (imports every supported model, folding constants with the interpreter), so it runs on
-// request: nnvm_onnx_tests --no-skip -tc="*every supported*". It lists each failing model with
-// its error, to tell importer problems from op problems.
-TEST_CASE("onnx node suite: every supported model imports" * doctest::skip()) {
-  std::map<std::string, int> ids;
-  for (auto& entry : fs::directory_iterator(suite)) {
-    fs::path model = entry.path() / "model.onnx";
-    if (!fs::exists(model) || !oi::check_support(model.string()).supported()) continue;
-    auto [id, text] = error_of([&] { oi::import_model(model.string()); });
-    ++ids[id];
-    if (id != "(no error)") MESSAGE(entry.path().filename().string() << ": " << text);
-  }
-  for (auto& [id, n] : ids) MESSAGE(id << ": " << n);
-  CHECK(ids["(no error)"] > 0);
-}

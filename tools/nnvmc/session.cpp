@@ -84,6 +84,7 @@ nv::graph::CompileOptions compile_options(const Options& o, std::map<std::string
   std::string target = resolve_target(o.target);
   co.target.kind = target;
   co.target.num_threads = o.threads;
+  co.opt_level = o.opt_level;
   for (auto& s : o.symbols) co.symbols.insert(parse_symbol(s));
   co.lower.pass_ms = pass_ms;
   if (!o.print_ir_after.empty()) {

@@ -56,7 +56,7 @@ inline bool foldable(const Graph& g, const Node& n) {
 }
 
 // The outputs of op node `n`, computed by the interpreter from its constant inputs. Inputs the
-// compute does not read (Shape's) are given as empty buffers of the right type.
+// compute does not read (Shape's) are given as zeroed buffers of the right type.
 inline std::vector<NDArray> evaluate(const Graph& g, const Node& n) {
   const ops::OpDef& def = g.registry->get(n.op);
   ops::BuiltOp b = ops::build(def, detail::input_types(g, n), detail::node_attrs(g, n, def), {}, {.schedule = false});
@@ -70,10 +70,9 @@ inline std::vector<NDArray> evaluate(const Graph& g, const Node& n) {
     if (p.kind == NodeKind::constant) {
       views.push_back(const_cast<NDArray&>(*p.data).view());
     } else if (!reads.count(b.inputs[k].get())) {
-      unread.emplace_back(g.type(n.inputs[k]).dtype, std::vector<int64_t>{0});
-      BufferView v = unread.back().view();
-      v.shape = detail::constant_shape(g.type(n.inputs[k]), g, n);
-      views.push_back(v);
+      // A real (zeroed) buffer: a smaller one would look like it overlapped the outputs.
+      unread.emplace_back(g.type(n.inputs[k]).dtype, detail::constant_shape(g.type(n.inputs[k]), g, n));
+      views.push_back(unread.back().view());
     } else {
       throw UserError("nnvm.graph.not_constant",
                       str_cat("input ", k, " (", def.input_names[k], ") is not a constant"), detail::where(g, &n));

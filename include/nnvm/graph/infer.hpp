@@ -3,6 +3,8 @@
 // until bind_shapes replaces them with numbers.
 #pragma once
 
+#include <cmath>
+#include <cstring>
 #include <set>
 
 #include "nnvm/graph/node.hpp"
@@ -40,6 +42,23 @@ inline ops::AttrValue value_attr(const NDArray& a) {
   if (t == dtype::float32) {
     auto v = read(float{});
     return std::vector<double>(v.begin(), v.end());
+  }
+  if (t == dtype::float16 || t == dtype::bfloat16) {
+    auto bits = read(uint16_t{});
+    std::vector<double> out;
+    for (uint16_t h : bits) {
+      if (t == dtype::bfloat16) {
+        uint32_t w = uint32_t(h) << 16;
+        float f;
+        std::memcpy(&f, &w, 4);
+        out.push_back(f);
+        continue;
+      }
+      int e = (h >> 10) & 31, m = h & 1023;
+      double v = e == 0 ? std::ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : std::ldexp(m + 1024, e - 25);
+      out.push_back((h & 0x8000) ? -v : v);
+    }
+    return out;
   }
   throw UserError("nnvm.graph.value_input", str_cat("a ", t, " tensor cannot be read as an attribute value"));
 }

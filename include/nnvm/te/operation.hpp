@@ -88,9 +88,11 @@ inline void check_shape(const std::string& name, const std::vector<Expr>& shape)
     if (!shape[d].defined() || !shape[d].dtype().is_int() || !shape[d].dtype().is_scalar())
       throw UserError("nnvm.te.shape_dtype",
                       str_cat("extent of dimension ", d, " of tensor ", name, " must be a scalar integer"));
-    if (auto* c = ir::as_const_int(shape[d]); c && *c <= 0)
-      throw UserError("nnvm.te.shape_nonpositive",
-                      str_cat("extent of dimension ", d, " of tensor ", name, " is ", *c, "; extents must be positive"));
+    // Zero is allowed: empty tensors (ONNX's empty sets, a Slice that selects nothing) lower to
+    // loops that run no iterations.
+    if (auto* c = ir::as_const_int(shape[d]); c && *c < 0)
+      throw UserError("nnvm.te.shape_negative",
+                      str_cat("extent of dimension ", d, " of tensor ", name, " is ", *c, "; extents must be non-negative"));
   }
 }
 inline std::vector<Expr> to_index_dtype(std::vector<Expr> shape) {
@@ -131,8 +133,9 @@ inline Tensor placeholder(std::vector<Expr> shape, DataType dtype, std::string n
 // A reduction axis over [min, min + extent).
 inline IterVar reduce_axis(Expr extent, std::string name = "r", Expr min = Expr(int64_t(0))) {
   if (extent.dtype() != dtype::index) extent = ir::cast(dtype::index, extent);
-  if (auto* c = ir::as_const_int(extent); c && *c <= 0)
-    throw UserError("nnvm.te.reduce_extent", str_cat("reduction axis ", name, " has extent ", *c, "; it must be positive"));
+  // An empty reduction (extent 0) yields its combiner's initial value.
+  if (auto* c = ir::as_const_int(extent); c && *c < 0)
+    throw UserError("nnvm.te.reduce_extent", str_cat("reduction axis ", name, " has extent ", *c, "; it must be non-negative"));
   return IterVar(Var(std::move(name)), Range{std::move(min), std::move(extent)}, ir::IterKind::reduce);
 }
 

@@ -14,13 +14,27 @@ struct FusionOptions {
   size_t max_group_size = 16;
 };
 
+namespace detail {
+// A group's kernel runs where its master stands in node order, so a node may join only if every
+// value it reads from outside the group is computed before the master.
+inline bool inputs_ready(const Graph& g, const Node& n, const ops::OpDef& def, const std::vector<size_t>& group,
+                         size_t id, size_t master) {
+  for (size_t k = 0; k < n.inputs.size(); ++k) {
+    const Value& v = n.inputs[k];
+    if (!v.defined() || ops::is_value_input(def, k) || group[v.node] == id) continue;
+    if (g.nodes[v.node].kind == NodeKind::op && v.node > master) return false;
+  }
+  return true;
+}
+}  // namespace detail
+
 // The group of every node: op nodes get an id (groups numbered in node order; a group's nodes
 // are in node order, its first node is the master); inputs and constants get Value::npos.
 inline std::vector<size_t> fusion_groups(const Graph& g, const FusionOptions& options = {}) {
   auto uses = use_counts(g);
   std::vector<bool> is_output(g.nodes.size(), false);
   for (auto& v : g.outputs) is_output[v.node] = true;
-  std::vector<size_t> group(g.nodes.size(), Value::npos), size;
+  std::vector<size_t> group(g.nodes.size(), Value::npos), size, master;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (n.kind != NodeKind::op) continue;
@@ -33,13 +47,15 @@ inline std::vector<size_t> fusion_groups(const Graph& g, const FusionOptions& op
         const Value& v = n.inputs[k];
         if (!v.defined() || ops::is_value_input(def, k)) continue;
         size_t p = group[v.node];
-        if (p != Value::npos && uses[v.node][v.index] == 1 && !is_output[v.node] && size[p] < options.max_group_size)
+        if (p != Value::npos && uses[v.node][v.index] == 1 && !is_output[v.node] && size[p] < options.max_group_size &&
+            detail::inputs_ready(g, n, def, group, p, master[p]))
           join = p;
       }
     }
     if (join == Value::npos) {
       join = size.size();
       size.push_back(0);
+      master.push_back(i);
     }
     group[i] = join;
     ++size[join];

@@ -132,10 +132,41 @@ inline te::Tensor conv(const te::Tensor& X, const te::Tensor& W, const te::Tenso
 // The padded copy fills in parallel; the convolution runs its outer output axes in parallel and
 // vectorizes the output's innermost axis under the whole reduction (each lane accumulates one
 // output element, the weight broadcast across lanes).
+namespace detail {
+// 2-D convolutions with enough output channels and width: a register tile of kConvTileOc output
+// channels by one vector of output columns is accumulated in a local buffer (cache_write) over
+// the whole reduction, so each loaded input vector feeds kConvTileOc independent FMAs instead of
+// one (a single accumulator is bound by FMA latency). The tile is written back vectorized.
+constexpr int64_t kConvTileOc = 8;
+inline bool schedule_conv2d_register_tile(schedule::Schedule& s, const te::Tensor& Y, const Target& target) {
+  if (Y.rank() != 4 || Y.op().reduce_axes.size() != 3) return false;
+  int64_t lanes = target.vector_lanes(Y.dtype());
+  auto* oc = ir::as_const_int(Y.shape()[1]);
+  auto* ow = ir::as_const_int(Y.shape()[3]);
+  if (!oc || !ow || *oc < kConvTileOc || *ow < lanes || lanes < 2) return false;
+  te::Tensor acc = s.cache_write(Y, ir::MemoryScope::local);
+  auto st = s[Y];
+  const auto& axes = Y.op().axis;
+  auto [oco, oci] = st.split(axes[1], kConvTileOc);
+  auto [owo, owi] = st.split(axes[3], lanes);
+  st.reorder({axes[0], oco, axes[2], owo, oci, owi});
+  st.vectorize(owi);
+  ir::IterVar outer = st.fuse({axes[0], oco, axes[2]});
+  if (worth_parallel(st)) st.parallel(outer);
+  s[acc].compute_at(st, owo);
+  auto a = s[acc];
+  a.reorder({a.reduce_axis(0), a.reduce_axis(1), a.reduce_axis(2), a.axis(0), a.axis(1), a.axis(2), a.axis(3)});
+  a.unroll(a.axis(1));
+  a.vectorize(a.axis(3));
+  return true;
+}
+}  // namespace detail
+
 inline void schedule_conv(schedule::Schedule& s, const te::Tensor& Y, const Target& target) {
   require_cpu(target, "conv");
   for (auto& in : Y.op().inputs)
     if (in->op->kind == te::OpKind::compute) schedule_injective(s[te::Tensor(in)], target);
+  if (detail::schedule_conv2d_register_tile(s, Y, target)) return;
   auto st = s[Y];
   const auto& axes = Y.op().axis;
   ir::IterVar outer = st.fuse(std::vector<ir::IterVar>(axes.begin(), axes.end() - 1));

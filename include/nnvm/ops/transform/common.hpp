@@ -20,13 +20,12 @@ inline int64_t const_extent(const ir::Expr& e, const std::string& what) {
   throw UserError("nnvm.ops.input_shape", str_cat(what, " must be a constant extent, got ", ir::to_string(e)));
 }
 
-// "nnvm.ops.input_shape" unless `extent` (of output axis `axis`) is positive: nnvm tensors have
-// no empty axes, so ops whose ONNX result would be empty are refused at compile time.
+// "nnvm.ops.input_shape" unless `extent` (of output axis `axis`) is non-negative; an empty axis
+// (extent 0) is a valid result, as in ONNX.
 inline void check_output_extent(int64_t extent, size_t axis, const std::string& why) {
-  if (extent <= 0)
+  if (extent < 0)
     throw UserError("nnvm.ops.input_shape",
-                    str_cat("output axis ", axis, " would have extent ", extent, " (", why,
-                            "); nnvm tensors cannot be empty"));
+                    str_cat("output axis ", axis, " would have extent ", extent, " (", why, ")"));
 }
 
 // "[2, -1, 3]", for messages.

@@ -1,8 +1,8 @@
 // slice (ONNX Slice, opset 13+: starts, ends, axes and steps are value inputs). Per sliced axis
 // of extent n: a negative start or end counts from the end, then both clamp as ONNX says
 // (step > 0: [0, n]; step < 0: start to [0, n - 1], end to [-1, n - 1]), and the output takes
-// ceil((end - start) / step) elements start, start + step, ... An empty result is refused
-// ("nnvm.ops.input_shape"): nnvm tensors cannot be empty.
+// ceil((end - start) / step) elements start, start + step, ... (possibly none: an empty result
+// is valid, as in ONNX).
 #pragma once
 
 #include "nnvm/ops/transform/common.hpp"

@@ -34,6 +34,10 @@ inline constexpr int64_t newest_opset = 28;
 struct ImportOptions {
   // Replaces the shape the model declares for a graph input, by input name (all extents >= 0).
   std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Graph inputs whose values are fixed when compiling, by name: they become constants, so ops
+  // that need compile-time values (Reshape's shape, ReduceSum's axes) can read them, and the
+  // compiled model no longer takes them. The test runner binds such inputs from a data set.
+  std::map<std::string, NDArray> constant_inputs;
   // Binds symbolic extents (ONNX dim_param, e.g. "batch") to numbers; unbound ones stay ir::Var.
   std::map<std::string, int64_t> symbols;
   // Model and .pb files larger than this are rejected before parsing. Protobuf cannot parse 2 GiB
@@ -60,6 +64,7 @@ struct SupportReport {
   int64_t ir_version = 0;
   std::map<std::string, int64_t> opsets;  // domain ("" is the default) -> version
   std::string producer;                   // producer_name and producer_version
+  std::vector<std::string> inputs;        // graph inputs that are not initializers, in order
 
   bool supported() const { return items.empty(); }
   // A summary line, then one line per unsupported item.
