@@ -13428,6 +13428,125 @@ inline OpDef mean_variance_normalization_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/nn/mean_variance_normalization.hpp
+// begin nnvm/ops/nn/nll_loss.hpp
+// negative_log_likelihood_loss: ONNX NegativeLogLikelihoodLoss (opset 22). input is [N, C] or
+// [N, C, d1..dk] (log-probabilities), target [N] or [N, d1..dk] holds class indices; each
+// element's loss is -input[n, target, d..] * weight[target] (weight defaults to 1). A target
+// equal to attribute ignore_index contributes 0 and, for reduction "mean", no weight.
+// Reduction "none" keeps target's shape; "sum" and "mean" (the default, sum / sum of the
+// weights used) give a scalar. Kernels cannot fail, so a target outside [0, C) that is not
+// ignore_index is clamped to the nearest class (ONNX leaves it undefined; its reference clips
+// the weight gather the same way).
+
+#include <optional>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// The ONNX reduction attribute: "none", "sum" or "mean" (default); "nnvm.ops.attr" otherwise.
+inline std::string loss_reduction(const Attrs& attrs) {
+  std::string r = attrs.get_string("reduction", "mean");
+  if (r != "none" && r != "sum" && r != "mean")
+    throw UserError("nnvm.ops.attr", str_cat("attribute 'reduction' is '", r, "' but must be none, sum or mean"),
+                    {"attribute reduction"});
+  return r;
+}
+
+inline std::optional<int64_t> loss_ignore_index(const Attrs& attrs) {
+  if (!attrs.has("ignore_index")) return std::nullopt;
+  return attrs.get_int("ignore_index");
+}
+
+// `input` is read as log-probabilities; `weight` may be undefined (no weights). Shared by
+// softmax_cross_entropy_loss, which passes its log_softmax.
+inline te::Tensor nll_loss(const te::Tensor& input, const te::Tensor& target, const te::Tensor& weight,
+                           const std::string& reduction, std::optional<int64_t> ignore_index,
+                           const std::string& name = "nll_loss", const char* input_name = "input",
+                           const char* target_name = "target", const char* weight_name = "weight") {
+  check_rank(input, input_name, 2, 8);
+  check_norm_float(input, input_name);
+  check_rank(target, target_name, input.rank() - 1);
+  if (target.dtype() != dtype::int32 && target.dtype() != dtype::int64)
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("input ", target_name, " (tensor ", target.name(), ") is ", target.dtype(),
+                            ", expected int32 or int64"),
+                    {"input " + std::string(target_name)});
+  for (size_t d = 0; d < target.rank(); ++d)
+    check_same_extent(target.shape()[d], input.shape()[d == 0 ? 0 : d + 1],
+                      str_cat("extent ", d, " of input ", target_name, " and extent ", d == 0 ? 0 : d + 1,
+                              " of input ", input_name));
+  const ir::Expr& classes = input.shape()[1];
+  if (weight.defined()) {
+    check_same_dtype(weight, weight_name, input, input_name);
+    check_channel_param(weight, weight_name, classes);
+  }
+  DataType t = input.dtype(), ct = norm_compute_type(t);
+
+  // The ignore test, the clamped class and the weight used at target index i.
+  auto kept = [&](const ir::Expr& cls) {
+    return ignore_index ? cls != ir::Expr(*ignore_index) : ir::const_true();
+  };
+  auto element = [&](const std::vector<ir::Expr>& i, bool want_weight) {
+    ir::Expr cls = ir::cast(dtype::index, target(i));
+    ir::Expr c = ir::min(ir::max(cls, ir::Expr(int64_t(0))), classes - int64_t(1));
+    ir::Expr w = weight.defined() ? ir::cast(ct, weight({c})) : ir::make_const(ct, 1.0);
+    if (want_weight) return ir::select(kept(cls), w, ir::make_zero(ct));
+    std::vector<ir::Expr> at = {i[0], c};
+    at.insert(at.end(), i.begin() + 1, i.end());
+    // A select, not a multiply by 0: an ignored element may point at -inf.
+    return ir::select(kept(cls), -(ir::cast(ct, input(at)) * w), ir::make_zero(ct));
+  };
+
+  if (reduction == "none")
+    return te::compute(
+        target.shape(), [&](const std::vector<ir::Var>& v) { return ir::cast(t, element({v.begin(), v.end()}, false)); },
+        name);
+
+  auto total = [&](bool want_weight, const std::string& stage) {
+    std::vector<ir::IterVar> axes;
+    std::vector<ir::Expr> idx;
+    for (size_t d = 0; d < target.rank(); ++d) {
+      axes.push_back(te::reduce_axis(target.shape()[d], str_cat("r", d)));
+      idx.push_back(axes.back().var());
+    }
+    return te::compute({}, [&](const std::vector<ir::Var>&) { return te::sum(element(idx, want_weight), axes); },
+                       stage);
+  };
+  te::Tensor loss_sum = total(false, name + "_sum");
+  if (reduction == "sum")
+    return te::compute({}, [&](const std::vector<ir::Var>&) { return ir::cast(t, loss_sum({})); }, name);
+  te::Tensor weight_sum = total(true, name + "_weight_sum");
+  // Every element ignored gives 0 / 0 = NaN, as the ONNX reference does.
+  return te::compute(
+      {}, [&](const std::vector<ir::Var>&) { return ir::cast(t, loss_sum({}) / weight_sum({})); }, name);
+}
+
+inline OpDef negative_log_likelihood_loss_def() {
+  return OpDef{
+      .name = "negative_log_likelihood_loss",
+      .importer_names = {"onnx:NegativeLogLikelihoodLoss"},
+      .input_names = {"input", "target", "weight"},
+      .optional_inputs = 1,
+      .pattern = OpPattern::reduction,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            te::Tensor w = in.size() > 2 ? in[2] : te::Tensor();
+            return std::vector<te::Tensor>{
+                nll_loss(in[0], in[1], w, loss_reduction(attrs), loss_ignore_index(attrs))};
+          },
+      .default_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            schedule_stages(s, out, t, "negative_log_likelihood_loss");
+          },
+      .doc = "-input[n, target, d..] * weight[target], reduced by attribute reduction (none/sum/mean); "
+             "ignore_index skipped; out-of-range targets clamped",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/nll_loss.hpp
 // begin nnvm/ops/nn/rms_norm.hpp
 // rms_norm: ONNX RMSNormalization (opset 23). X is scaled over its axes from `axis` (default -1)
 // to the end: Y = X / sqrt(mean(X^2) + epsilon) * scale, the mean computed in stash_type
@@ -13485,37 +13604,16 @@ inline OpDef rms_norm_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/nn/rms_norm.hpp
+// begin nnvm/ops/nn/softmax_cross_entropy_loss.hpp
+// softmax_cross_entropy_loss: ONNX SoftmaxCrossEntropyLoss (opset 13). scores [N, C] or
+// [N, C, d1..dk] become log_prob = log_softmax(scores) over the class axis 1, and the loss is
+// negative_log_likelihood_loss(log_prob, labels, weights) with the same reduction and
+// ignore_index (out-of-range labels clamped, see nll_loss.hpp). Both outputs are always
+// returned: output, and log_prob (ONNX's optional second output, shaped like scores).
 
-NNVM_BEGIN_NAMESPACE
-namespace ops {
-
-inline std::vector<OpDef> nn_ops() {
-  return {
-      attention_def(),
-      batch_norm_def(),
-      dense_def(),
-      einsum_def(),
-      group_norm_def(),
-      instance_norm_def(),
-      layer_norm_def(),
-      lrn_def(),
-      matmul_def(),
-      mean_variance_normalization_def(),
-      rms_norm_def(),
-  };
-}
-
-}  // namespace ops
-NNVM_END_NAMESPACE
-// end nnvm/ops/nn/family.hpp
-// begin nnvm/ops/reduce/family.hpp
-// Reductions over axes, and ops built on them (softmax, argmax, cumulative sums, top-k).
-// One sorted list per family; builtin.hpp joins the families.
-
-// begin nnvm/ops/reduce/arg_reduce.hpp
-// argmax / argmin along one axis: the int64 index of the largest / smallest element. ONNX ArgMax
-// and ArgMin (opset 13): attributes axis (default 0), keepdims (default 1), select_last_index
-// (default 0: the first of equal extremes).
+// begin nnvm/ops/reduce/log_softmax.hpp
+// log_softmax along one axis: Y = X - max(X) - log(sum(exp(X - max(X)))). ONNX LogSoftmax with
+// the opset-13 meaning (one axis, default -1).
 
 // begin nnvm/ops/reduce/reduce_common.hpp
 // What the reductions and the ops built on them share: ONNX's axes / keepdims rules, the index
@@ -13669,6 +13767,140 @@ inline void schedule_op_stages(schedule::Schedule& s, const std::vector<te::Tens
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/reduce/reduce_common.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// Three stages: the maximum and the sum of exponentials keep the axis with extent 1. Subtracting
+// the maximum keeps exp from overflowing, and the log of a sum of at least exp(0) = 1 never
+// underflows to log(0).
+inline te::Tensor log_softmax(const te::Tensor& x, int64_t axis = -1, std::string name = "log_softmax") {
+  check_rank(x, "input", 1, 8);
+  check_float(x, "input");
+  size_t a = normalize_axis(axis, x.rank(), "axis");
+  std::vector<ir::Expr> kept = x.shape();
+  kept[a] = ir::Expr(int64_t(1));
+  auto along = [a](const std::vector<ir::Var>& v, const ir::IterVar& k) {
+    std::vector<ir::Expr> idx = as_index(v);
+    idx[a] = k.var();
+    return idx;
+  };
+  auto k1 = te::reduce_axis(x.shape()[a], "r");
+  te::Tensor mx = te::compute(
+      kept,
+      [&](const std::vector<ir::Var>& v) { return te::max_reduce(x(along(v, k1)), {k1}, lowest_value(x.dtype())); },
+      name + "_max");
+  auto k2 = te::reduce_axis(x.shape()[a], "s");
+  te::Tensor sm = te::compute(
+      kept,
+      [&](const std::vector<ir::Var>& v) {
+        return te::sum(ir::call(ir::CallOp::exp, x(along(v, k2)) - mx(as_index(v))), {k2});
+      },
+      name + "_sum");
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        auto row = row_index(v, a);
+        return x(as_index(v)) - mx(row) - ir::call(ir::CallOp::log, sm(row));
+      },
+      std::move(name));
+}
+
+inline OpDef log_softmax_def() {
+  return OpDef{
+      .name = "log_softmax",
+      .importer_names = {"onnx:LogSoftmax"},
+      .input_names = {"input"},
+      .pattern = OpPattern::reduction,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{log_softmax(in[0], attrs.get_int("axis", -1))};
+          },
+      .default_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            require_cpu(t, "log_softmax");
+            schedule_op_stages(s, out, t);
+          },
+      .doc = "X - log(sum(exp(X))) along attribute axis (default -1), computed stably",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/reduce/log_softmax.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline std::vector<te::Tensor> softmax_cross_entropy_loss(const te::Tensor& scores, const te::Tensor& labels,
+                                                          const te::Tensor& weights, const std::string& reduction,
+                                                          std::optional<int64_t> ignore_index) {
+  check_rank(scores, "scores", 2, 8);
+  check_float(scores, "scores");
+  te::Tensor log_prob = log_softmax(scores, 1, "log_prob");
+  te::Tensor loss = nll_loss(log_prob, labels, weights, reduction, ignore_index, "softmax_cross_entropy_loss",
+                             "scores", "labels", "weights");
+  return {loss, log_prob};
+}
+
+inline OpDef softmax_cross_entropy_loss_def() {
+  return OpDef{
+      .name = "softmax_cross_entropy_loss",
+      .importer_names = {"onnx:SoftmaxCrossEntropyLoss"},
+      .input_names = {"scores", "labels", "weights"},
+      .optional_inputs = 1,
+      .pattern = OpPattern::reduction,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            te::Tensor w = in.size() > 2 ? in[2] : te::Tensor();
+            return softmax_cross_entropy_loss(in[0], in[1], w, loss_reduction(attrs), loss_ignore_index(attrs));
+          },
+      .default_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            schedule_stages(s, out, t, "softmax_cross_entropy_loss");
+          },
+      .doc = "negative_log_likelihood_loss of log_softmax(scores) over axis 1 (reduction none/sum/mean, "
+             "ignore_index); outputs the loss and log_prob",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/softmax_cross_entropy_loss.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline std::vector<OpDef> nn_ops() {
+  return {
+      attention_def(),
+      batch_norm_def(),
+      dense_def(),
+      einsum_def(),
+      group_norm_def(),
+      instance_norm_def(),
+      layer_norm_def(),
+      lrn_def(),
+      matmul_def(),
+      mean_variance_normalization_def(),
+      negative_log_likelihood_loss_def(),
+      rms_norm_def(),
+      softmax_cross_entropy_loss_def(),
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/family.hpp
+// begin nnvm/ops/reduce/family.hpp
+// Reductions over axes, and ops built on them (softmax, argmax, cumulative sums, top-k).
+// One sorted list per family; builtin.hpp joins the families.
+
+// begin nnvm/ops/reduce/arg_reduce.hpp
+// argmax / argmin along one axis: the int64 index of the largest / smallest element. ONNX ArgMax
+// and ArgMin (opset 13): attributes axis (default 0), keepdims (default 1), select_last_index
+// (default 0: the first of equal extremes).
+
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -13865,71 +14097,6 @@ inline OpDef hardmax_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/reduce/hardmax.hpp
-// begin nnvm/ops/reduce/log_softmax.hpp
-// log_softmax along one axis: Y = X - max(X) - log(sum(exp(X - max(X)))). ONNX LogSoftmax with
-// the opset-13 meaning (one axis, default -1).
-
-
-NNVM_BEGIN_NAMESPACE
-namespace ops {
-
-// Three stages: the maximum and the sum of exponentials keep the axis with extent 1. Subtracting
-// the maximum keeps exp from overflowing, and the log of a sum of at least exp(0) = 1 never
-// underflows to log(0).
-inline te::Tensor log_softmax(const te::Tensor& x, int64_t axis = -1, std::string name = "log_softmax") {
-  check_rank(x, "input", 1, 8);
-  check_float(x, "input");
-  size_t a = normalize_axis(axis, x.rank(), "axis");
-  std::vector<ir::Expr> kept = x.shape();
-  kept[a] = ir::Expr(int64_t(1));
-  auto along = [a](const std::vector<ir::Var>& v, const ir::IterVar& k) {
-    std::vector<ir::Expr> idx = as_index(v);
-    idx[a] = k.var();
-    return idx;
-  };
-  auto k1 = te::reduce_axis(x.shape()[a], "r");
-  te::Tensor mx = te::compute(
-      kept,
-      [&](const std::vector<ir::Var>& v) { return te::max_reduce(x(along(v, k1)), {k1}, lowest_value(x.dtype())); },
-      name + "_max");
-  auto k2 = te::reduce_axis(x.shape()[a], "s");
-  te::Tensor sm = te::compute(
-      kept,
-      [&](const std::vector<ir::Var>& v) {
-        return te::sum(ir::call(ir::CallOp::exp, x(along(v, k2)) - mx(as_index(v))), {k2});
-      },
-      name + "_sum");
-  return te::compute(
-      x.shape(),
-      [&](const std::vector<ir::Var>& v) {
-        auto row = row_index(v, a);
-        return x(as_index(v)) - mx(row) - ir::call(ir::CallOp::log, sm(row));
-      },
-      std::move(name));
-}
-
-inline OpDef log_softmax_def() {
-  return OpDef{
-      .name = "log_softmax",
-      .importer_names = {"onnx:LogSoftmax"},
-      .input_names = {"input"},
-      .pattern = OpPattern::reduction,
-      .compute =
-          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
-            return std::vector<te::Tensor>{log_softmax(in[0], attrs.get_int("axis", -1))};
-          },
-      .default_schedule =
-          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "log_softmax");
-            schedule_op_stages(s, out, t);
-          },
-      .doc = "X - log(sum(exp(X))) along attribute axis (default -1), computed stably",
-  };
-}
-
-}  // namespace ops
-NNVM_END_NAMESPACE
-// end nnvm/ops/reduce/log_softmax.hpp
 // begin nnvm/ops/reduce/reduce.hpp
 // The ONNX Reduce* ops (ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1,
 // ReduceL2, ReduceSumSquare, ReduceLogSum, ReduceLogSumExp) at their newest versions: the axes
@@ -15356,6 +15523,288 @@ inline OpDef reshape_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/transform/reshape.hpp
+// begin nnvm/ops/transform/resize.hpp
+// resize (ONNX Resize, opset 19; the importer rewrites Upsample and older Resize into it). roi,
+// scales and sizes are value inputs over `axes` (default: every axis). Each output index maps to
+// a source coordinate per resized axis (coordinate_transformation_mode); mode nearest rounds it
+// (nearest_mode), linear is multilinear over the resized axes (2 taps per axis) and cubic is
+// separable with 4 taps per axis (cubic_coeff_a, exclude_outside). Taps outside the input are
+// clamped to the border, as the ONNX reference pads with edge values, so no read leaves the
+// tensor; tf_crop_and_resize gives extrapolation_value where a coordinate falls outside.
+// Coordinates and weights are computed in float64. antialias = 1 is not supported.
+
+#include <cmath>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct ResizeSpec {
+  std::vector<double> roi;      // starts then ends of the resized axes; tf_crop_and_resize only
+  std::vector<double> scales;   // one per resized axis, or empty
+  std::vector<int64_t> sizes;   // one per resized axis, or empty
+  std::vector<int64_t> axes;    // empty: every axis
+  std::string mode = "nearest";
+  std::string coordinate_transformation_mode = "half_pixel";
+  std::string nearest_mode = "round_prefer_floor";
+  double cubic_coeff_a = -0.75;
+  bool exclude_outside = false;
+  double extrapolation_value = 0;
+  std::string keep_aspect_ratio_policy = "stretch";
+};
+
+namespace resize_detail {
+
+inline void check_choice(const std::string& value, const char* attr, std::initializer_list<const char*> allowed) {
+  std::string list;
+  for (const char* a : allowed) {
+    if (value == a) return;
+    list += (list.empty() ? "" : ", ") + std::string(a);
+  }
+  throw UserError("nnvm.ops.attr", str_cat("attribute '", attr, "' is '", value, "' but must be one of ", list),
+                  {str_cat("attribute ", attr)});
+}
+
+// One resized axis: input extent n, output extent m, scale and the roi window.
+struct Axis {
+  int64_t n = 0, m = 0;
+  double scale = 1, roi_start = 0, roi_end = 1;
+};
+
+// The source coordinate of output index `o` (float64), as the ONNX reference computes it.
+inline ir::Expr source_coordinate(const ir::Expr& o, const Axis& a, const std::string& ctm) {
+  ir::Expr x = ir::cast(dtype::float64, o);
+  double n = double(a.n), out = a.scale * n;  // ONNX's float output width
+  if (ctm == "asymmetric") return x / ir::Expr(a.scale);
+  if (ctm == "align_corners")
+    return out == 1 ? ir::Expr(0.0) : x * ir::Expr((n - 1) / (out - 1));
+  if (ctm == "pytorch_half_pixel")
+    return out == 1 ? ir::Expr(-0.5) : (x + 0.5) / ir::Expr(a.scale) - 0.5;
+  if (ctm == "tf_crop_and_resize") {
+    double w = (a.roi_end - a.roi_start) * (n - 1);
+    ir::Expr base(a.roi_start * (n - 1));
+    return out == 1 ? base + ir::Expr(w / 2) : base + x * ir::Expr(w / (out - 1));
+  }
+  if (ctm == "half_pixel_symmetric") {
+    double offset = n / 2 * (1 - double(a.m) / out);
+    return ir::Expr(offset) + (x + 0.5) / ir::Expr(a.scale) - 0.5;
+  }
+  return (x + 0.5) / ir::Expr(a.scale) - 0.5;  // half_pixel
+}
+
+inline ir::Expr clamp_index(const ir::Expr& i, int64_t n) {
+  return ir::min(ir::max(i, ir::Expr(int64_t(0))), ir::Expr(n - 1));
+}
+
+// Cubic convolution weights of the taps at floor(x) - 1 .. floor(x) + 2, t = x - floor(x).
+inline std::vector<ir::Expr> cubic_weights(const ir::Expr& t, double a) {
+  auto near = [&](const ir::Expr& d) { return ((ir::Expr(a + 2) * d - (a + 3)) * d) * d + 1.0; };  // |d| <= 1
+  auto far = [&](const ir::Expr& d) { return ((ir::Expr(a) * d - 5 * a) * d + 8 * a) * d - 4 * a; };  // 1 < |d| < 2
+  ir::Expr u = ir::Expr(1.0) - t;
+  return {far(t + 1.0), near(t), near(u), far(u + 1.0)};
+}
+
+}  // namespace resize_detail
+
+inline te::Tensor resize(const te::Tensor& x, const ResizeSpec& spec, std::string name = "resize") {
+  using namespace transform_detail;
+  using resize_detail::Axis;
+  resize_detail::check_choice(spec.mode, "mode", {"nearest", "linear", "cubic"});
+  const std::string& ctm = spec.coordinate_transformation_mode;
+  resize_detail::check_choice(ctm, "coordinate_transformation_mode",
+                              {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
+                               "asymmetric", "tf_crop_and_resize"});
+  resize_detail::check_choice(spec.nearest_mode, "nearest_mode",
+                              {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"});
+  resize_detail::check_choice(spec.keep_aspect_ratio_policy, "keep_aspect_ratio_policy",
+                              {"stretch", "not_larger", "not_smaller"});
+  DataType t = x.dtype();
+  if (spec.mode != "nearest" && !t.is_float())
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("input X (tensor ", x.name(), ") is ", t, "; mode ", spec.mode, " needs a float type"),
+                    {"input X"});
+
+  std::vector<int64_t> axes_in = spec.axes;
+  if (axes_in.empty())
+    for (size_t d = 0; d < x.rank(); ++d) axes_in.push_back(int64_t(d));
+  std::vector<size_t> axes = normalize_axes(axes_in, x.rank(), "axes");
+  size_t k = axes.size();
+  bool by_sizes = !spec.sizes.empty();
+  if (by_sizes == !spec.scales.empty())
+    throw UserError("nnvm.ops.input_shape", "exactly one of the inputs scales and sizes must be given (non-empty)",
+                    {"input scales"});
+  if ((by_sizes ? spec.sizes.size() : spec.scales.size()) != k)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input ", by_sizes ? "sizes" : "scales", " has ",
+                            by_sizes ? spec.sizes.size() : spec.scales.size(), " elements, expected ", k,
+                            " (one per resized axis)"),
+                    {by_sizes ? "input sizes" : "input scales"});
+  if (ctm == "tf_crop_and_resize" && spec.roi.size() != 2 * k)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input roi has ", spec.roi.size(), " elements, expected ", 2 * k,
+                            " (starts then ends of the resized axes)"),
+                    {"input roi"});
+
+  std::vector<Axis> info(k);
+  for (size_t i = 0; i < k; ++i) info[i].n = const_extent(x.shape()[axes[i]], str_cat("resized axis ", axes[i], " of input X"));
+  if (by_sizes && spec.keep_aspect_ratio_policy != "stretch") {
+    // One scale for every resized axis, the largest (not_larger) or smallest (not_smaller) fit.
+    bool smaller = spec.keep_aspect_ratio_policy == "not_larger";
+    double s = smaller ? INFINITY : 0;
+    for (size_t i = 0; i < k; ++i) {
+      double r = double(spec.sizes[i]) / double(info[i].n);
+      s = smaller ? std::min(s, r) : std::max(s, r);
+    }
+    for (auto& a : info) {
+      a.scale = s;
+      a.m = int64_t(std::floor(s * double(a.n) + 0.5));
+    }
+  } else {
+    for (size_t i = 0; i < k; ++i) {
+      Axis& a = info[i];
+      if (by_sizes) {
+        a.m = spec.sizes[i];
+        a.scale = double(a.m) / double(a.n);
+      } else {
+        a.scale = spec.scales[i];
+        if (!(a.scale > 0))
+          throw UserError("nnvm.ops.input_shape", str_cat("input scales has ", a.scale, " for axis ", axes[i], "; scales must be positive"),
+                          {"input scales"});
+        a.m = int64_t(std::floor(a.scale * double(a.n)));
+      }
+    }
+  }
+  for (size_t i = 0; i < k; ++i) {
+    check_output_extent(info[i].m, axes[i], "resize");
+    if (info[i].n == 0 && info[i].m > 0)  // nothing to read from
+      throw UserError("nnvm.ops.input_shape", str_cat("resized axis ", axes[i], " of input X is empty"), {"input X"});
+    if (ctm == "tf_crop_and_resize") info[i].roi_start = spec.roi[i], info[i].roi_end = spec.roi[i + k];
+  }
+
+  // Axes whose output equals their input index need no taps (true for every mode but
+  // tf_crop_and_resize when the extent and scale are unchanged).
+  std::vector<size_t> active;
+  std::vector<Axis> act;
+  std::vector<ir::Expr> shape = x.shape();
+  for (size_t i = 0; i < k; ++i) {
+    shape[axes[i]] = ir::Expr(info[i].m);
+    if (info[i].m == info[i].n && info[i].scale == 1 && ctm != "tf_crop_and_resize") continue;
+    active.push_back(axes[i]);
+    act.push_back(info[i]);
+  }
+
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) -> ir::Expr {
+        std::vector<ir::Expr> base = exprs(v);
+        std::vector<ir::Expr> coord(act.size());
+        ir::Expr outside;  // tf_crop_and_resize: some coordinate outside [0, n - 1]
+        for (size_t j = 0; j < act.size(); ++j) {
+          coord[j] = resize_detail::source_coordinate(v[active[j]], act[j], ctm);
+          if (ctm == "tf_crop_and_resize") {
+            ir::Expr o = coord[j] < 0.0 || coord[j] > double(act[j].n - 1);
+            outside = outside.defined() ? (outside || o) : o;
+          }
+        }
+        ir::Expr value;
+        if (spec.mode == "nearest") {
+          std::vector<ir::Expr> idx = base;
+          for (size_t j = 0; j < act.size(); ++j) {
+            const ir::Expr& c = coord[j];
+            ir::Expr r;
+            if (spec.nearest_mode == "floor") r = ir::call(ir::CallOp::floor, c);
+            else if (spec.nearest_mode == "ceil") r = ir::call(ir::CallOp::ceil, c);
+            else if (spec.nearest_mode == "round_prefer_ceil") r = ir::call(ir::CallOp::floor, c + 0.5);
+            else r = ir::call(ir::CallOp::ceil, c - 0.5);
+            idx[active[j]] = resize_detail::clamp_index(ir::cast(dtype::int64, r), act[j].n);
+          }
+          value = x(idx);
+        } else {
+          bool cubic = spec.mode == "cubic";
+          int64_t taps = cubic ? 4 : 2, first = cubic ? -1 : 0;
+          std::vector<ir::Expr> floor_i(act.size());
+          std::vector<std::vector<ir::Expr>> weight(act.size());
+          for (size_t j = 0; j < act.size(); ++j) {
+            ir::Expr f = ir::call(ir::CallOp::floor, coord[j]);
+            ir::Expr frac = coord[j] - f;
+            floor_i[j] = ir::cast(dtype::int64, f);
+            weight[j] = cubic ? resize_detail::cubic_weights(frac, spec.cubic_coeff_a)
+                              : std::vector<ir::Expr>{ir::Expr(1.0) - frac, frac};
+            if (spec.exclude_outside) {  // drop taps outside the input, renormalize the rest
+              ir::Expr total(0.0);
+              for (int64_t q = 0; q < taps; ++q) {
+                ir::Expr p = floor_i[j] + (first + q);
+                weight[j][q] = ir::select(p >= int64_t(0) && p < act[j].n, weight[j][q], ir::Expr(0.0));
+                total = total + weight[j][q];
+              }
+              for (auto& w : weight[j]) w = w / total;
+            }
+          }
+          // Sum over every combination of taps: taps^active terms.
+          size_t terms = 1;
+          for (size_t j = 0; j < act.size(); ++j) terms *= size_t(taps);
+          for (size_t c = 0; c < terms; ++c) {
+            std::vector<ir::Expr> idx = base;
+            ir::Expr w;
+            size_t rest = c;
+            for (size_t j = 0; j < act.size(); ++j) {
+              int64_t q = int64_t(rest % size_t(taps));
+              rest /= size_t(taps);
+              idx[active[j]] = resize_detail::clamp_index(floor_i[j] + (first + q), act[j].n);
+              w = w.defined() ? w * weight[j][q] : weight[j][q];
+            }
+            ir::Expr term = ir::cast(dtype::float64, x(idx));
+            if (w.defined()) term = term * w;
+            value = value.defined() ? value + term : term;
+          }
+          value = t.is_storage_only() ? ir::cast(t, ir::cast(dtype::float32, value)) : ir::cast(t, value);
+        }
+        if (outside.defined()) {
+          ir::Expr fill = t.is_storage_only() ? ir::cast(t, ir::make_const(dtype::float32, spec.extrapolation_value))
+                                              : ir::make_const(t, spec.extrapolation_value);
+          value = ir::select(outside, fill, value);
+        }
+        return value;
+      },
+      std::move(name));
+}
+
+inline OpDef resize_def() {
+  return OpDef{
+      .name = "resize",
+      .importer_names = {"onnx:Resize"},
+      .input_names = {"X", "roi", "scales", "sizes"},
+      .optional_inputs = 3,
+      .value_inputs = {"roi", "scales", "sizes"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            using transform_detail::given;
+            if (attrs.get_int("antialias", 0) != 0)
+              throw UserError("nnvm.ops.attr", "attribute 'antialias' is 1, which nnvm does not support (use 0)",
+                              {"attribute antialias"});
+            ResizeSpec spec;
+            if (given(in, 1)) spec.roi = attrs.get_floats("roi", {});
+            if (given(in, 2)) spec.scales = attrs.get_floats("scales", {});
+            if (given(in, 3)) spec.sizes = attrs.get_ints("sizes", {});
+            spec.axes = attrs.get_ints("axes", {});
+            spec.mode = attrs.get_string("mode", "nearest");
+            spec.coordinate_transformation_mode = attrs.get_string("coordinate_transformation_mode", "half_pixel");
+            spec.nearest_mode = attrs.get_string("nearest_mode", "round_prefer_floor");
+            spec.cubic_coeff_a = attrs.get_float("cubic_coeff_a", -0.75);
+            spec.exclude_outside = attrs.get_int("exclude_outside", 0) != 0;
+            spec.extrapolation_value = attrs.get_float("extrapolation_value", 0.0);
+            spec.keep_aspect_ratio_policy = attrs.get_string("keep_aspect_ratio_policy", "stretch");
+            return std::vector<te::Tensor>{resize(in[0], spec)};
+          },
+      .default_schedule = transform_detail::injective_schedule("resize"),
+      .doc = "X resized over axes to value input sizes or floor(extent * scales); mode nearest/linear/cubic",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/resize.hpp
 // begin nnvm/ops/transform/scatter.hpp
 // The scatters: scatter_elements (ONNX ScatterElements) and scatter_nd (ONNX ScatterND), with
 // reduction none, add, mul, max or min.
@@ -16054,6 +16503,7 @@ inline std::vector<OpDef> transform_ops() {
       pad_def(),
       range_def(),
       reshape_def(),
+      resize_def(),
       scatter_elements_def(),
       scatter_nd_def(),
       shape_def(),

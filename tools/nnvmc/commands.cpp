@@ -11,10 +11,9 @@
 #if NNVMC_WITH_LLVM
 #include "nnvm/codegen/llvm_jit.hpp"
 #endif
-#if __has_include("nnvm/graph/artifact.hpp")
 #include "nnvm/graph/artifact.hpp"
-#define NNVMC_HAVE_ARTIFACT 1
-#endif
+#include "nnvm/ops/dtype_code.hpp"
+#include "nnvm/runtime/runtime.hpp"
 
 namespace nnvmc {
 
@@ -107,6 +106,40 @@ void emit(const Loaded& l, const Options& o) {
   }
 }
 
+// A deploy artifact (a folder written by `nnvmc compile -o`), run by the runtime library alone.
+bool is_artifact(const std::string& path) { return fs::is_directory(path) && fs::exists(fs::path(path) / "model.json"); }
+
+struct Artifact {
+  nv::runtime::Model model;
+  std::vector<nv::NDArray> inputs;
+};
+
+Artifact load_artifact(const std::string& dir, const RunOptions& r) {
+  Artifact a{nv::runtime::Model::load(dir), {}};
+  auto infos = a.model.inputs();
+  if (r.inputs.size() > infos.size())
+    throw nv::UserError("nnvm.cli.input", "got " + std::to_string(r.inputs.size()) + " input files for an artifact with " +
+                                              std::to_string(infos.size()) + " inputs");
+  for (size_t i = 0; i < infos.size(); ++i) {
+    if (i < r.inputs.size()) a.inputs.push_back(read_tensor(r.inputs[i]));
+    else a.inputs.push_back(generated_input(nv::ops::dtype_from_onnx(infos[i].dtype, "dtype"), infos[i].shape, uint32_t(i + 1)));
+  }
+  return a;
+}
+
+std::vector<nv::NDArray> run_artifact_once(const Artifact& a, int threads) {
+  std::vector<nv::runtime::TensorRef> in;
+  for (auto& x : a.inputs) in.push_back({const_cast<void*>(x.raw()), int32_t(nv::ops::onnx_code(x.dtype())), x.shape()});
+  std::vector<nv::NDArray> outs;
+  std::vector<nv::runtime::TensorRef> out;
+  for (auto& info : a.model.outputs()) {
+    outs.emplace_back(nv::ops::dtype_from_onnx(info.dtype, "dtype"), info.shape);
+    out.push_back({outs.back().raw(), info.dtype, info.shape});
+  }
+  a.model.run(in, out, threads);
+  return outs;
+}
+
 }  // namespace
 
 int run_compile(const std::string& model, const Options& o) {
@@ -115,19 +148,30 @@ int run_compile(const std::string& model, const Options& o) {
             << " kernels, target " << resolve_target(o.target) << ", " << l.compile_ms << " ms\n";
   if (!o.out.empty()) {
     fs::create_directories(o.out);
-#if NNVMC_HAVE_ARTIFACT
     nv::graph::save_artifact(l.model, o.out);
     std::cerr << "wrote the deploy artifact to " << o.out << "\n";
-#else
-    if (o.emit.empty())
-      throw nv::UserError("nnvm.cli.artifact", "this nnvmc cannot write deploy artifacts yet; use --emit to write sources");
-#endif
   }
   emit(l, o);
   return 0;
 }
 
 int run_run(const std::string& model, const Options& o, const RunOptions& r) {
+  if (is_artifact(model)) {
+    Artifact a = load_artifact(model, r);
+    auto t0 = Clock::now();
+    auto outs = run_artifact_once(a, o.threads);
+    double ms = ms_since(t0);
+    auto infos = a.model.outputs();
+    for (size_t k = 0; k < outs.size(); ++k) {
+      std::cout << "output " << k << " (" << infos[k].name << "): " << summary(outs[k]) << "\n";
+      if (!r.save_outputs.empty()) {
+        fs::create_directories(r.save_outputs);
+        write_npy(r.save_outputs + "/output_" + std::to_string(k) + ".npy", outs[k]);
+      }
+    }
+    std::cout << "ran in " << ms << " ms (first run, deploy runtime)\n";
+    return 0;
+  }
   Loaded l = load_and_compile(model, o);
   auto inputs = gather_inputs(l.model, r);
   auto t0 = Clock::now();
@@ -146,6 +190,22 @@ int run_run(const std::string& model, const Options& o, const RunOptions& r) {
 }
 
 int run_bench(const std::string& model, const Options& o, const RunOptions& r) {
+  if (is_artifact(model)) {
+    if (r.profile || !r.trace.empty())
+      throw nv::UserError("nnvm.cli.profile", "--profile and --trace need the model, not a deploy artifact");
+    Artifact a = load_artifact(model, r);
+    for (int i = 0; i < r.warmup; ++i) run_artifact_once(a, o.threads);
+    std::vector<double> times;
+    for (int i = 0; i < std::max(1, r.repeat); ++i) {
+      auto t0 = Clock::now();
+      run_artifact_once(a, o.threads);
+      times.push_back(ms_since(t0));
+    }
+    std::sort(times.begin(), times.end());
+    std::cout << model << " (deploy runtime): median " << times[times.size() / 2] << " ms, min " << times.front()
+              << " ms, max " << times.back() << " ms over " << times.size() << " runs\n";
+    return 0;
+  }
   Loaded l = load_and_compile(model, o);
   auto inputs = gather_inputs(l.model, r);
   for (int i = 0; i < r.warmup; ++i) l.model.run(inputs, o.threads);

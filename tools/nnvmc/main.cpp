@@ -36,13 +36,13 @@ int main(int argc, char** argv) {
   compile->add_option("--emit", emit_list, "c, ll, asm, stmt, dot, json, onnx (comma-separated)")->delimiter(',');
 
   auto* run = app.add_subcommand("run", "run a model once and print output summaries");
-  run->add_option("model", model, "model.onnx")->required();
+  run->add_option("model", model, "model.onnx, or a deploy artifact folder")->required();
   add_common(run, o);
   run->add_option("-i,--input", r.inputs, "input files (.npy/.pb) in input order, or name=file; missing ones are generated");
   run->add_option("--save-outputs", r.save_outputs, "folder for output_<k>.npy");
 
   auto* bench = app.add_subcommand("bench", "time repeated runs: median, min, max");
-  bench->add_option("model", model, "model.onnx")->required();
+  bench->add_option("model", model, "model.onnx, or a deploy artifact folder")->required();
   add_common(bench, o);
   bench->add_option("-i,--input", r.inputs, "input files, as for run");
   bench->add_option("--repeat", r.repeat, "timed runs")->check(CLI::PositiveNumber);

@@ -12,7 +12,9 @@
 #include "nnvm/ops/nn/lrn.hpp"
 #include "nnvm/ops/nn/matmul.hpp"
 #include "nnvm/ops/nn/mean_variance_normalization.hpp"
+#include "nnvm/ops/nn/nll_loss.hpp"
 #include "nnvm/ops/nn/rms_norm.hpp"
+#include "nnvm/ops/nn/softmax_cross_entropy_loss.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -29,7 +31,9 @@ inline std::vector<OpDef> nn_ops() {
       lrn_def(),
       matmul_def(),
       mean_variance_normalization_def(),
+      negative_log_likelihood_loss_def(),
       rms_norm_def(),
+      softmax_cross_entropy_loss_def(),
   };
 }
 

@@ -12,6 +12,7 @@
 #include "nnvm/ops/transform/one_hot.hpp"
 #include "nnvm/ops/transform/pad.hpp"
 #include "nnvm/ops/transform/reshape.hpp"
+#include "nnvm/ops/transform/resize.hpp"
 #include "nnvm/ops/transform/scatter.hpp"
 #include "nnvm/ops/transform/shape.hpp"
 #include "nnvm/ops/transform/slice.hpp"
@@ -40,6 +41,7 @@ inline std::vector<OpDef> transform_ops() {
       pad_def(),
       range_def(),
       reshape_def(),
+      resize_def(),
       scatter_elements_def(),
       scatter_nd_def(),
       shape_def(),
