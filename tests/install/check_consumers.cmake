@@ -1,6 +1,9 @@
 # Installs nnvm from BUILD_DIR into a scratch prefix, then builds and runs a consumer project
-# twice: with find_package(nnvm CONFIG) against the install, and with add_subdirectory.
-foreach(var SOURCE_DIR BUILD_DIR WORK_DIR GENERATOR)
+# twice: with find_package(nnvm CONFIG) against the install, and with add_subdirectory. With
+# WITH_LLVM / WITH_ONNX the installed consumer also builds and runs programs using nnvm::llvm
+# (LLVM LLVM_VERSION) and nnvm::onnx; the add_subdirectory one only configures them (their
+# targets must exist), since building them would compile those libraries again from source.
+foreach(var SOURCE_DIR BUILD_DIR WORK_DIR GENERATOR WITH_LLVM WITH_ONNX LLVM_VERSION)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "check_consumers.cmake needs -D${var}=...")
   endif()
@@ -14,12 +17,27 @@ function(run)
 endfunction()
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
 set(consumer ${SOURCE_DIR}/tests/install/consumer)
-run(${CMAKE_COMMAND} -S ${consumer} -B ${WORK_DIR}/installed -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Debug
-    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
-run(${CMAKE_COMMAND} --build ${WORK_DIR}/installed)
-run(${WORK_DIR}/installed/consumer)
-run(${CMAKE_COMMAND} -S ${consumer} -B ${WORK_DIR}/subdir -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Debug
-    -DNNVM_SOURCE_DIR=${SOURCE_DIR})
-run(${CMAKE_COMMAND} --build ${WORK_DIR}/subdir)
-run(${WORK_DIR}/subdir/consumer)
+set(options -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Debug -DNNVM_CONSUMER_LLVM=${WITH_LLVM}
+    -DNNVM_CONSUMER_ONNX=${WITH_ONNX} -DNNVM_LLVM_VERSION=${LLVM_VERSION})
+set(programs consumer)
+if(WITH_LLVM)
+  list(APPEND programs consumer_llvm)
+endif()
+if(WITH_ONNX)
+  list(APPEND programs consumer_onnx)
+endif()
+foreach(mode installed subdir)
+  if(mode STREQUAL "installed")
+    run(${CMAKE_COMMAND} -S ${consumer} -B ${WORK_DIR}/${mode} ${options} -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+  else()
+    run(${CMAKE_COMMAND} -S ${consumer} -B ${WORK_DIR}/${mode} ${options} -DNNVM_SOURCE_DIR=${SOURCE_DIR})
+  endif()
+  if(mode STREQUAL "subdir")
+    set(programs consumer)
+  endif()
+  run(${CMAKE_COMMAND} --build ${WORK_DIR}/${mode} --target ${programs})
+  foreach(program IN LISTS programs)
+    run(${WORK_DIR}/${mode}/${program})
+  endforeach()
+endforeach()
 message(STATUS "find_package and add_subdirectory consumers built and ran")
