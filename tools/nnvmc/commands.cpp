@@ -12,6 +12,7 @@
 #include "nnvm/codegen/llvm_jit.hpp"
 #endif
 #include "nnvm/graph/artifact.hpp"
+#include "nnvm/onnx/export.hpp"
 #include "nnvm/ops/dtype_code.hpp"
 #include "nnvm/runtime/runtime.hpp"
 
@@ -80,7 +81,9 @@ void emit(const Loaded& l, const Options& o) {
       std::cout << "// ---- " << what << "\n" << text << "\n";
       return;
     }
-    std::ofstream(base + file) << text;
+    std::ofstream f(base + file, std::ios::binary);
+    f << text;
+    if (!f.flush()) throw nv::UserError("nnvm.cli.output", "cannot write " + base + file);
     std::cerr << "wrote " << base + file << "\n";
   };
   for (auto& e : o.emit) {
@@ -90,9 +93,11 @@ void emit(const Loaded& l, const Options& o) {
       for (auto& f : fns) text += "// kernel " + f.name + " (" + f.origin + ")\n" + nv::ir::to_string(f.body) + "\n";
       write("lowered IR", "kernels.stmt", text);
     } else if (e == "dot") write("graph (DOT)", "graph.dot", nv::graph::to_dot(l.model.graph()));
-    else if (e == "json" || e == "onnx") {
-      throw nv::UserError("nnvm.cli.emit", "--emit=" + e + " is not available yet (the graph serializers land with the "
-                                           "deploy artifact and the ONNX exporter)");
+    else if (e == "json") write("optimized graph (JSON)", "graph.json", nv::graph::graph_json(l.model));
+    else if (e == "onnx") {
+      // A binary protobuf file: never printed to the terminal.
+      if (o.out.empty()) throw nv::UserError("nnvm.cli.emit", "--emit=onnx writes graph.onnx, a binary file; give -o DIR");
+      write("optimized graph (ONNX)", "graph.onnx", nv::onnx_export::export_model(l.model));
     }
 #if NNVMC_WITH_LLVM
     else if (e == "ll") write("LLVM IR", "kernels.ll", nv::codegen::emit_llvm_ir(fns));

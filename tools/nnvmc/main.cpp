@@ -33,7 +33,10 @@ int main(int argc, char** argv) {
   compile->add_option("model", model, "model.onnx")->required();
   add_common(compile, o);
   compile->add_option("-o,--output", o.out, "folder for the deploy artifact and emitted files");
-  compile->add_option("--emit", emit_list, "c, ll, asm, stmt, dot, json, onnx (comma-separated)")->delimiter(',');
+  compile->add_option("--emit", emit_list,
+                      "comma-separated: c (kernels.c), ll, asm, stmt (lowered IR), dot (graph.dot), json (graph.json: "
+                      "the optimized graph with fused groups), onnx (graph.onnx, for Netron; needs -o)")
+      ->delimiter(',');
 
   auto* run = app.add_subcommand("run", "run a model once and print output summaries");
   run->add_option("model", model, "model.onnx, or a deploy artifact folder")->required();

@@ -6,7 +6,7 @@
 #include <iostream>
 
 #if NNVMC_WITH_LLVM
-#include "nnvm/codegen/llvm_jit.hpp"
+#include "nnvm/codegen/llvm_graph.hpp"
 #endif
 
 namespace nnvmc {
@@ -101,17 +101,9 @@ nv::graph::CompileOptions compile_options(const Options& o, std::map<std::string
   }
 #if NNVMC_WITH_LLVM
   if (target == "llvm") {
-    int threads = o.threads;
-    co.compiler = [threads](const std::vector<nv::ir::LoweredFunc>& fns) {
-      nv::codegen::LlvmOptions lo;
-      lo.num_threads = threads;
-      std::vector<nv::graph::CompiledKernel> out;
-      for (auto& k : nv::codegen::jit_llvm(fns, lo)) {
-        auto owner = std::make_shared<const nv::codegen::LlvmKernel>(k);
-        out.push_back({k.func(), k.raw_function(), k.raw_workspace_bytes(), owner});
-      }
-      return out;
-    };
+    nv::codegen::LlvmOptions lo;
+    lo.num_threads = o.threads;
+    co.compiler = nv::codegen::llvm_kernel_compiler(lo);
   }
 #endif
   return co;

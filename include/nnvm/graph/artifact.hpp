@@ -17,8 +17,16 @@
 //    "steps":   [{"node" (the first fused node), "op" (the fused ops, "dense+relu"), "kernel",
 //                 "inputs", "outputs"}],   // slot indices, in kernel parameter order
 //    "inputs":  [{"name", "dtype", "shape", "slot"}], "outputs": [same]}
+//
+// graph_json() (nnvmc --emit=json) writes the same document for readers of the optimized graph,
+// with one more member per step: "members", the step's op nodes (several for a fused group), each
+// {"name", "op", "attrs" ({name: int, float, string or list}; non-finite floats as the strings
+// "inf", "-inf", "nan"), "inputs" (slot per op input, -1 for an absent optional one; values read
+// at compile time, such as Reshape's shape, are constant slots), "outputs"}. Its floats make it
+// no deploy file: the runtime's reader takes integers only.
 #pragma once
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -75,6 +83,121 @@ inline std::vector<int64_t> artifact_param_shape(const ir::LoweredFunc& fn, size
   return shape;
 }
 
+inline std::string json_number(double v) {
+  if (std::isnan(v)) return "\"nan\"";
+  if (std::isinf(v)) return v > 0 ? "\"inf\"" : "\"-inf\"";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+inline std::string json_attrs(const Attrs& attrs) {
+  std::string out = "{";
+  for (auto& [name, v] : attrs.values()) {
+    out += (out.size() > 1 ? "," : "") + json_string(name) + ":";
+    if (auto* i = std::get_if<int64_t>(&v)) out += std::to_string(*i);
+    else if (auto* f = std::get_if<double>(&v)) out += json_number(*f);
+    else if (auto* s = std::get_if<std::string>(&v)) out += json_string(*s);
+    else if (auto* is = std::get_if<std::vector<int64_t>>(&v)) out += json_ints(*is);
+    else {
+      std::string list;
+      for (double x : std::get<std::vector<double>>(v)) list += (list.empty() ? "" : ",") + json_number(x);
+      out += "[" + list + "]";
+    }
+  }
+  return out + "}";
+}
+
+// Each node's first slot: compile() numbers every node's outputs in node order.
+inline std::vector<int64_t> first_slots(const CompiledModel& model) {
+  const Graph& g = model.graph();
+  std::vector<int64_t> first(g.nodes.size() + 1, 0);
+  for (size_t i = 0; i < g.nodes.size(); ++i) first[i + 1] = first[i] + int64_t(g.nodes[i].num_outputs());
+  if (size_t(first.back()) != model.slots().size())
+    throw InternalError("nnvm.artifact.slots", str_cat("the graph has ", first.back(), " values but the model ",
+                                                       model.slots().size(), " slots"));
+  return first;
+}
+
+// A step's op nodes for graph_json: ,"members":[...].
+inline std::string json_members(const CompiledModel& model, const Step& st, const std::vector<int64_t>& first_slot) {
+  const Graph& g = model.graph();
+  std::string out = ",\"members\":[";
+  for (size_t m = 0; m < st.nodes.size(); ++m) {
+    const Node& n = g.nodes[st.nodes[m]];
+    std::vector<int64_t> ins, outs;
+    for (auto& v : n.inputs) ins.push_back(v.defined() ? first_slot[v.node] + int64_t(v.index) : -1);
+    for (size_t k = 0; k < n.num_outputs(); ++k) outs.push_back(first_slot[st.nodes[m]] + int64_t(k));
+    out += str_cat(m ? "," : "", "{\"name\":", json_string(n.name), ",\"op\":", json_string(n.op),
+                   ",\"attrs\":", json_attrs(n.attrs), ",\"inputs\":", json_ints(ins), ",\"outputs\":",
+                   json_ints(outs), "}");
+  }
+  return out + "]";
+}
+
+// The model.json document (format above) for kernels named `symbols` (the C module's), with
+// "members" in each step when asked (graph_json). `weights`, when given, receives weights.bin.
+inline std::string model_json(const CompiledModel& model, const std::vector<std::string>& symbols, std::string* weights,
+                              bool members) {
+  std::string json = str_cat("{\"format\":\"nnvm.deploy\",\"version\":1,\n\"name\":", json_string(model.graph().name));
+  uint64_t weights_bytes = 0;
+  std::string slots = "\"slots\":[";
+  for (size_t s = 0; s < model.slots().size(); ++s) {
+    const Slot& sl = model.slots()[s];
+    slots += str_cat(s ? ",\n" : "\n", " {", json_tensor(sl.name, sl.dtype, sl.shape), ",\"kind\":");
+    if (sl.kind == Slot::Kind::input) {
+      slots += str_cat("\"input\",\"input\":", sl.input_index, "}");
+    } else if (sl.kind == Slot::Kind::constant) {
+      weights_bytes = (weights_bytes + 63) / 64 * 64;
+      slots += str_cat("\"constant\",\"offset\":", weights_bytes, ",\"bytes\":", sl.data->nbytes(), "}");
+      if (weights) {
+        weights->resize(weights_bytes, '\0');
+        weights->append(static_cast<const char*>(sl.data->raw()), sl.data->nbytes());
+      }
+      weights_bytes += sl.data->nbytes();
+    } else if (sl.arena_offset != UINT64_MAX) {
+      slots += str_cat("\"activation\",\"offset\":", sl.arena_offset, "}");
+    } else {
+      slots += "\"activation\"}";
+    }
+  }
+  json += str_cat(",\n\"weights_bytes\":", weights_bytes, ",\"arena_bytes\":", model.memory().arena_bytes,
+                  ",\n\"kernels\":[");
+  for (size_t k = 0; k < model.kernels().size(); ++k) {
+    const ir::LoweredFunc& fn = model.kernels()[k].func;
+    json += str_cat(k ? ",\n" : "\n", " {\"symbol\":", json_string(symbols.at(k)),
+                    ",\"num_size_vars\":", fn.size_vars.size(), ",\"params\":[");
+    for (size_t p = 0; p < fn.params.size(); ++p)
+      json += str_cat(p ? "," : "", "{\"dtype\":\"", fn.params[p]->dtype.str(),
+                      "\",\"shape\":", json_ints(artifact_param_shape(fn, p)), "}");
+    json += "]}";
+  }
+  json += "],\n" + slots + "],\n\"steps\":[";
+  std::vector<int64_t> first_slot = members ? first_slots(model) : std::vector<int64_t>{};
+  for (size_t i = 0; i < model.steps().size(); ++i) {
+    const Step& st = model.steps()[i];
+    const Node& n = model.graph().nodes[st.nodes.at(0)];
+    json += str_cat(i ? ",\n" : "\n", " {\"node\":", json_string(n.name), ",\"op\":", json_string(st.label),
+                    ",\"kernel\":", st.kernel, ",\"inputs\":", json_ints(st.inputs), ",\"outputs\":",
+                    json_ints(st.outputs), members ? json_members(model, st, first_slot) : "", "}");
+  }
+  for (auto [key, list] : {std::pair{"inputs", &model.input_slots()}, std::pair{"outputs", &model.output_slots()}}) {
+    json += str_cat("],\n\"", key, "\":[");
+    for (size_t i = 0; i < list->size(); ++i) {
+      const Slot& sl = model.slots()[(*list)[i]];
+      json += str_cat(i ? ",\n" : "\n", " {", json_tensor(sl.name, sl.dtype, sl.shape), ",\"slot\":",
+                      (*list)[i], "}");
+    }
+  }
+  return json + "]}\n";
+}
+
+inline std::vector<ir::LoweredFunc> kernel_funcs(const CompiledModel& model) {
+  std::vector<ir::LoweredFunc> funcs;
+  for (auto& k : model.kernels()) funcs.push_back(k.func);
+  return funcs;
+}
+
 inline void write_artifact_file(const std::string& path, const std::string& bytes) {
   try {
     target::detail::write_atomically(path, bytes);
@@ -92,59 +215,10 @@ inline void write_artifact_file(const std::string& path, const std::string& byte
 // "nnvm.artifact.write" when a file cannot be written, the C JIT's errors when compiling fails.
 inline void save_artifact(const CompiledModel& model, const std::string& dir,
                           const target::CJitOptions& options = {}) {
-  using detail::json_ints;
-  using detail::json_string;
-  std::vector<ir::LoweredFunc> funcs;
-  for (auto& k : model.kernels()) funcs.push_back(k.func);
-
-  std::string json = str_cat("{\"format\":\"nnvm.deploy\",\"version\":1,\n\"name\":", json_string(model.graph().name));
-  std::string blob;
-  std::string slots = "\"slots\":[";
-  for (size_t s = 0; s < model.slots().size(); ++s) {
-    const Slot& sl = model.slots()[s];
-    slots += str_cat(s ? ",\n" : "\n", " {", detail::json_tensor(sl.name, sl.dtype, sl.shape), ",\"kind\":");
-    if (sl.kind == Slot::Kind::input) {
-      slots += str_cat("\"input\",\"input\":", sl.input_index, "}");
-    } else if (sl.kind == Slot::Kind::constant) {
-      blob.resize((blob.size() + 63) / 64 * 64, '\0');
-      slots += str_cat("\"constant\",\"offset\":", blob.size(), ",\"bytes\":", sl.data->nbytes(), "}");
-      blob.append(static_cast<const char*>(sl.data->raw()), sl.data->nbytes());
-    } else if (sl.arena_offset != UINT64_MAX) {
-      slots += str_cat("\"activation\",\"offset\":", sl.arena_offset, "}");
-    } else {
-      slots += "\"activation\"}";
-    }
-  }
-  json += str_cat(",\n\"weights_bytes\":", blob.size(), ",\"arena_bytes\":", model.memory().arena_bytes,
-                  ",\n\"kernels\":[");
-
+  std::vector<ir::LoweredFunc> funcs = detail::kernel_funcs(model);
   target::CModule module = target::emit_c_module(funcs);
-  for (size_t k = 0; k < funcs.size(); ++k) {
-    const ir::LoweredFunc& fn = funcs[k];
-    json += str_cat(k ? ",\n" : "\n", " {\"symbol\":", json_string(module.symbols[k]),
-                    ",\"num_size_vars\":", fn.size_vars.size(), ",\"params\":[");
-    for (size_t p = 0; p < fn.params.size(); ++p)
-      json += str_cat(p ? "," : "", "{\"dtype\":\"", fn.params[p]->dtype.str(),
-                      "\",\"shape\":", json_ints(detail::artifact_param_shape(fn, p)), "}");
-    json += "]}";
-  }
-  json += "],\n" + slots + "],\n\"steps\":[";
-  for (size_t i = 0; i < model.steps().size(); ++i) {
-    const Step& st = model.steps()[i];
-    const Node& n = model.graph().nodes[st.nodes.at(0)];
-    json += str_cat(i ? ",\n" : "\n", " {\"node\":", json_string(n.name), ",\"op\":", json_string(st.label),
-                    ",\"kernel\":", st.kernel, ",\"inputs\":", json_ints(st.inputs), ",\"outputs\":",
-                    json_ints(st.outputs), "}");
-  }
-  for (auto [key, list] : {std::pair{"inputs", &model.input_slots()}, std::pair{"outputs", &model.output_slots()}}) {
-    json += str_cat("],\n\"", key, "\":[");
-    for (size_t i = 0; i < list->size(); ++i) {
-      const Slot& sl = model.slots()[(*list)[i]];
-      json += str_cat(i ? ",\n" : "\n", " {", detail::json_tensor(sl.name, sl.dtype, sl.shape), ",\"slot\":",
-                      (*list)[i], "}");
-    }
-  }
-  json += "]}\n";
+  std::string blob;
+  std::string json = detail::model_json(model, module.symbols, &blob, false);
 
   try {
     target::detail::make_dirs(dir);
@@ -163,6 +237,13 @@ inline void save_artifact(const CompiledModel& model, const std::string& dir,
   detail::write_artifact_file(dir + "/weights.bin", blob);
   // Last, so that a directory with a model.json holds a complete artifact.
   detail::write_artifact_file(dir + "/model.json", json);
+}
+
+// The compiled model's optimized graph as JSON for readers (nnvmc --emit=json): model.json's
+// document with each step's member nodes (format at the top). Writes nothing.
+// Errors: "nnvm.artifact.symbolic_kernel" for a kernel with a non-constant extent.
+inline std::string graph_json(const CompiledModel& model) {
+  return detail::model_json(model, target::emit_c_module(detail::kernel_funcs(model)).symbols, nullptr, true);
 }
 
 }  // namespace graph
