@@ -9,11 +9,13 @@
 #include "nnvm/ops/nn/group_norm.hpp"
 #include "nnvm/ops/nn/instance_norm.hpp"
 #include "nnvm/ops/nn/layer_norm.hpp"
+#include "nnvm/ops/nn/lp_normalization.hpp"
 #include "nnvm/ops/nn/lrn.hpp"
 #include "nnvm/ops/nn/matmul.hpp"
 #include "nnvm/ops/nn/mean_variance_normalization.hpp"
 #include "nnvm/ops/nn/nll_loss.hpp"
 #include "nnvm/ops/nn/rms_norm.hpp"
+#include "nnvm/ops/nn/rotary_embedding.hpp"
 #include "nnvm/ops/nn/softmax_cross_entropy_loss.hpp"
 
 NNVM_BEGIN_NAMESPACE
@@ -28,11 +30,13 @@ inline std::vector<OpDef> nn_ops() {
       group_norm_def(),
       instance_norm_def(),
       layer_norm_def(),
+      lp_normalization_def(),
       lrn_def(),
       matmul_def(),
       mean_variance_normalization_def(),
       negative_log_likelihood_loss_def(),
       rms_norm_def(),
+      rotary_embedding_def(),
       softmax_cross_entropy_loss_def(),
   };
 }

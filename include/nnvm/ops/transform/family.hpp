@@ -4,11 +4,13 @@
 
 #include "nnvm/ops/op_def.hpp"
 #include "nnvm/ops/transform/cast.hpp"
+#include "nnvm/ops/transform/center_crop_pad.hpp"
 #include "nnvm/ops/transform/concat.hpp"
 #include "nnvm/ops/transform/depth_space.hpp"
 #include "nnvm/ops/transform/expand.hpp"
 #include "nnvm/ops/transform/gather.hpp"
 #include "nnvm/ops/transform/generate.hpp"
+#include "nnvm/ops/transform/grid_sample.hpp"
 #include "nnvm/ops/transform/one_hot.hpp"
 #include "nnvm/ops/transform/pad.hpp"
 #include "nnvm/ops/transform/reshape.hpp"
@@ -28,6 +30,7 @@ inline std::vector<OpDef> transform_ops() {
   return {
       cast_def(),
       cast_like_def(),
+      center_crop_pad_def(),
       concat_def(),
       constant_of_shape_def(),
       depth_to_space_def(),
@@ -37,6 +40,7 @@ inline std::vector<OpDef> transform_ops() {
       gather_def(),
       gather_elements_def(),
       gather_nd_def(),
+      grid_sample_def(),
       one_hot_def(),
       pad_def(),
       range_def(),

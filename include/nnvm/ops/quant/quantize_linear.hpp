@@ -1,0 +1,96 @@
+// quantize_linear: ONNX QuantizeLinear (opset 25). Y = saturate(round(X / y_scale) + y_zero_point),
+// rounding half to even and saturating to the range of Y's integer type, with the scale and zero
+// point per tensor, per axis or per block (quant_params.hpp). Y's type is the zero point's, else
+// attribute output_dtype, else uint8; nnvm quantizes to int8, uint8, int16 and uint16. float8 and
+// int4/int2 outputs are reported unsupported (nnvm has no such types), so attribute `saturate`,
+// which only concerns float8, is accepted and has no effect. The division runs in attribute
+// precision's type when given, else in float32 (float64 when X or the scale is float64).
+// A NaN element quantizes to the lowest value of Y's type, as the ONNX reference does.
+#pragma once
+
+#include "nnvm/ops/elementwise/dtypes.hpp"
+#include "nnvm/ops/quant/quant_params.hpp"
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct QuantizeSpec {
+  QuantLayout layout;
+  std::optional<DataType> output_dtype;  // attribute output_dtype, when given
+  std::optional<DataType> precision;     // attribute precision, when given
+};
+
+// `zero_point` may be undefined (absent).
+inline te::Tensor quantize_linear(const te::Tensor& x, const te::Tensor& scale, const te::Tensor& zero_point,
+                                  const QuantizeSpec& spec, std::string name = "quantize_linear") {
+  for (auto [t, input] : {std::pair{x, "x"}, std::pair{scale, "y_scale"}})
+    if (!t.dtype().is_float() || !t.dtype().is_scalar())
+      throw UserError("nnvm.ops.input_dtype",
+                      str_cat("input ", input, " (tensor ", t.name(), ") is ", t.dtype(), ", expected a float type"),
+                      {str_cat("input ", input)});
+  DataType out = spec.output_dtype.value_or(dtype::uint8);
+  if (zero_point.defined()) {
+    if (spec.output_dtype && *spec.output_dtype != zero_point.dtype())
+      throw UserError("nnvm.ops.attr",
+                      str_cat("attribute 'output_dtype' is ", *spec.output_dtype, " but input y_zero_point is ",
+                              zero_point.dtype(), "; they must agree"),
+                      {"attribute output_dtype"});
+    out = zero_point.dtype();
+  }
+  if (!quant_integer(out, false))
+    throw UserError(zero_point.defined() ? "nnvm.ops.input_dtype" : "nnvm.ops.attr",
+                    str_cat("quantizing to ", out, " is not supported; Y must be int8, uint8, int16 or uint16"),
+                    {zero_point.defined() ? "input y_zero_point" : "attribute output_dtype"});
+  DataType prec = spec.precision.value_or(x.dtype() == dtype::float64 || scale.dtype() == dtype::float64
+                                              ? dtype::float64 : dtype::float32);
+  if (!prec.is_float())
+    throw UserError("nnvm.ops.attr", str_cat("attribute 'precision' is ", prec, " but must be a float type"),
+                    {"attribute precision"});
+  check_quant_param(scale, "y_scale", x, spec.layout);
+  if (zero_point.defined()) check_quant_param(zero_point, "y_zero_point", x, spec.layout);
+  // float16/bfloat16 precision: round the operands and the quotient to it, divide in float32.
+  DataType ct = arith_type(prec);
+  auto in_prec = [&](ir::Expr e) { return prec.is_storage_only() ? ir::cast(ct, ir::cast(prec, ir::cast(ct, e))) : ir::cast(ct, e); };
+  ir::Expr lo = ir::min_value(out), hi = ir::max_value(out);
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr q = in_prec(in_prec(x(std::vector<ir::Expr>(v.begin(), v.end()))) /
+                             in_prec(read_quant_param(scale, spec.layout, v)));
+        q = ir::call(ir::CallOp::round, q);
+        if (zero_point.defined()) q = q + ir::cast(ct, read_quant_param(zero_point, spec.layout, v));
+        // Saturate in float (NaN to the lowest value first), so the cast to Y's type is in range.
+        q = ir::select(ir::call(ir::CallOp::isnan, q), ir::cast(ct, lo), q);
+        return ir::cast(out, ir::min(ir::max(q, ir::cast(ct, lo)), ir::cast(ct, hi)));
+      },
+      std::move(name));
+}
+
+inline OpDef quantize_linear_def() {
+  return OpDef{
+      .name = "quantize_linear",
+      .importer_names = {"onnx:QuantizeLinear"},
+      .input_names = {"x", "y_scale", "y_zero_point"},
+      .optional_inputs = 1,
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            QuantizeSpec spec;
+            spec.layout = quant_layout(in[0], attrs);
+            if (int64_t code = attrs.get_int("output_dtype", 0)) spec.output_dtype = dtype_from_onnx(code, "output_dtype");
+            if (int64_t code = attrs.get_int("precision", 0)) spec.precision = dtype_from_onnx(code, "precision");
+            attrs.get_int("saturate", 1);  // float8 only; checked for its kind
+            te::Tensor zp = in.size() > 2 ? in[2] : te::Tensor();
+            return std::vector<te::Tensor>{quantize_linear(in[0], in[1], zp, spec)};
+          },
+      .default_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            require_cpu(t, "quantize_linear");
+            schedule_injective(s[out[0]], t);
+          },
+      .doc = "saturate(round_half_even(x / y_scale) + y_zero_point) to int8/uint8/int16/uint16",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
