@@ -37,11 +37,15 @@ class Widen : public ir::IRMutator {
     return it == renamed_.end() ? e : it->second;
   }
   ir::Expr visit(const ir::Select* op, const ir::Expr& e) override {
-    ir::Expr c = mutate(op->condition);
-    // A per-lane condition evaluates both sides; a guarded load could then read out of bounds.
-    if (c.dtype().lanes > 1 && (contains_load(op->true_value) || contains_load(op->false_value))) {
-      failed = true;
-      return e;
+    // A vector select evaluates both sides (and a condition the same for every lane becomes a
+    // vector one when the sides are vectors), so a guarded load could read out of bounds. The
+    // store of such a select becomes an if/else (visit Store); anywhere else the loop stays serial.
+    if (contains_load(op->true_value) || contains_load(op->false_value)) {
+      ir::Expr c = mutate(op->condition), t = mutate(op->true_value), f = mutate(op->false_value);
+      if (c.dtype().lanes > 1 || t.dtype().lanes > 1 || f.dtype().lanes > 1) {
+        failed = true;
+        return e;
+      }
     }
     return ir::IRMutator::visit(op, e);
   }
@@ -61,7 +65,19 @@ class Widen : public ir::IRMutator {
     return ir::LetStmt::make(wide, v, mutate(op->body));
   }
   ir::Stmt visit(const ir::Store* op, const ir::Stmt& s) override {
-    ir::Expr i = mutate(op->index), v = mutate(op->value);
+    // buf[i] = select(c, a, b) with loads in a or b and c the same for every lane (a zero-padded
+    // copy: the condition is on an outer axis): if (c) buf[i] = a; else buf[i] = b.
+    if (auto* sel = op->value.as<ir::Select>();
+        sel && (contains_load(sel->true_value) || contains_load(sel->false_value))) {
+      ir::Expr c = mutate(sel->condition);
+      if (c.dtype().lanes == 1)
+        return ir::IfThenElse::make(c, widen_store(op, sel->true_value, s), widen_store(op, sel->false_value, s));
+    }
+    return widen_store(op, op->value, s);
+  }
+  // The vector form of `op` storing `value` instead of its own value.
+  ir::Stmt widen_store(const ir::Store* op, const ir::Expr& value, const ir::Stmt& s) {
+    ir::Expr i = mutate(op->index), v = mutate(value);
     // Every lane would write the same address: a loop-carried dependence.
     if (i.dtype().lanes == 1) {
       failed = true;
