@@ -32,14 +32,16 @@ struct CompiledKernel {
 // Compiles lowered functions (all in one batch) for a back end.
 using KernelCompiler = std::function<std::vector<CompiledKernel>(const std::vector<ir::LoweredFunc>&)>;
 
-// The host C compiler (target::jit_c), one compiler call for the batch.
-inline std::vector<CompiledKernel> compile_with_c(const std::vector<ir::LoweredFunc>& fns) {
-  std::vector<CompiledKernel> out;
-  for (auto& k : target::jit_c(fns)) {
-    auto owner = std::make_shared<const target::CKernel>(k);
-    out.push_back({k.func(), k.raw_function(), k.raw_workspace_bytes(), owner});
-  }
-  return out;
+// The host C compiler (target::jit_c) as a KernelCompiler: one compiler call for the batch.
+inline KernelCompiler c_kernel_compiler(target::CJitOptions options = {}) {
+  return [options](const std::vector<ir::LoweredFunc>& fns) {
+    std::vector<CompiledKernel> out;
+    for (auto& k : target::jit_c(fns, options)) {
+      auto owner = std::make_shared<const target::CKernel>(k);
+      out.push_back({k.func(), k.raw_function(), k.raw_workspace_bytes(), owner});
+    }
+    return out;
+  };
 }
 
 struct CompileOptions {
@@ -251,6 +253,30 @@ struct GroupKernel {
   std::vector<Value> outputs;  // kernel parameters written, in order
 };
 
+// True when the group is an out-fusable master with a fused schedule followed only by
+// elementwise/broadcast members, and its single output is the last member's, shaped like the
+// master's: the case OpDef::fused_schedule handles.
+inline bool epilogue_only(const Graph& g, const std::vector<size_t>& nodes, const std::vector<Value>& group_outputs,
+                          const std::vector<std::vector<te::Tensor>>& node_outs) {
+  const ops::OpDef& master = g.registry->get(g.nodes[nodes[0]].op);
+  if (!master.fused_schedule || nodes.size() < 2 || group_outputs.size() != 1 || node_outs[0].size() != 1 ||
+      group_outputs[0].node != nodes.back())
+    return false;
+  for (size_t m = 1; m < nodes.size(); ++m) {
+    auto p = g.registry->get(g.nodes[nodes[m]].op).pattern;
+    if (p != ops::OpPattern::elementwise && p != ops::OpPattern::broadcast) return false;
+  }
+  const te::Tensor& first = node_outs[0][0];
+  const te::Tensor& last = node_outs.back().at(group_outputs[0].index);
+  if (first.rank() != last.rank()) return false;
+  for (size_t d = 0; d < first.rank(); ++d) {
+    auto* a = ir::as_const_int(ir::simplify(first.shape()[d]));
+    auto* b = ir::as_const_int(ir::simplify(last.shape()[d]));
+    if (!a || !b || *a != *b) return false;
+  }
+  return true;
+}
+
 inline GroupKernel build_group(const Graph& g, const std::vector<size_t>& nodes,
                                const std::vector<std::vector<int>>& uses, const CompileOptions& options,
                                const std::string& name) {
@@ -304,13 +330,18 @@ inline GroupKernel build_group(const Graph& g, const std::vector<size_t>& nodes,
   }
   schedule::Schedule sch = schedule::create_schedule(outputs);
   const ops::OpDef& master = g.registry->get(g.nodes[nodes[0]].op);
-  if (master.default_schedule) master.default_schedule(sch, node_outs[0], options.target);
-  for (size_t m = 1; m < nodes.size(); ++m) {
-    for (size_t k = 0; k < node_outs[m].size(); ++k) {
-      bool leaves = std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[m], k}) != gk.outputs.end();
-      if (leaves) ops::schedule_injective(sch[node_outs[m][k]], options.target);
-      else sch[node_outs[m][k]].compute_inline();
-    }
+  for (size_t m = 1; m < nodes.size(); ++m)
+    for (size_t k = 0; k < node_outs[m].size(); ++k)
+      if (std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[m], k}) == gk.outputs.end())
+        sch[node_outs[m][k]].compute_inline();
+  bool fused = epilogue_only(g, nodes, gk.outputs, node_outs) &&
+               master.fused_schedule(sch, node_outs[0], outputs[0], options.target);
+  if (!fused) {
+    if (master.default_schedule) master.default_schedule(sch, node_outs[0], options.target);
+    for (size_t m = 1; m < nodes.size(); ++m)
+      for (size_t k = 0; k < node_outs[m].size(); ++k)
+        if (std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[m], k}) != gk.outputs.end())
+          ops::schedule_injective(sch[node_outs[m][k]], options.target);
   }
   // The master's own outputs feed the chain: inline them too when the master is injective.
   if (nodes.size() > 1 && (master.pattern == ops::OpPattern::elementwise || master.pattern == ops::OpPattern::broadcast ||
@@ -343,7 +374,7 @@ inline PreparedModel prepare(const Graph& input, const CompileOptions& options =
   CompiledModel& m = p.model;
   Graph bound = options.symbols.empty() ? input : bind_shapes(input, options.symbols);
   infer_types(bound);
-  m.graph_ = optimize(bound, {.opt_level = options.opt_level, .on_pass = options.on_graph_pass,
+  m.graph_ = optimize(bound, {.opt_level = options.opt_level, .target = options.target, .on_pass = options.on_graph_pass,
                               .pass_ms = options.lower.pass_ms});
   infer_types(m.graph_);
   const Graph& g = m.graph_;
@@ -468,7 +499,7 @@ inline std::vector<CompiledModel> link(std::vector<PreparedModel> prepared, cons
       if (prepared.size() > 1) f.name = str_cat("m", i, "_", f.name);
       all.push_back(std::move(f));
     }
-  std::vector<CompiledKernel> kernels = compiler ? compiler(all) : compile_with_c(all);
+  std::vector<CompiledKernel> kernels = compiler ? compiler(all) : c_kernel_compiler()(all);
   if (kernels.size() != all.size())
     throw InternalError("nnvm.compile.kernel_count",
                         str_cat("the kernel compiler returned ", kernels.size(), " kernels for ", all.size()));

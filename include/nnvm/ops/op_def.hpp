@@ -63,6 +63,12 @@ using ComputeFn = std::function<std::vector<te::Tensor>(const std::vector<te::Te
 // Schedules the stages that produce `outputs` (as made by the op's compute) for `target`.
 using ScheduleFn = std::function<void(schedule::Schedule& sch, const std::vector<te::Tensor>& outputs,
                                       const Target& target)>;
+// Schedules the op's stages together with `epilogue`, the one output of a fused group whose other
+// members (elementwise ops reading the op's single output, and their other inputs) are inlined
+// into it: the op's result then never goes to memory (TVM's out-fusable epilogue). `epilogue`
+// has the op's output shape. Returns false when it cannot, and the caller schedules as usual.
+using FusedScheduleFn = std::function<bool(schedule::Schedule& sch, const std::vector<te::Tensor>& outputs,
+                                           const te::Tensor& epilogue, const Target& target)>;
 
 // An aggregate, so a definition reads as designated initializers:
 //   OpDef{.name = "hard_swish", .importer_names = {"onnx:HardSwish"}, .input_names = {"X"},
@@ -89,6 +95,8 @@ struct OpDef {
   ComputeFn compute;
   // Optional: without it the op lowers to its plain loop nest.
   ScheduleFn default_schedule;
+  // Optional, for out_fusable ops: the schedule when elementwise ops follow in the same kernel.
+  FusedScheduleFn fused_schedule;
   // One line for listings and generated docs.
   std::string doc;
 };

@@ -2,7 +2,8 @@
 // "master": a dense, conv, reduction or injective op) and grows along chains of elementwise,
 // broadcast and injective consumers that read a value of the group nobody else reads; inside a
 // kernel those consumers' producers are inlined, so the chain makes one pass over memory
-// (TVM's rule for injective ops and out-fusable epilogues).
+// (TVM's rule for injective ops and out-fusable epilogues). A master with a fused schedule takes
+// only elementwise and broadcast consumers.
 #pragma once
 
 #include "nnvm/graph/passes/rewrite.hpp"
@@ -26,6 +27,15 @@ inline bool inputs_ready(const Graph& g, const Node& n, const ops::OpDef& def, c
   }
   return true;
 }
+
+// A master with its own fused schedule (a blocked conv: accumulators in registers, the epilogue
+// applied at write-back) takes only elementwise and broadcast epilogues, which keep its output's
+// shape; anything else (a layout transform, a reshape) would push it back to the generic
+// compute-at-root schedule, so it starts a kernel of its own.
+inline bool takes_epilogue(const Graph& g, size_t master, const ops::OpDef& consumer) {
+  if (!g.registry->get(g.nodes[master].op).fused_schedule) return true;
+  return consumer.pattern == ops::OpPattern::elementwise || consumer.pattern == ops::OpPattern::broadcast;
+}
 }  // namespace detail
 
 // The group of every node: op nodes get an id (groups numbered in node order; a group's nodes
@@ -48,7 +58,7 @@ inline std::vector<size_t> fusion_groups(const Graph& g, const FusionOptions& op
         if (!v.defined() || ops::is_value_input(def, k)) continue;
         size_t p = group[v.node];
         if (p != Value::npos && uses[v.node][v.index] == 1 && !is_output[v.node] && size[p] < options.max_group_size &&
-            detail::inputs_ready(g, n, def, group, p, master[p]))
+            detail::takes_epilogue(g, master[p], def) && detail::inputs_ready(g, n, def, group, p, master[p]))
           join = p;
       }
     }

@@ -1,11 +1,13 @@
 // The graph pass pipeline, in one list. Level 0 runs nothing; level 1 and up simplify for
-// inference, fold constants, merge common subexpressions and remove dead code. Fusion (level 2)
-// and memory planning (level 1) happen when the executor turns the graph into kernels.
+// inference, fold constants, merge common subexpressions and remove dead code; level 2 also puts
+// convolutions in the target's blocked layout. Fusion (level 2) and memory planning (level 1)
+// happen when the executor turns the graph into kernels.
 #pragma once
 
 #include <chrono>
 #include <functional>
 
+#include "nnvm/graph/passes/alter_layout.hpp"
 #include "nnvm/graph/passes/common_subexpr.hpp"
 #include "nnvm/graph/passes/dead_code.hpp"
 #include "nnvm/graph/passes/fold_constants.hpp"
@@ -16,6 +18,8 @@ namespace graph {
 
 struct PassOptions {
   int opt_level = 2;
+  // What the graph compiles for (layout alteration depends on it).
+  target::Target target;
   // Called after each pass with its name and result (nnvmc --print-graph-after).
   std::function<void(const std::string& pass, const Graph&)> on_pass;
   // Each pass's wall time in milliseconds is added here when set.
@@ -25,15 +29,17 @@ struct PassOptions {
 struct GraphPass {
   std::string name;
   int min_level;
-  std::function<Graph(const Graph&)> run;
+  std::function<Graph(const Graph&, const PassOptions&)> run;
 };
 
 inline const std::vector<GraphPass>& graph_passes() {
   static const std::vector<GraphPass> passes{
-      {"simplify_inference", 1, [](const Graph& g) { return simplify_inference(g); }},
-      {"fold_constants", 1, [](const Graph& g) { return fold_constants(g); }},
-      {"eliminate_common_subexpressions", 1, [](const Graph& g) { return eliminate_common_subexpressions(g); }},
-      {"eliminate_dead_code", 1, [](const Graph& g) { return eliminate_dead_code(g); }},
+      {"simplify_inference", 1, [](const Graph& g, const PassOptions&) { return simplify_inference(g); }},
+      {"fold_constants", 1, [](const Graph& g, const PassOptions&) { return fold_constants(g); }},
+      {"alter_layout", 2, [](const Graph& g, const PassOptions& o) { return alter_layout(g, o.target); }},
+      {"eliminate_common_subexpressions", 1,
+       [](const Graph& g, const PassOptions&) { return eliminate_common_subexpressions(g); }},
+      {"eliminate_dead_code", 1, [](const Graph& g, const PassOptions&) { return eliminate_dead_code(g); }},
   };
   return passes;
 }
@@ -43,7 +49,7 @@ inline Graph optimize(const Graph& input, const PassOptions& options = {}) {
   for (auto& pass : graph_passes()) {
     if (options.opt_level < pass.min_level) continue;
     auto t0 = std::chrono::steady_clock::now();
-    g = pass.run(g);
+    g = pass.run(g, options);
     if (options.pass_ms)
       (*options.pass_ms)["graph." + pass.name] +=
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -35,6 +35,19 @@ class GraphRewriter {
     for (size_t k = 0; k < out_.nodes[at].num_outputs(); ++k) map_[i].push_back({at, k});
     return at;
   }
+  // Copies old node `i` under its name with remapped inputs and attributes `attrs`, its types
+  // inferred again (the attributes may change its outputs); old outputs it no longer has map to
+  // no value. Returns its index in the new graph.
+  size_t keep_with(size_t i, Attrs attrs) {
+    Node n = src_.nodes[i];
+    for (auto& v : n.inputs) v = map(v);
+    n.attrs = std::move(attrs);
+    n.types = detail::infer_node(out_, n);
+    size_t at = add(std::move(n));
+    map_[i].assign(src_.nodes[i].num_outputs(), Value{});
+    for (size_t k = 0; k < std::min(map_[i].size(), out_.nodes[at].num_outputs()); ++k) map_[i][k] = {at, k};
+    return at;
+  }
   // Old node `i`'s outputs become `values` (of the new graph).
   void replace(size_t i, std::vector<Value> values) { map_[i] = std::move(values); }
 
@@ -42,6 +55,25 @@ class GraphRewriter {
   size_t add(Node n) {
     out_.nodes.push_back(std::move(n));
     return out_.nodes.size() - 1;
+  }
+  // Appends a constant node holding `data`, named after `base`.
+  Value add_constant(const std::string& base, NDArray data) {
+    Node c;
+    c.kind = NodeKind::constant;
+    c.name = fresh_name(base);
+    c.types = {TensorType(data.dtype(), data.shape())};
+    c.data = std::make_shared<const NDArray>(std::move(data));
+    return Value{add(std::move(c)), 0};
+  }
+  // Appends a use of op `op` on `inputs` (of the new graph), its output types inferred.
+  Value add_op(const std::string& base, const std::string& op, std::vector<Value> inputs, Attrs attrs) {
+    Node n;
+    n.name = fresh_name(base);
+    n.op = op;
+    n.inputs = std::move(inputs);
+    n.attrs = std::move(attrs);
+    n.types = detail::infer_node(out_, n);
+    return Value{add(std::move(n)), 0};
   }
   Node& node(size_t new_index) { return out_.nodes[new_index]; }
   void pop() { out_.nodes.pop_back(); }

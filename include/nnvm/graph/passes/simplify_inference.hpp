@@ -1,5 +1,6 @@
 // Simplifications valid for inference: identity and inference-mode dropout disappear (their
-// users read the input directly), and a batch normalization that follows a convolution with
+// users read the input directly), a max pool whose Indices nobody reads stops computing them,
+// and a batch normalization that follows a convolution with
 // constant weights is folded into the convolution's weights and bias:
 //   s = scale / sqrt(var + eps);  W'[o] = W[o] * s[o];  B'[o] = (B[o] - mean[o]) * s[o] + beta[o].
 #pragma once
@@ -45,18 +46,10 @@ inline size_t fold_batch_norm(GraphRewriter& rw, const Graph& g, const Node& bn,
     double b = has_bias ? double(g.node(conv.inputs[2]).data->values<float>()[size_t(o)]) : 0.0;
     b2.values<float>()[size_t(o)] = float((b - double(mean[size_t(o)])) * s + double(beta[size_t(o)]));
   }
-  auto constant = [&](const std::string& base, NDArray a) {
-    Node c;
-    c.kind = NodeKind::constant;
-    c.name = rw.fresh_name(base);
-    c.types = {TensorType(a.dtype(), a.shape())};
-    c.data = std::make_shared<const NDArray>(std::move(a));
-    return Value{rw.add(std::move(c)), 0};
-  };
   Node folded = conv;
   folded.name = rw.fresh_name(conv.name + "_bn");
-  folded.inputs = {rw.map(conv.inputs[0]), constant(conv.name + "_w_bn", std::move(w2)),
-                   constant(conv.name + "_b_bn", std::move(b2))};
+  folded.inputs = {rw.map(conv.inputs[0]), rw.add_constant(conv.name + "_w_bn", std::move(w2)),
+                   rw.add_constant(conv.name + "_b_bn", std::move(b2))};
   return rw.add(std::move(folded));
 }
 }  // namespace detail
@@ -75,6 +68,13 @@ inline Graph simplify_inference(const Graph& g) {
       std::vector<Value> outs{rw.map(n.inputs[0])};
       if (n.num_outputs() > 1) outs.push_back(Value{});
       rw.replace(i, outs);
+      continue;
+    }
+    // A max pool's Indices cost a second pass over the input; ONNX models rarely read them.
+    if (n.kind == NodeKind::op && n.op == "max_pool" && n.num_outputs() == 2 && uses[i][1] == 0) {
+      ops::Attrs attrs = n.attrs;
+      attrs.set_int("compute_indices", 0);
+      rw.keep_with(i, std::move(attrs));
       continue;
     }
     if (n.kind == NodeKind::op && n.op == "batch_norm" && n.num_outputs() == 1) {

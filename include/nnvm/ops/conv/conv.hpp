@@ -41,7 +41,8 @@ inline void check_conv_bias(const te::Tensor& B, const te::Tensor& X, int64_t ch
                     {"input B"});
 }
 
-// X with the window's pads around its spatial axes, zero outside X; X itself when there are none.
+// X with the window's pads around its spatial axes (axes 2 to 2 + w.rank(); axes after them, such
+// as a channel block, are kept), zero outside X; X itself when there are none.
 inline te::Tensor pad_spatial(const te::Tensor& X, const Window& w, const std::string& name) {
   bool any = false;
   std::vector<ir::Expr> shape{X.shape()[0], X.shape()[1]};
@@ -49,6 +50,7 @@ inline te::Tensor pad_spatial(const te::Tensor& X, const Window& w, const std::s
     any |= w.pad_begin[d] > 0 || w.pad_end[d] > 0;
     shape.emplace_back(w.in[d] + w.pad_begin[d] + w.pad_end[d]);
   }
+  for (size_t a = 2 + w.rank(); a < X.rank(); ++a) shape.push_back(X.shape()[a]);
   if (!any) return X;
   return te::compute(
       shape,
@@ -65,6 +67,7 @@ inline te::Tensor pad_spatial(const te::Tensor& X, const Window& w, const std::s
           inside = inside.defined() ? ir::Expr(inside && c) : c;
           idx.push_back(w.pad_begin[d] ? ir::Expr(i - ir::Expr(w.pad_begin[d])) : i);
         }
+        for (size_t a = 2 + w.rank(); a < X.rank(); ++a) idx.push_back(v[a]);
         // A scalar select runs only the chosen side, so the read outside X never happens.
         return ir::select(inside, X(idx), ir::make_zero(X.dtype()));
       },

@@ -75,19 +75,23 @@ inline OpDef max_pool_def() {
       .pattern = OpPattern::out_fusable,
       .compute =
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
-            return max_pool(in[0], WindowParams::from(attrs), attrs.get_int("storage_order", 0));
+            auto outs = max_pool(in[0], WindowParams::from(attrs), attrs.get_int("storage_order", 0));
+            // compute_indices 0 (set by simplify_inference when nothing reads Indices): Y alone.
+            if (attrs.get_int("compute_indices", 1) == 0) outs.resize(1);
+            return outs;
           },
       .default_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
             require_cpu(t, "max_pool");
+            schedule_pool(s, out[0], t, "max_pool");
+            if (out.size() < 2) return;
             te::Tensor pos(out[1]->op->inputs.at(0));
-            schedule_reduction(s[out[0]], t);
             schedule_reduction(s[pos], t);
             schedule_injective(s[out[1]], t);
           },
       .doc =
           "largest element of each window, and its flat index (MaxPool; outputs Y, Indices; attributes "
-          "kernel_shape, strides, dilations, pads, auto_pad, ceil_mode, storage_order)",
+          "kernel_shape, strides, dilations, pads, auto_pad, ceil_mode, storage_order; compute_indices 0: Y only)",
   };
 }
 

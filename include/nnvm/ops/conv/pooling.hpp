@@ -3,6 +3,7 @@
 // so max pooling never sees a padding value and the sum pools add nothing for it.
 #pragma once
 
+#include "nnvm/ops/conv/nchwc_schedule.hpp"
 #include "nnvm/ops/conv/window.hpp"
 #include "nnvm/ops/op_def.hpp"
 #include "nnvm/ops/schedule_cpu.hpp"
@@ -57,11 +58,23 @@ inline te::Tensor window_reduce(const te::Tensor& X, const Window& w, ir::Combin
       name);
 }
 
+// A pool in the blocked layout NCHW[x]c, as the layout pass makes it: a 3-D window over
+// (H, W, channel block) that is one element wide along the block.
+inline bool is_blocked_pool(const te::Tensor& R) {
+  const auto& taps = R.op().reduce_axes;
+  if (R.rank() != 5 || taps.size() != 3) return false;
+  auto* block_taps = ir::as_const_int(ir::simplify(taps.back()->dom.extent));
+  return block_taps && *block_taps == 1;
+}
+
 // A pool made by window_reduce, possibly followed by one elementwise stage reading only it
 // (average's division, lp's root): the reduction runs its outputs in parallel, the last stage
-// is vectorized.
+// is vectorized. A blocked pool gets the blocked conv's schedule instead: a tile of output
+// columns in registers, vectorized over the channel block.
 inline void schedule_pool(schedule::Schedule& s, const te::Tensor& Y, const Target& target, const std::string& op) {
   require_cpu(target, op);
+  te::Tensor R = Y.op().reduce_axes.empty() ? te::Tensor(Y.op().inputs.at(0)) : Y;
+  if (is_blocked_pool(R) && detail::schedule_nchwc(s, R, Y, target)) return;
   if (!Y.op().reduce_axes.empty()) {
     schedule_reduction(s[Y], target);
     return;

@@ -1,0 +1,292 @@
+// Layout alteration for CPUs: 2-D float32 convolutions with constant weights run in the blocked
+// layout NCHW[x]c (conv_nchwc, depthwise_conv_nchwc), and the feature maps between them stay
+// blocked, so layout transforms appear only where the chain meets an op that needs NCHW (a
+// reshape, a graph output). TVM's AlterOpLayout for x86, in one walk over the graph:
+//   - a convertible conv becomes the blocked op; its weights and bias are repacked here, once;
+//   - max, average and global pools of a blocked value pool it blocked (see convert_pool);
+//   - an elementwise op on a blocked value, and a broadcasting op whose operands are blocked
+//     alike (a residual add) or are one element (a scalar), run on the blocked values;
+//   - any other consumer of a blocked value gets it back in NCHW through one layout_transform,
+//     made on first use and shared.
+// Block sizes: one or two vectors of output channels (two when they divide the channel count,
+// for two independent weight vectors per input load); a conv takes its input in whatever block
+// its producer left it when that divides its channels, so chains need no repacking.
+#pragma once
+
+#include <optional>
+
+#include "nnvm/graph/passes/rewrite.hpp"
+#include "nnvm/ops/conv/layout_transform.hpp"
+#include "nnvm/target/target.hpp"
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+namespace detail {
+
+// A value of the new graph in the blocked layout NCHW{block}c.
+struct BlockedValue {
+  Value value;
+  int64_t block = 0;
+};
+
+inline std::optional<std::vector<int64_t>> constant_shape(const TensorType& t) {
+  std::vector<int64_t> out;
+  for (auto& e : t.shape) {
+    auto* c = ir::as_const_int(ir::simplify(e));
+    if (!c) return std::nullopt;
+    out.push_back(*c);
+  }
+  return out;
+}
+
+inline const NDArray* float32_constant(const Graph& g, const Value& v) {
+  if (!v.defined()) return nullptr;
+  const Node& n = g.node(v);
+  return n.kind == NodeKind::constant && n.data->dtype() == dtype::float32 ? n.data.get() : nullptr;
+}
+
+// W (M, C, KH, KW) as (M / ob, C / ib, KH, KW, ib, ob).
+inline NDArray pack_conv_weights(const NDArray& w, int64_t ib, int64_t ob) {
+  auto s = w.shape();
+  int64_t M = s[0], C = s[1], KH = s[2], KW = s[3];
+  NDArray p(dtype::float32, {M / ob, C / ib, KH, KW, ib, ob});
+  auto src = w.values<float>();
+  auto dst = p.values<float>();
+  size_t at = 0;
+  for (int64_t mo = 0; mo < M / ob; ++mo)
+    for (int64_t co = 0; co < C / ib; ++co)
+      for (int64_t kh = 0; kh < KH; ++kh)
+        for (int64_t kw = 0; kw < KW; ++kw)
+          for (int64_t ci = 0; ci < ib; ++ci)
+            for (int64_t mi = 0; mi < ob; ++mi)
+              dst[at++] = src[size_t((((mo * ob + mi) * C + co * ib + ci) * KH + kh) * KW + kw)];
+  return p;
+}
+
+// Depthwise W (C, 1, KH, KW) as (C / b, KH, KW, b).
+inline NDArray pack_depthwise_weights(const NDArray& w, int64_t b) {
+  auto s = w.shape();
+  int64_t C = s[0], KH = s[2], KW = s[3];
+  NDArray p(dtype::float32, {C / b, KH, KW, b});
+  auto src = w.values<float>();
+  auto dst = p.values<float>();
+  size_t at = 0;
+  for (int64_t co = 0; co < C / b; ++co)
+    for (int64_t kh = 0; kh < KH; ++kh)
+      for (int64_t kw = 0; kw < KW; ++kw)
+        for (int64_t ci = 0; ci < b; ++ci) dst[at++] = src[size_t(((co * b + ci) * KH + kh) * KW + kw)];
+  return p;
+}
+
+// A bias (M) as (M / ob, ob): the same elements in the same order.
+inline NDArray pack_bias(const NDArray& b, int64_t ob) {
+  NDArray p(dtype::float32, {b.shape()[0] / ob, ob});
+  std::copy(b.values<float>().begin(), b.values<float>().end(), p.values<float>().begin());
+  return p;
+}
+
+class LayoutAlteration {
+ public:
+  LayoutAlteration(const Graph& g, const target::Target& t)
+      : g_(g),
+        rw_(g),
+        lanes_(t.vector_lanes(dtype::float32)),
+        uses_(use_counts(g)),
+        blocked_(g.nodes.size()),
+        pending_(g.nodes.size()) {}
+
+  Graph run() {
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      const Node& n = g_.nodes[i];
+      if (n.kind == NodeKind::op && (convert_conv(i) || convert_pool(i) || convert_elementwise(i))) continue;
+      for (auto& v : n.inputs) plain(v);
+      rw_.keep(i);
+    }
+    for (auto& v : g_.outputs) plain(v);
+    return rw_.finish();
+  }
+
+ private:
+  // Old value `v` in NCHW in the new graph; a blocked-only value gets its layout_transform here.
+  Value plain(const Value& v) {
+    if (v.defined() && pending_[v.node]) {
+      pending_[v.node] = false;
+      const BlockedValue& b = *blocked_[v.node];
+      std::string layout = ops::ChannelLayout::blocked_by(2, b.block).to_string();
+      rw_.replace(v.node, {transform(g_.nodes[v.node].name + "_nchw", b.value, layout, "NCHW")});
+    }
+    return rw_.map(v);
+  }
+
+  // Old value `v` (NCHW, 4-D) in NCHW{block}c in the new graph.
+  Value in_block(const Value& v, int64_t block) {
+    if (auto& b = blocked_[v.node]; b && b->block == block) return b->value;
+    auto key = std::make_pair(v.node, block);
+    if (auto it = repacked_.find(key); it != repacked_.end()) return it->second;
+    std::string dst = ops::ChannelLayout::blocked_by(2, block).to_string();
+    Value out = blocked_[v.node]
+                    ? transform(g_.nodes[v.node].name + "_" + dst, blocked_[v.node]->value,
+                                ops::ChannelLayout::blocked_by(2, blocked_[v.node]->block).to_string(), dst)
+                    : transform(g_.nodes[v.node].name + "_" + dst, plain(v), "NCHW", dst);
+    repacked_[key] = out;
+    return out;
+  }
+
+  Value transform(const std::string& base, const Value& v, const std::string& src, const std::string& dst) {
+    Attrs a;
+    a.set_string("src_layout", src);
+    a.set_string("dst_layout", dst);
+    return rw_.add_op(base, "layout_transform", {v}, std::move(a));
+  }
+
+  // The block of a value's channels the conv reading it should use: the producer's, when it
+  // divides `channels`; else the largest of two vectors, one vector, 4, 2, 1 that does.
+  int64_t input_block(const Value& x, int64_t channels) const {
+    if (auto& b = blocked_[x.node]; b && channels % b->block == 0) return b->block;
+    for (int64_t c : {2 * lanes_, lanes_, int64_t(4), int64_t(2)})
+      if (channels % c == 0) return c;
+    return 1;
+  }
+  int64_t output_block(int64_t channels) const {
+    if (channels % (2 * lanes_) == 0) return 2 * lanes_;
+    return channels % lanes_ == 0 ? lanes_ : 0;
+  }
+
+  bool convert_conv(size_t i) {
+    const Node& n = g_.nodes[i];
+    if (n.op != "conv" || n.inputs.size() < 2 || n.num_outputs() != 1 || lanes_ < 2) return false;
+    const TensorType& xt = g_.type(n.inputs[0]);
+    auto xs = constant_shape(xt);
+    const NDArray* w = float32_constant(g_, n.inputs[1]);
+    bool has_bias = n.inputs.size() > 2 && n.inputs[2].defined();
+    const NDArray* bias = has_bias ? float32_constant(g_, n.inputs[2]) : nullptr;
+    if (xt.dtype != dtype::float32 || !xs || xs->size() != 4 || !w || w->shape().size() != 4 || (has_bias && !bias))
+      return false;
+    int64_t C = (*xs)[1], M = w->shape()[0], group = n.attrs.get_int("group", 1);
+    bool depthwise = group > 1 && group == C && M == C && w->shape()[1] == 1;
+    if (group != 1 && !depthwise) return false;
+    int64_t ob = output_block(M);
+    if (ob == 0) return false;
+    Attrs a;
+    for (const char* k : {"strides", "dilations", "pads", "kernel_shape"})
+      if (n.attrs.has(k)) a.set_ints(k, n.attrs.get_ints(k));
+    if (n.attrs.has("auto_pad")) a.set_string("auto_pad", n.attrs.get_string("auto_pad"));
+    std::vector<Value> in;
+    if (depthwise) {
+      in = {in_block(n.inputs[0], ob), rw_.add_constant(n.name + "_w_nchwc", pack_depthwise_weights(*w, ob))};
+    } else {
+      int64_t ib = input_block(n.inputs[0], C);
+      in = {in_block(n.inputs[0], ib), rw_.add_constant(n.name + "_w_nchwc", pack_conv_weights(*w, ib, ob))};
+    }
+    if (bias) in.push_back(rw_.add_constant(n.name + "_b_nchwc", pack_bias(*bias, ob)));
+    Value y = rw_.add_op(n.name + "_nchwc", depthwise ? "depthwise_conv_nchwc" : "conv_nchwc", std::move(in), a);
+    mark_blocked(i, y, ob);
+    return true;
+  }
+
+  // A 2-D pool of a blocked value stays blocked as a 3-D pool whose window is one element along
+  // the channel block: kernel (KH, KW, 1), strides and dilations (.., 1), no pads on that axis;
+  // a global pool becomes the pool whose window is the whole image. A max pool's Indices (flat
+  // NCHW positions) would change meaning, so a max pool whose Indices are read stays in NCHW.
+  bool convert_pool(size_t i) {
+    const Node& n = g_.nodes[i];
+    bool global = n.op == "global_average_pool" || n.op == "global_max_pool";
+    if (!global && n.op != "average_pool" && n.op != "max_pool") return false;
+    if (n.inputs.empty() || !n.inputs[0].defined() || !blocked_[n.inputs[0].node]) return false;
+    if (n.num_outputs() > 1 && uses_[i][1] > 0) return false;
+    const TensorType& xt = g_.type(n.inputs[0]);
+    auto xs = constant_shape(xt);
+    if (xt.dtype != dtype::float32 || !xs || xs->size() != 4) return false;
+    Attrs a;
+    if (global) {
+      a.set_ints("kernel_shape", {(*xs)[2], (*xs)[3], 1});
+    } else {
+      if (!n.attrs.has("kernel_shape") || n.attrs.get_ints("kernel_shape").size() != 2) return false;
+      auto widen = [&](const char* key, size_t rank) {
+        if (!n.attrs.has(key)) return true;
+        auto v = n.attrs.get_ints(key);
+        if (v.size() != rank) return false;
+        if (rank == 4) v = {v[0], v[1], 0, v[2], v[3], 0};  // pads: begins, then ends
+        else v.push_back(1);
+        a.set_ints(key, v);
+        return true;
+      };
+      if (!widen("kernel_shape", 2) || !widen("strides", 2) || !widen("dilations", 2) || !widen("pads", 4))
+        return false;
+      for (const char* k : {"ceil_mode", "count_include_pad"})
+        if (n.attrs.has(k)) a.set_int(k, n.attrs.get_int(k));
+      if (n.attrs.has("auto_pad")) a.set_string("auto_pad", n.attrs.get_string("auto_pad"));
+    }
+    const BlockedValue& x = *blocked_[n.inputs[0].node];
+    std::string op = n.op == "global_average_pool" ? "average_pool" : n.op == "global_max_pool" ? "max_pool" : n.op;
+    if (op == "max_pool") a.set_int("compute_indices", 0);
+    mark_blocked(i, rw_.add_op(n.name + "_nchwc", op, {x.value}, std::move(a)), x.block);
+    return true;
+  }
+
+  // An elementwise op reading one blocked value (its other inputs compile-time values), or a
+  // broadcast op whose operands are all blocked alike or single elements.
+  bool convert_elementwise(size_t i) {
+    const Node& n = g_.nodes[i];
+    const ops::OpDef& def = g_.registry->get(n.op);
+    if ((def.pattern != ops::OpPattern::elementwise && def.pattern != ops::OpPattern::broadcast) ||
+        n.num_outputs() != 1 || g_.nodes[i].types[0].shape.size() != 4)
+      return false;
+    int64_t block = 0;
+    bool any_blocked = false;
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const Value& v = n.inputs[k];
+      if (!v.defined() || ops::is_value_input(def, k)) continue;
+      if (auto& b = blocked_[v.node]; b && same_shape(g_.type(v), n.types[0])) {
+        if (block != 0 && block != b->block) return false;
+        block = b->block;
+        any_blocked = true;
+      } else if (!single_element(g_.type(v))) {
+        return false;
+      }
+    }
+    if (!any_blocked) return false;
+    std::vector<Value> in;
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const Value& v = n.inputs[k];
+      bool blocked_operand = v.defined() && !ops::is_value_input(def, k) && blocked_[v.node];
+      in.push_back(!v.defined() ? v : blocked_operand ? blocked_[v.node]->value : plain(v));
+    }
+    mark_blocked(i, rw_.add_op(n.name + "_nchwc", n.op, std::move(in), n.attrs), block);
+    return true;
+  }
+
+  void mark_blocked(size_t i, const Value& v, int64_t block) {
+    blocked_[i] = BlockedValue{v, block};
+    pending_[i] = true;
+  }
+
+  static bool same_shape(const TensorType& a, const TensorType& b) {
+    auto x = constant_shape(a), y = constant_shape(b);
+    return x && y && *x == *y;
+  }
+  static bool single_element(const TensorType& t) {
+    auto s = constant_shape(t);
+    return s && s->size() <= 4 && std::all_of(s->begin(), s->end(), [](int64_t e) { return e == 1; });
+  }
+
+  const Graph& g_;
+  GraphRewriter rw_;
+  int64_t lanes_;
+  std::vector<std::vector<int>> uses_;                // by old node and output: its readers
+  std::vector<std::optional<BlockedValue>> blocked_;  // by old node: its output in a blocked layout
+  std::vector<bool> pending_;                         // blocked, and its NCHW form not made yet
+  std::map<std::pair<size_t, int64_t>, Value> repacked_;
+};
+
+}  // namespace detail
+
+// `g` with its convolutions in NCHW[x]c for CPU target `t` (unchanged for other targets).
+inline Graph alter_layout(const Graph& g, const target::Target& t) {
+  if (!t.is_cpu()) return g;
+  return detail::LayoutAlteration(g, t).run();
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE

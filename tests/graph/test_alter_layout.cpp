@@ -1,0 +1,232 @@
+// Layout alteration: conv chains (with relu, a residual add, a depthwise conv and pools) run in
+// NCHW[x]c with layout transforms only at the chain's boundaries, the conv's epilogue is fused
+// into one kernel, and the results equal plain NCHW loops written here.
+#include "support/pch.hpp"
+#include "support/check.hpp"
+
+using namespace nnvm;
+using graph::GraphBuilder;
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+size_t count_ops(const graph::Graph& g, const std::string& op) {
+  size_t n = 0;
+  for (auto& node : g.nodes) n += node.kind == graph::NodeKind::op && node.op == op;
+  return n;
+}
+
+// A plain NCHW feature map with float64 values.
+struct Map {
+  int64_t c, h, w;
+  std::vector<double> v;
+  double& at(int64_t ci, int64_t hi, int64_t wi) { return v[size_t((ci * h + hi) * w + wi)]; }
+  double get(int64_t ci, int64_t hi, int64_t wi) const {
+    return hi < 0 || hi >= h || wi < 0 || wi >= w ? 0.0 : v[size_t((ci * h + hi) * w + wi)];
+  }
+};
+
+Map from_array(const NDArray& a) {
+  Map m{a.shape()[1], a.shape()[2], a.shape()[3], {}};
+  for (float x : a.values<float>()) m.v.push_back(x);
+  return m;
+}
+
+// Square kernel k, stride s, symmetric pad p; group 1 or depthwise (w is (M, C or 1, k, k)).
+Map conv(const Map& x, const NDArray& w, const NDArray& b, int64_t s, int64_t p, bool depthwise) {
+  int64_t M = w.shape()[0], k = w.shape()[2], cin = depthwise ? 1 : x.c;
+  Map y{M, (x.h + 2 * p - k) / s + 1, (x.w + 2 * p - k) / s + 1, {}};
+  y.v.assign(size_t(M * y.h * y.w), 0.0);
+  auto wv = w.values<float>();
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t oh = 0; oh < y.h; ++oh)
+      for (int64_t ow = 0; ow < y.w; ++ow) {
+        double acc = b.values<float>()[size_t(m)];
+        for (int64_t c = 0; c < cin; ++c)
+          for (int64_t kh = 0; kh < k; ++kh)
+            for (int64_t kw = 0; kw < k; ++kw)
+              acc += x.get(depthwise ? m : c, oh * s - p + kh, ow * s - p + kw) *
+                     double(wv[size_t(((m * cin + c) * k + kh) * k + kw)]);
+        y.at(m, oh, ow) = acc;
+      }
+  return y;
+}
+
+Map relu(Map x) {
+  for (auto& e : x.v) e = std::max(e, 0.0);
+  return x;
+}
+
+Map add(Map a, const Map& b) {
+  for (size_t i = 0; i < a.v.size(); ++i) a.v[i] += b.v[i];
+  return a;
+}
+
+Map max_pool2(const Map& x) {
+  Map y{x.c, x.h / 2, x.w / 2, {}};
+  y.v.assign(size_t(y.c * y.h * y.w), 0.0);
+  for (int64_t c = 0; c < y.c; ++c)
+    for (int64_t h = 0; h < y.h; ++h)
+      for (int64_t w = 0; w < y.w; ++w)
+        y.at(c, h, w) = std::max({x.get(c, 2 * h, 2 * w), x.get(c, 2 * h, 2 * w + 1), x.get(c, 2 * h + 1, 2 * w),
+                                  x.get(c, 2 * h + 1, 2 * w + 1)});
+  return y;
+}
+
+ops::Attrs conv_attrs(int64_t s, int64_t p, int64_t group = 1) {
+  ops::Attrs a;
+  a.set_ints("strides", {s, s});
+  a.set_ints("pads", {p, p, p, p});
+  if (group != 1) a.set_int("group", group);
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("alter_layout runs conv chains in NCHW[x]c with transforms only at the boundaries") {
+  // x (1, 3, 13, 15) -> conv 3x3 (16) -> relu -> conv 3x3 (32) + conv 1x1 (32) -> relu
+  //   -> depthwise 3x3 stride 2 (32) -> relu -> max_pool 2x2 -> output
+  NDArray xv = nnvm_test::random_array(dtype::float32, {1, 3, 13, 15}, 1);
+  NDArray w1 = nnvm_test::random_array(dtype::float32, {16, 3, 3, 3}, 2),
+          b1 = nnvm_test::random_array(dtype::float32, {16}, 3);
+  NDArray w2 = nnvm_test::random_array(dtype::float32, {32, 16, 3, 3}, 4),
+          b2 = nnvm_test::random_array(dtype::float32, {32}, 5);
+  NDArray w3 = nnvm_test::random_array(dtype::float32, {32, 16, 1, 1}, 6),
+          b3 = nnvm_test::random_array(dtype::float32, {32}, 7);
+  NDArray w4 = nnvm_test::random_array(dtype::float32, {32, 1, 3, 3}, 8),
+          b4 = nnvm_test::random_array(dtype::float32, {32}, 9);
+  GraphBuilder gb("chain");
+  auto x = gb.input("x", dtype::float32, {1, 3, 13, 15});
+  auto r1 = gb.op("relu", {gb.op("conv", {x, gb.constant("w1", w1), gb.constant("b1", b1)}, conv_attrs(1, 1))});
+  auto c2 = gb.op("conv", {r1, gb.constant("w2", w2), gb.constant("b2", b2)}, conv_attrs(1, 1));
+  auto c3 = gb.op("conv", {r1, gb.constant("w3", w3), gb.constant("b3", b3)}, conv_attrs(1, 0));
+  auto r2 = gb.op("relu", {gb.op("add", {c2, c3})});
+  auto r3 = gb.op("relu", {gb.op("conv", {r2, gb.constant("w4", w4), gb.constant("b4", b4)}, conv_attrs(2, 1, 32))});
+  ops::Attrs pool;
+  pool.set_ints("kernel_shape", {2, 2});
+  pool.set_ints("strides", {2, 2});
+  gb.output(gb.op("max_pool", {r3}, pool));
+  graph::Graph g = gb.build();
+
+  graph::Graph opt = graph::optimize(g, {.opt_level = 2});
+  CHECK(count_ops(opt, "conv") == 0);
+  CHECK(count_ops(opt, "conv_nchwc") == 3);
+  CHECK(count_ops(opt, "depthwise_conv_nchwc") == 1);
+  // Into the chain at x, out of it after the (blocked) pool: nothing in between.
+  CHECK(count_ops(opt, "layout_transform") == 2);
+  CHECK(count_ops(graph::optimize(g, {.opt_level = 1}), "layout_transform") == 0);
+
+  Map want = from_array(xv);
+  Map h1 = relu(conv(want, w1, b1, 1, 1, false));
+  Map h2 = relu(add(conv(h1, w2, b2, 1, 1, false), conv(h1, w3, b3, 1, 0, false)));
+  want = max_pool2(relu(conv(h2, w4, b4, 2, 1, true)));
+
+  auto model = graph::compile(g);
+  NDArray y = model.run({xv})[0];
+  REQUIRE(y.shape() == Ints{1, want.c, want.h, want.w});
+  auto yv = y.values<float>();
+  for (size_t i = 0; i < want.v.size(); ++i) CHECK(double(yv[i]) == doctest::Approx(want.v[i]).epsilon(1e-4));
+  // Each conv and its relu (and the residual add) are one kernel.
+  size_t fused_epilogues = 0;
+  for (auto& step : model.steps()) fused_epilogues += step.label.find("_nchwc+") != std::string::npos;
+  CHECK(fused_epilogues == 3);
+}
+
+// Pools with a 3x3 window, pads and strides, in plain loops; taps in the padding are skipped
+// (max) or not counted (average, count_include_pad 0).
+Map pool3(const Map& x, int64_t s, int64_t p, bool average) {
+  Map y{x.c, (x.h + 2 * p - 3) / s + 1, (x.w + 2 * p - 3) / s + 1, {}};
+  y.v.assign(size_t(y.c * y.h * y.w), 0.0);
+  for (int64_t c = 0; c < y.c; ++c)
+    for (int64_t oh = 0; oh < y.h; ++oh)
+      for (int64_t ow = 0; ow < y.w; ++ow) {
+        double acc = average ? 0.0 : -INFINITY;
+        int64_t count = 0;
+        for (int64_t h = oh * s - p; h < oh * s - p + 3; ++h)
+          for (int64_t w = ow * s - p; w < ow * s - p + 3; ++w) {
+            if (h < 0 || h >= x.h || w < 0 || w >= x.w) continue;
+            acc = average ? acc + x.get(c, h, w) : std::max(acc, x.get(c, h, w));
+            ++count;
+          }
+        y.at(c, oh, ow) = average ? acc / double(count) : acc;
+      }
+  return y;
+}
+
+TEST_CASE("alter_layout keeps max, average and global pools of blocked values blocked") {
+  // x (1, 5, 11, 13) -> conv 3x3 (16) -> relu -> max_pool 3x3/2 pad 1 -> average_pool 3x3 pad 1
+  //   -> global_average_pool -> flatten (output 0); global_max_pool of the max pool (output 1)
+  NDArray xv = nnvm_test::random_array(dtype::float32, {1, 5, 11, 13}, 11);
+  NDArray w1 = nnvm_test::random_array(dtype::float32, {16, 5, 3, 3}, 12),
+          b1 = nnvm_test::random_array(dtype::float32, {16}, 13);
+  GraphBuilder gb("pools");
+  auto x = gb.input("x", dtype::float32, {1, 5, 11, 13});
+  auto r1 = gb.op("relu", {gb.op("conv", {x, gb.constant("w1", w1), gb.constant("b1", b1)}, conv_attrs(1, 1))});
+  ops::Attrs mp, ap;
+  mp.set_ints("kernel_shape", {3, 3}).set_ints("strides", {2, 2}).set_ints("pads", {1, 1, 1, 1});
+  ap.set_ints("kernel_shape", {3, 3}).set_ints("pads", {1, 1, 1, 1});
+  auto m = gb.op("max_pool", {r1}, mp);
+  auto a = gb.op("average_pool", {m}, ap);
+  gb.output(gb.op("flatten", {gb.op("global_average_pool", {a})}));
+  gb.output(gb.op("global_max_pool", {m}));
+  graph::Graph g = gb.build();
+
+  graph::Graph opt = graph::optimize(g, {.opt_level = 2});
+  CHECK(count_ops(opt, "global_average_pool") == 0);
+  CHECK(count_ops(opt, "global_max_pool") == 0);
+  CHECK(count_ops(opt, "max_pool") == 2);
+  CHECK(count_ops(opt, "average_pool") == 2);
+  // x into the block, and the two global pools' results out of it.
+  CHECK(count_ops(opt, "layout_transform") == 3);
+  // Nobody reads the max pool's Indices: simplify_inference stopped computing them.
+  for (auto& n : opt.nodes)
+    if (n.kind == graph::NodeKind::op && n.op == "max_pool") CHECK(n.num_outputs() == 1);
+
+  Map h = pool3(relu(conv(from_array(xv), w1, b1, 1, 1, false)), 2, 1, false);
+  Map avg = pool3(h, 1, 1, true);
+  std::vector<double> gap(16, 0.0), gmp(16, -INFINITY);
+  for (int64_t c = 0; c < 16; ++c) {
+    for (int64_t i = 0; i < avg.h; ++i)
+      for (int64_t j = 0; j < avg.w; ++j) gap[size_t(c)] += avg.get(c, i, j) / double(avg.h * avg.w);
+    for (int64_t i = 0; i < h.h; ++i)
+      for (int64_t j = 0; j < h.w; ++j) gmp[size_t(c)] = std::max(gmp[size_t(c)], h.get(c, i, j));
+  }
+  auto out = graph::compile(g).run({xv});
+  REQUIRE(out.size() == 2);
+  REQUIRE(out[0].shape() == Ints{1, 16});
+  REQUIRE(out[1].shape() == Ints{1, 16, 1, 1});
+  for (size_t c = 0; c < 16; ++c) {
+    CHECK(double(out[0].values<float>()[c]) == doctest::Approx(gap[c]).epsilon(1e-4));
+    CHECK(double(out[1].values<float>()[c]) == doctest::Approx(gmp[c]).epsilon(1e-4));
+  }
+}
+
+TEST_CASE("alter_layout keeps a max pool whose Indices are read in NCHW") {
+  GraphBuilder gb("indices");
+  auto x = gb.input("x", dtype::float32, {1, 4, 6, 6});
+  NDArray w = nnvm_test::random_array(dtype::float32, {8, 4, 3, 3}, 1);
+  ops::Attrs mp;
+  mp.set_ints("kernel_shape", {2, 2}).set_ints("strides", {2, 2});
+  auto pool = gb.op_outputs("max_pool", {gb.op("conv", {x, gb.constant("w", w)}, conv_attrs(1, 1))}, mp);
+  gb.output(pool[0]);
+  gb.output(pool[1]);
+  graph::Graph opt = graph::optimize(gb.build(), {.opt_level = 2});
+  for (auto& n : opt.nodes)
+    if (n.kind == graph::NodeKind::op && n.op == "max_pool") {
+      CHECK(n.types[0].shape.size() == 4);
+      CHECK(n.num_outputs() == 2);
+    }
+  CHECK(count_ops(opt, "conv_nchwc") == 1);
+}
+
+TEST_CASE("alter_layout leaves convs it cannot block in NCHW") {
+  // 12 output channels: not a multiple of the vector width, so the conv stays as it is.
+  GraphBuilder gb("odd");
+  auto x = gb.input("x", dtype::float32, {1, 4, 7, 7});
+  NDArray w = nnvm_test::random_array(dtype::float32, {12, 4, 3, 3}, 1);
+  gb.output(gb.op("relu", {gb.op("conv", {x, gb.constant("w", w)}, conv_attrs(1, 1))}));
+  graph::Graph opt = graph::optimize(gb.build(), {.opt_level = 2});
+  CHECK(count_ops(opt, "conv") == 1);
+  CHECK(count_ops(opt, "layout_transform") == 0);
+}
