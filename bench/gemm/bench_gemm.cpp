@@ -17,6 +17,7 @@
 // JIT into a fresh cache directory, so nothing comes from an earlier run) and its compile time
 // is printed. oneDNN and nnvm-LLVM columns appear when the build found them.
 #include "nnvm_gemm.hpp"
+#include "../common/bench_util.hpp"
 
 #include <unistd.h>
 
@@ -66,19 +67,6 @@ struct Options {
   bool show_llvm = false;  // print the LLVM kernels' assembly
 };
 
-std::vector<int64_t> parse_list(const std::string& s, const char* flag) {
-  std::vector<int64_t> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');) {
-    char* end = nullptr;
-    long long v = std::strtoll(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || v <= 0)
-      throw std::runtime_error(nnvm::str_cat(flag, " takes positive integers separated by commas, got '", s, "'"));
-    out.push_back(v);
-  }
-  return out;
-}
-
 // Calls under ~10 ms are at the mercy of the other processes on the cores (the speed of both
 // OpenBLAS and nnvm at n = 512 flips between two levels from one call to the next on a shared
 // 2-core machine), so small sizes get more reps: about 7 * (1024 / n)^2, from 7 to 41.
@@ -104,14 +92,14 @@ Options parse(int argc, char** argv) {
     } else if (arg == "--show-asm") {
       o.show_llvm = true;
     } else if (arg == "--sizes") {
-      o.sizes = parse_list(value(), "--sizes");
+      o.sizes = bench::parse_positive_ints(value(), "--sizes");
     } else if (arg == "--reps") {
-      o.reps = int(parse_list(value(), "--reps").at(0));
+      o.reps = int(bench::parse_positive_ints(value(), "--reps").at(0));
     } else if (arg == "--threads") {
       o.threads.clear();
-      for (auto t : parse_list(value(), "--threads")) o.threads.push_back(int(t));
+      for (auto t : bench::parse_positive_ints(value(), "--threads")) o.threads.push_back(int(t));
     } else if (arg == "--tiling" || arg == "--llvm-tiling") {
-      auto v = parse_list(value(), arg.c_str());
+      auto v = bench::parse_positive_ints(value(), arg.c_str());
       if (v.size() != 3) throw std::runtime_error(arg + " takes rows,width,k_block (positive integers)");
       o.llvm_tiling = {v[0], v[1], v[2]};
       if (arg == "--tiling") o.tiling = o.llvm_tiling;
@@ -122,67 +110,9 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-// The OpenMP runtime (Eigen) and OpenBLAS read their settings when they are loaded, before
-// main runs, so the settings go in the environment and the program runs itself again.
-// Passive waiting and a short OpenBLAS spin keep idle workers of one library off the cores
-// while the next contender runs.
-void set_environment_and_reexec(char** argv) {
-  const char* wait = std::getenv("OMP_WAIT_POLICY");
-  if (wait && std::strcmp(wait, "passive") == 0 && std::getenv("OPENBLAS_THREAD_TIMEOUT")) return;
-  setenv("OMP_WAIT_POLICY", "passive", 1);
-  setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);  // 2^4 cycles of spinning, OpenBLAS's minimum
-  execv("/proc/self/exe", argv);
-  std::cerr << "note: could not re-execute with OMP_WAIT_POLICY=passive (" << std::strerror(errno)
-            << "); idle library threads may spin\n";
-}
-
-std::string cpu_model() {
-  std::ifstream f("/proc/cpuinfo");
-  for (std::string line; std::getline(f, line);)
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown CPU";
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// max |x - ref| / max |ref|; NaN (an element never written) makes it NaN.
-double max_rel_error(const float* x, const float* ref, size_t count) {
-  double err = 0, scale = 0;
-  for (size_t i = 0; i < count; ++i) {
-    double d = std::abs(double(x[i]) - double(ref[i]));
-    if (std::isnan(d)) return NAN;
-    err = std::max(err, d);
-    scale = std::max(scale, std::abs(double(ref[i])));
-  }
-  return err / std::max(scale, 1e-30);
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
-
-std::string load_average() {
-  std::ifstream f("/proc/loadavg");
-  std::string a, b, c;
-  f >> a >> b >> c;
-  return a.empty() ? std::string("unknown") : a + " " + b + " " + c;
-}
-
-// A fresh directory for the C JIT's cache, so its compile times are real compiles; removed at exit.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "bench_gemm_XXXXXX").string();
-    if (mkdtemp(tmpl.data())) path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path.empty()) std::filesystem::remove_all(path, ec);
-  }
-};
 
 // One column of the table: a name and how it computes C = A * B into its own output.
 struct Contender {
@@ -197,7 +127,7 @@ using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Row
 }  // namespace
 
 int main(int argc, char** argv) {
-  set_environment_and_reexec(argv);
+  bench::set_environment_and_reexec(argv);
   Options opt;
   try {
     opt = parse(argc, argv);
@@ -211,8 +141,8 @@ int main(int argc, char** argv) {
   const bool eigen_parallel = false;
 #endif
   std::printf("bench_gemm: C = A * B, float32, square n x n, row-major; GFLOP/s = 2 n^3 / median time\n");
-  std::printf("  cpu      %s, %ld online cores; load average %s\n", cpu_model().c_str(),
-              sysconf(_SC_NPROCESSORS_ONLN), load_average().c_str());
+  std::printf("  cpu      %s, %ld online cores; load average %s\n", bench::cpu_model().c_str(),
+              sysconf(_SC_NPROCESSORS_ONLN), bench::load_average().c_str());
   std::printf("  openblas %s (cblas_sgemm, openblas_set_num_threads)\n", openblas_get_config());
 #ifdef NNVM_GEMM_WITH_DNNL
   const dnnl_version_t* dv = dnnl_version();
@@ -236,7 +166,7 @@ int main(int argc, char** argv) {
               std::getenv("OMP_WAIT_POLICY"), std::getenv("OPENBLAS_THREAD_TIMEOUT"));
 
   // Each kernel compiles on its own, so each gets its own compile time.
-  TempDir c_cache;
+  bench::TempDir c_cache("bench_gemm");
   nnvm::target::CJitOptions c_options;
   c_options.cache_dir = c_cache.path;
   if (c_cache.path.empty())
@@ -341,9 +271,9 @@ int main(int argc, char** argv) {
       bool ok = true;
       std::string bad;
       for (size_t w = 0; w < k; ++w) {
-        g[w] = gflop / (median(ms[w]) * 1e-3);
+        g[w] = gflop / (bench::median(ms[w]) * 1e-3);
         if (w == 0) continue;
-        double err = max_rel_error(who[w].result, c_blas.data(), count);
+        double err = bench::max_rel_error(who[w].result, c_blas.data(), count);
         if (!(err <= tolerance)) {
           ok = false;
           bad += " " + who[w].name;
@@ -372,7 +302,7 @@ int main(int argc, char** argv) {
               "oneDNN, LLVM/C = nnvm-LLVM / nnvm-C;\nmax err = max over columns of max |C - C_OpenBLAS| / "
               "max |C_OpenBLAS|, limit %.0e; * = ignores the thread count\n",
               tolerance);
-  std::printf("load average at the end: %s\n", load_average().c_str());
+  std::printf("load average at the end: %s\n", bench::load_average().c_str());
   if (failures) {
     std::printf("FAILED: %d row(s) with a result over the limit (marked !)\n", failures);
     return 1;
