@@ -6391,11 +6391,15 @@ class Widen : public ir::IRMutator {
     return it == renamed_.end() ? e : it->second;
   }
   ir::Expr visit(const ir::Select* op, const ir::Expr& e) override {
-    ir::Expr c = mutate(op->condition);
-    // A per-lane condition evaluates both sides; a guarded load could then read out of bounds.
-    if (c.dtype().lanes > 1 && (contains_load(op->true_value) || contains_load(op->false_value))) {
-      failed = true;
-      return e;
+    // A vector select evaluates both sides (and a condition the same for every lane becomes a
+    // vector one when the sides are vectors), so a guarded load could read out of bounds. The
+    // store of such a select becomes an if/else (visit Store); anywhere else the loop stays serial.
+    if (contains_load(op->true_value) || contains_load(op->false_value)) {
+      ir::Expr c = mutate(op->condition), t = mutate(op->true_value), f = mutate(op->false_value);
+      if (c.dtype().lanes > 1 || t.dtype().lanes > 1 || f.dtype().lanes > 1) {
+        failed = true;
+        return e;
+      }
     }
     return ir::IRMutator::visit(op, e);
   }
@@ -6415,7 +6419,19 @@ class Widen : public ir::IRMutator {
     return ir::LetStmt::make(wide, v, mutate(op->body));
   }
   ir::Stmt visit(const ir::Store* op, const ir::Stmt& s) override {
-    ir::Expr i = mutate(op->index), v = mutate(op->value);
+    // buf[i] = select(c, a, b) with loads in a or b and c the same for every lane (a zero-padded
+    // copy: the condition is on an outer axis): if (c) buf[i] = a; else buf[i] = b.
+    if (auto* sel = op->value.as<ir::Select>();
+        sel && (contains_load(sel->true_value) || contains_load(sel->false_value))) {
+      ir::Expr c = mutate(sel->condition);
+      if (c.dtype().lanes == 1)
+        return ir::IfThenElse::make(c, widen_store(op, sel->true_value, s), widen_store(op, sel->false_value, s));
+    }
+    return widen_store(op, op->value, s);
+  }
+  // The vector form of `op` storing `value` instead of its own value.
+  ir::Stmt widen_store(const ir::Store* op, const ir::Expr& value, const ir::Stmt& s) {
+    ir::Expr i = mutate(op->index), v = mutate(value);
     // Every lane would write the same address: a loop-carried dependence.
     if (i.dtype().lanes == 1) {
       failed = true;
@@ -9800,6 +9816,12 @@ using ComputeFn = std::function<std::vector<te::Tensor>(const std::vector<te::Te
 // Schedules the stages that produce `outputs` (as made by the op's compute) for `target`.
 using ScheduleFn = std::function<void(schedule::Schedule& sch, const std::vector<te::Tensor>& outputs,
                                       const Target& target)>;
+// Schedules the op's stages together with `epilogue`, the one output of a fused group whose other
+// members (elementwise ops reading the op's single output, and their other inputs) are inlined
+// into it: the op's result then never goes to memory (TVM's out-fusable epilogue). `epilogue`
+// has the op's output shape. Returns false when it cannot, and the caller schedules as usual.
+using FusedScheduleFn = std::function<bool(schedule::Schedule& sch, const std::vector<te::Tensor>& outputs,
+                                           const te::Tensor& epilogue, const Target& target)>;
 
 // An aggregate, so a definition reads as designated initializers:
 //   OpDef{.name = "hard_swish", .importer_names = {"onnx:HardSwish"}, .input_names = {"X"},
@@ -9826,6 +9848,8 @@ struct OpDef {
   ComputeFn compute;
   // Optional: without it the op lowers to its plain loop nest.
   ScheduleFn default_schedule;
+  // Optional, for out_fusable ops: the schedule when elementwise ops follow in the same kernel.
+  FusedScheduleFn fused_schedule;
   // One line for listings and generated docs.
   std::string doc;
 };
@@ -10684,7 +10708,8 @@ inline std::vector<OpDef> broadcast_ops() {
 NNVM_END_NAMESPACE
 // end nnvm/ops/broadcast/family.hpp
 // begin nnvm/ops/conv/family.hpp
-// Convolutions and pooling: conv1d/2d/3d, depthwise, conv-transpose, max/avg/lp/global pools.
+// Convolutions and pooling: conv1d/2d/3d, depthwise, conv-transpose, max/avg/lp/global pools,
+// and the blocked NCHW[x]c convolutions with their layout transform.
 // One sorted list per family; builtin.hpp joins the families.
 
 // begin nnvm/ops/conv/average_pool.hpp
@@ -10697,6 +10722,74 @@ NNVM_END_NAMESPACE
 // that lie inside X. Taps in the padding are skipped by a guard on the reduction (no padded copy),
 // so max pooling never sees a padding value and the sum pools add nothing for it.
 
+// begin nnvm/ops/conv/nchwc_schedule.hpp
+// The CPU schedule of convolutions in the blocked layout NCHW[x]c (conv_nchwc,
+// depthwise_conv_nchwc): output (N, M / ob, OH, OW, ob). TVM's x86 conv2d_NCHWc schedule, in nnvm:
+//
+//   parallel over (n, output channel block, output row)
+//     for each tile of `row_tile` output columns
+//       acc[row_tile][ob] = bias                 (registers: row_tile x ob / lanes vectors)
+//       for every reduction step (input block, kh, kw, input channel in the block)
+//         for each column of the tile (unrolled)
+//           acc[column][:] += x (one input value, broadcast) * w[:] (one weight vector)
+//       out[...] = epilogue(acc)                 (vectorized over the channel block)
+//
+// Each loaded weight vector feeds row_tile independent multiply-adds, so the loop is bound by
+// FMA throughput, not by loads or FMA latency; the accumulators never go to memory, and the
+// elementwise ops fused after the convolution (relu, a residual add) run on them at write-back.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+namespace detail {
+
+// Output columns per register tile: the largest of 8..4 that divides `out_width` (a tile that
+// divides the row leaves no tail), else 6, with the accumulators (tile x vectors_per_block
+// registers) kept within 16 of the 16-32 vector registers x86 has.
+inline int64_t nchwc_row_tile(int64_t out_width, int64_t vectors_per_block) {
+  int64_t most = std::max<int64_t>(1, 16 / std::max<int64_t>(1, vectors_per_block));
+  for (int64_t t = std::min<int64_t>(8, most); t >= 4; --t)
+    if (out_width % t == 0) return std::min(t, out_width);
+  return std::min({int64_t(6), most, out_width});
+}
+
+// Schedules conv stage `Y` (rank 5, a reduction) whose result reaches memory as `out`: `Y` itself
+// or an elementwise epilogue of it with Y's shape. False (nothing changed) when the shapes are not
+// constant.
+inline bool schedule_nchwc(schedule::Schedule& s, const te::Tensor& Y, const te::Tensor& out, const Target& target) {
+  if (Y.rank() != 5 || out.rank() != 5 || Y.op().reduce_axes.empty()) return false;
+  auto* ow = ir::as_const_int(ir::simplify(Y.shape()[3]));
+  auto* ob = ir::as_const_int(ir::simplify(Y.shape()[4]));
+  if (!ow || !ob) return false;
+  int64_t lanes = target.vector_lanes(Y.dtype());
+  // The zero-padded input copy, when the convolution has pads: its own parallel pass.
+  for (auto& in : Y.op().inputs)
+    if (in->op->kind == te::OpKind::compute) schedule_injective(s[te::Tensor(in)], target);
+  te::Tensor acc = s.cache_write(Y, ir::MemoryScope::local);
+  if (!out.same_as(Y)) s[Y].compute_inline();
+  auto o = s[out];
+  const auto& axes = out.op().axis;
+  auto [col_tile, col] = o.split(axes[3], nchwc_row_tile(*ow, (*ob + lanes - 1) / lanes));
+  o.reorder({axes[0], axes[1], axes[2], col_tile, col, axes[4]});
+  o.vectorize(axes[4]);
+  ir::IterVar rows = o.fuse({axes[0], axes[1], axes[2]});
+  if (worth_parallel(o)) o.parallel(rows);
+  s[acc].compute_at(o, col_tile);
+  auto a = s[acc];
+  std::vector<ir::IterVar> order{a.axis(0), a.axis(1), a.axis(2)};
+  for (size_t r = 0; r < Y.op().reduce_axes.size(); ++r) order.push_back(a.reduce_axis(r));
+  order.push_back(a.axis(3));
+  order.push_back(a.axis(4));
+  a.reorder(order);
+  a.unroll(a.axis(3));
+  a.vectorize(a.axis(4));
+  return true;
+}
+
+}  // namespace detail
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/conv/nchwc_schedule.hpp
 // begin nnvm/ops/conv/window.hpp
 // The sliding window that convolution and pooling share: ONNX's kernel_shape, strides,
 // dilations, pads, auto_pad and ceil_mode, checked against the input and resolved to concrete
@@ -10908,11 +11001,23 @@ inline te::Tensor window_reduce(const te::Tensor& X, const Window& w, ir::Combin
       name);
 }
 
+// A pool in the blocked layout NCHW[x]c, as the layout pass makes it: a 3-D window over
+// (H, W, channel block) that is one element wide along the block.
+inline bool is_blocked_pool(const te::Tensor& R) {
+  const auto& taps = R.op().reduce_axes;
+  if (R.rank() != 5 || taps.size() != 3) return false;
+  auto* block_taps = ir::as_const_int(ir::simplify(taps.back()->dom.extent));
+  return block_taps && *block_taps == 1;
+}
+
 // A pool made by window_reduce, possibly followed by one elementwise stage reading only it
 // (average's division, lp's root): the reduction runs its outputs in parallel, the last stage
-// is vectorized.
+// is vectorized. A blocked pool gets the blocked conv's schedule instead: a tile of output
+// columns in registers, vectorized over the channel block.
 inline void schedule_pool(schedule::Schedule& s, const te::Tensor& Y, const Target& target, const std::string& op) {
   require_cpu(target, op);
+  te::Tensor R = Y.op().reduce_axes.empty() ? te::Tensor(Y.op().inputs.at(0)) : Y;
+  if (is_blocked_pool(R) && detail::schedule_nchwc(s, R, Y, target)) return;
   if (!Y.op().reduce_axes.empty()) {
     schedule_reduction(s[Y], target);
     return;
@@ -11037,7 +11142,8 @@ inline void check_conv_bias(const te::Tensor& B, const te::Tensor& X, int64_t ch
                     {"input B"});
 }
 
-// X with the window's pads around its spatial axes, zero outside X; X itself when there are none.
+// X with the window's pads around its spatial axes (axes 2 to 2 + w.rank(); axes after them, such
+// as a channel block, are kept), zero outside X; X itself when there are none.
 inline te::Tensor pad_spatial(const te::Tensor& X, const Window& w, const std::string& name) {
   bool any = false;
   std::vector<ir::Expr> shape{X.shape()[0], X.shape()[1]};
@@ -11045,6 +11151,7 @@ inline te::Tensor pad_spatial(const te::Tensor& X, const Window& w, const std::s
     any |= w.pad_begin[d] > 0 || w.pad_end[d] > 0;
     shape.emplace_back(w.in[d] + w.pad_begin[d] + w.pad_end[d]);
   }
+  for (size_t a = 2 + w.rank(); a < X.rank(); ++a) shape.push_back(X.shape()[a]);
   if (!any) return X;
   return te::compute(
       shape,
@@ -11061,6 +11168,7 @@ inline te::Tensor pad_spatial(const te::Tensor& X, const Window& w, const std::s
           inside = inside.defined() ? ir::Expr(inside && c) : c;
           idx.push_back(w.pad_begin[d] ? ir::Expr(i - ir::Expr(w.pad_begin[d])) : i);
         }
+        for (size_t a = 2 + w.rank(); a < X.rank(); ++a) idx.push_back(v[a]);
         // A scalar select runs only the chosen side, so the read outside X never happens.
         return ir::select(inside, X(idx), ir::make_zero(X.dtype()));
       },
@@ -11198,6 +11306,100 @@ inline OpDef conv_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/conv/conv.hpp
+// begin nnvm/ops/conv/conv_nchwc.hpp
+// conv_nchwc: 2-D convolution (one group) in the blocked layout NCHW[x]c, which the layout pass
+// (graph/passes/alter_layout.hpp) substitutes for conv on CPUs. With input block ib and output
+// block ob:
+//   X (N, C / ib, H, W, ib)   W (M / ob, C / ib, KH, KW, ib, ob)   B (M / ob, ob), optional
+//   Y[n, mo, oh, ow, mi] = B[mo, mi] + sum over co, kh, kw, ci of
+//       X[n, co, oh * stride - pad + kh * dilation, ow * stride - pad + kw * dilation, ci] * W[mo, co, kh, kw, ci, mi]
+// with zeros outside X. Window attributes as conv's (strides, dilations, pads, auto_pad).
+// The weight layout puts the ob output channels of one input channel and tap next to each other,
+// so the inner loop loads them as vectors (nchwc_schedule.hpp).
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+namespace detail {
+// The window of a blocked convolution or pool: spatial axes 2 and 3 of X (rank 5), kernel `kernel`.
+inline Window blocked_window(const te::Tensor& X, const WindowParams& p, std::vector<int64_t> kernel) {
+  std::vector<int64_t> in{conv_extent(X, 2, "X"), conv_extent(X, 3, "X")};
+  if (!p.kernel_shape.empty() && p.kernel_shape != kernel)
+    bad_window_attr("kernel_shape", "attribute 'kernel_shape' differs from W's spatial extents");
+  return resolve_window(p, std::move(in), std::move(kernel));
+}
+
+inline void check_extent(const te::Tensor& t, size_t axis, const char* input, const ir::Expr& want, const char* why) {
+  if (!same_extent(t.shape()[axis], want))
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input ", input, " axis ", axis, " has ", ir::to_string(t.shape()[axis]), " elements, expected ",
+                            ir::to_string(want), " (", why, ")"),
+                    {str_cat("input ", input)});
+}
+}  // namespace detail
+
+inline te::Tensor conv_nchwc(const te::Tensor& X, const te::Tensor& W, const te::Tensor& B = {},
+                             const WindowParams& p = {}, std::string name = "conv_nchwc") {
+  check_rank(X, "X", 5);
+  check_float(X, "X");
+  check_rank(W, "W", 6);
+  check_same_dtype(X, "X", W, "W");
+  detail::check_extent(W, 1, "W", X.shape()[1], "X's channel blocks");
+  detail::check_extent(W, 4, "W", X.shape()[4], "X's channel block size");
+  int64_t ib = detail::conv_extent(X, 4, "X"), ob = detail::conv_extent(W, 5, "W");
+  if (B.defined()) {
+    check_rank(B, "B", 2);
+    check_same_dtype(X, "X", B, "B");
+    detail::check_extent(B, 0, "B", W.shape()[0], "W's output channel blocks");
+    detail::check_extent(B, 1, "B", W.shape()[5], "W's output channel block size");
+  }
+  Window w = detail::blocked_window(X, p, {detail::conv_extent(W, 2, "W"), detail::conv_extent(W, 3, "W")});
+  te::Tensor src = detail::pad_spatial(X, w, name + "_pad");
+  Window at = w;
+  if (!src.same_as(X)) std::fill(at.pad_begin.begin(), at.pad_begin.end(), 0);
+  auto co = te::reduce_axis(X.shape()[1], "rco");
+  auto kh = te::reduce_axis(ir::Expr(w.kernel[0]), "rkh");
+  auto kw = te::reduce_axis(ir::Expr(w.kernel[1]), "rkw");
+  auto ci = te::reduce_axis(ir::Expr(ib), "rci");
+  return te::compute(
+      {X.shape()[0], W.shape()[0], ir::Expr(w.out[0]), ir::Expr(w.out[1]), ir::Expr(ob)},
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr x = src({v[0], co.var(), at.tap(0, v[2], kh.var()), at.tap(1, v[3], kw.var()), ci.var()});
+        ir::Expr wt = W({v[1], co.var(), kh.var(), kw.var(), ci.var(), v[4]});
+        return te::sum(x * wt, {co, kh, kw, ci}, B.defined() ? B({v[1], v[4]}) : ir::Expr());
+      },
+      std::move(name));
+}
+
+inline OpDef conv_nchwc_def() {
+  return OpDef{
+      .name = "conv_nchwc",
+      .input_names = {"X", "W", "B"},
+      .optional_inputs = 1,
+      .pattern = OpPattern::out_fusable,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{
+                conv_nchwc(in[0], in[1], in.size() > 2 ? in[2] : te::Tensor(), WindowParams::from(attrs))};
+          },
+      .default_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            require_cpu(t, "conv_nchwc");
+            detail::schedule_nchwc(s, out[0], out[0], t);
+          },
+      .fused_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const te::Tensor& epilogue, const Target& t) {
+            return t.is_cpu() && detail::schedule_nchwc(s, out[0], epilogue, t);
+          },
+      .doc = "2-D convolution in the blocked layout NCHW[x]c: X (N, C/ib, H, W, ib), W (M/ob, C/ib, KH, KW, ib, ob), "
+             "B (M/ob, ob); conv's window attributes",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/conv/conv_nchwc.hpp
 // begin nnvm/ops/conv/conv_transpose.hpp
 // conv_transpose: the transposed convolution (ONNX ConvTranspose), the gradient of conv with
 // respect to its input. X is (N, C, D1, ...), W is (C, M / group, K1, ...), the optional bias B
@@ -11353,6 +11555,77 @@ inline OpDef conv_transpose_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/conv/conv_transpose.hpp
+// begin nnvm/ops/conv/depthwise_conv_nchwc.hpp
+// depthwise_conv_nchwc: depthwise 2-D convolution (group == channels, one output per channel)
+// in the blocked layout NCHW[x]c, which the layout pass substitutes for such a conv on CPUs:
+//   X (N, C / b, H, W, b)   W (C / b, KH, KW, b)   B (C / b, b), optional
+//   Y[n, co, oh, ow, ci] = B[co, ci] + sum over kh, kw of
+//       X[n, co, oh * stride - pad + kh * dilation, ow * stride - pad + kw * dilation, ci] * W[co, kh, kw, ci]
+// with zeros outside X. Window attributes as conv's. Each tap is one vector multiply-add over the
+// b channels of a block.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline te::Tensor depthwise_conv_nchwc(const te::Tensor& X, const te::Tensor& W, const te::Tensor& B = {},
+                                       const WindowParams& p = {}, std::string name = "depthwise_conv_nchwc") {
+  check_rank(X, "X", 5);
+  check_float(X, "X");
+  check_rank(W, "W", 4);
+  check_same_dtype(X, "X", W, "W");
+  detail::check_extent(W, 0, "W", X.shape()[1], "X's channel blocks");
+  detail::check_extent(W, 3, "W", X.shape()[4], "X's channel block size");
+  if (B.defined()) {
+    check_rank(B, "B", 2);
+    check_same_dtype(X, "X", B, "B");
+    detail::check_extent(B, 0, "B", X.shape()[1], "X's channel blocks");
+    detail::check_extent(B, 1, "B", X.shape()[4], "X's channel block size");
+  }
+  Window w = detail::blocked_window(X, p, {detail::conv_extent(W, 1, "W"), detail::conv_extent(W, 2, "W")});
+  te::Tensor src = detail::pad_spatial(X, w, name + "_pad");
+  Window at = w;
+  if (!src.same_as(X)) std::fill(at.pad_begin.begin(), at.pad_begin.end(), 0);
+  auto kh = te::reduce_axis(ir::Expr(w.kernel[0]), "rkh");
+  auto kw = te::reduce_axis(ir::Expr(w.kernel[1]), "rkw");
+  return te::compute(
+      {X.shape()[0], X.shape()[1], ir::Expr(w.out[0]), ir::Expr(w.out[1]), X.shape()[4]},
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr x = src({v[0], v[1], at.tap(0, v[2], kh.var()), at.tap(1, v[3], kw.var()), v[4]});
+        ir::Expr wt = W({v[1], kh.var(), kw.var(), v[4]});
+        return te::sum(x * wt, {kh, kw}, B.defined() ? B({v[1], v[4]}) : ir::Expr());
+      },
+      std::move(name));
+}
+
+inline OpDef depthwise_conv_nchwc_def() {
+  return OpDef{
+      .name = "depthwise_conv_nchwc",
+      .input_names = {"X", "W", "B"},
+      .optional_inputs = 1,
+      .pattern = OpPattern::out_fusable,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{depthwise_conv_nchwc(in[0], in[1], in.size() > 2 ? in[2] : te::Tensor(),
+                                                                WindowParams::from(attrs))};
+          },
+      .default_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            require_cpu(t, "depthwise_conv_nchwc");
+            detail::schedule_nchwc(s, out[0], out[0], t);
+          },
+      .fused_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const te::Tensor& epilogue, const Target& t) {
+            return t.is_cpu() && detail::schedule_nchwc(s, out[0], epilogue, t);
+          },
+      .doc = "depthwise 2-D convolution in the blocked layout NCHW[x]c: X (N, C/b, H, W, b), W (C/b, KH, KW, b), "
+             "B (C/b, b); conv's window attributes",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/conv/depthwise_conv_nchwc.hpp
 // begin nnvm/ops/conv/global_pool.hpp
 // The global pools: one value per (n, c) over all spatial elements, output (N, C, 1, ...):
 // global_average_pool, global_max_pool and global_lp_pool (ONNX GlobalAveragePool,
@@ -11470,6 +11743,125 @@ inline OpDef global_max_pool_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/conv/global_pool.hpp
+// begin nnvm/ops/conv/layout_transform.hpp
+// layout_transform: moves a feature map between the plain channel-major layout and a blocked one,
+// as TVM's layout_transform does. Layouts are written "NCHW" (any spatial letters after "NC":
+// "NCW", "NCDHW") or, blocked, the same followed by the block size and "c": "NCHW8c" is
+// (N, C / 8, H, W, 8), channel c stored at [c / 8, ..., c % 8]. Blocked layouts let a
+// convolution load a vector of 8 channels with one instruction (layout pass: passes/alter_layout.hpp).
+// Both layouts must name the same axes; the channel count must be a multiple of every block.
+
+#include <cctype>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// A parsed layout: the plain axis letters ("NCHW") and the channel block (0 when not blocked).
+struct ChannelLayout {
+  std::string axes;
+  int64_t block = 0;
+
+  bool blocked() const { return block > 0; }
+  size_t rank() const { return axes.size() + (blocked() ? 1 : 0); }
+  std::string to_string() const { return blocked() ? str_cat(axes, block, "c") : axes; }
+
+  static ChannelLayout plain(size_t spatial) {
+    static const char* const letters[] = {"", "W", "HW", "DHW"};
+    return {std::string("NC") + letters[std::min<size_t>(spatial, 3)], 0};
+  }
+  static ChannelLayout blocked_by(size_t spatial, int64_t block) {
+    ChannelLayout l = plain(spatial);
+    l.block = block;
+    return l;
+  }
+  // "nnvm.ops.attr" naming `attr` unless `text` is "NC" + 1-3 spatial letters, then optionally a
+  // positive block size and "c".
+  static ChannelLayout parse(const std::string& text, const char* attr) {
+    ChannelLayout l;
+    size_t i = 0;
+    while (i < text.size() && std::isupper(static_cast<unsigned char>(text[i]))) l.axes += text[i++];
+    bool ok = l.axes.size() >= 3 && l.axes.size() <= 5 && l.axes.compare(0, 2, "NC") == 0;
+    if (ok && i < text.size()) {
+      size_t digits = i;
+      while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && i - digits < 6)
+        l.block = l.block * 10 + (text[i++] - '0');
+      ok = i > digits && l.block > 0 && i + 1 == text.size() && text[i] == 'c';
+    }
+    if (!ok)
+      throw UserError("nnvm.ops.attr",
+                      str_cat("attribute '", attr, "' is '", text,
+                              "'; expected a layout such as NCHW or NCHW8c (N, C, spatial axes, then an optional "
+                              "channel block and 'c')"),
+                      {str_cat("attribute ", attr)});
+    return l;
+  }
+};
+
+inline te::Tensor layout_transform(const te::Tensor& X, const ChannelLayout& src, const ChannelLayout& dst,
+                                   std::string name = "layout_transform") {
+  if (src.axes != dst.axes)
+    throw UserError("nnvm.ops.attr",
+                    str_cat("layouts ", src.to_string(), " and ", dst.to_string(), " name different axes"),
+                    {"attribute dst_layout"});
+  check_rank(X, "X", src.rank());
+  size_t spatial = src.axes.size() - 2;
+  // The logical channel count, constant so blocks can be checked against it.
+  auto* c1 = ir::as_const_int(ir::simplify(X.shape()[1]));
+  if (!c1)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input X axis 1 has the symbolic extent ", ir::to_string(X.shape()[1]),
+                            "; layout_transform needs a constant channel count"),
+                    {"input X"});
+  int64_t channels = *c1;
+  if (src.blocked()) {
+    if (!same_extent(X.shape()[src.rank() - 1], ir::Expr(src.block)))
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("input X's last axis has ", ir::to_string(X.shape()[src.rank() - 1]),
+                              " elements but src_layout ", src.to_string(), " says ", src.block),
+                      {"input X"});
+    channels *= src.block;
+  }
+  if (dst.blocked() && channels % dst.block != 0)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input X has ", channels, " channels, which the block of dst_layout ", dst.to_string(),
+                            " does not divide"),
+                    {"input X"});
+  std::vector<ir::Expr> shape{X.shape()[0], ir::Expr(dst.blocked() ? channels / dst.block : channels)};
+  for (size_t d = 0; d < spatial; ++d) shape.push_back(X.shape()[2 + d]);
+  if (dst.blocked()) shape.emplace_back(dst.block);
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr c = dst.blocked() ? ir::Expr(v[1] * ir::Expr(dst.block) + v[2 + spatial]) : ir::Expr(v[1]);
+        std::vector<ir::Expr> idx{v[0], src.blocked() ? ir::Expr(c / ir::Expr(src.block)) : c};
+        for (size_t d = 0; d < spatial; ++d) idx.push_back(v[2 + d]);
+        if (src.blocked()) idx.push_back(c % ir::Expr(src.block));
+        return X(idx);
+      },
+      std::move(name));
+}
+
+inline OpDef layout_transform_def() {
+  return OpDef{
+      .name = "layout_transform",
+      .input_names = {"X"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{
+                layout_transform(in[0], ChannelLayout::parse(attrs.get_string("src_layout"), "src_layout"),
+                                 ChannelLayout::parse(attrs.get_string("dst_layout"), "dst_layout"))};
+          },
+      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_injective(s[out[0]], t); },
+      .doc = "feature map between layouts NCHW and blocked NCHW[x]c (attributes src_layout, dst_layout)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/conv/layout_transform.hpp
 // begin nnvm/ops/conv/max_pool.hpp
 // max_pool: the largest element of each window (ONNX MaxPool), and the position of the first
 // largest one in the window's row-major scan order (output Indices, int64), as an index into the
@@ -11546,19 +11938,23 @@ inline OpDef max_pool_def() {
       .pattern = OpPattern::out_fusable,
       .compute =
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
-            return max_pool(in[0], WindowParams::from(attrs), attrs.get_int("storage_order", 0));
+            auto outs = max_pool(in[0], WindowParams::from(attrs), attrs.get_int("storage_order", 0));
+            // compute_indices 0 (set by simplify_inference when nothing reads Indices): Y alone.
+            if (attrs.get_int("compute_indices", 1) == 0) outs.resize(1);
+            return outs;
           },
       .default_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
             require_cpu(t, "max_pool");
+            schedule_pool(s, out[0], t, "max_pool");
+            if (out.size() < 2) return;
             te::Tensor pos(out[1]->op->inputs.at(0));
-            schedule_reduction(s[out[0]], t);
             schedule_reduction(s[pos], t);
             schedule_injective(s[out[1]], t);
           },
       .doc =
           "largest element of each window, and its flat index (MaxPool; outputs Y, Indices; attributes "
-          "kernel_shape, strides, dilations, pads, auto_pad, ceil_mode, storage_order)",
+          "kernel_shape, strides, dilations, pads, auto_pad, ceil_mode, storage_order; compute_indices 0: Y only)",
   };
 }
 
@@ -11573,10 +11969,13 @@ inline std::vector<OpDef> conv_ops() {
   return {
       average_pool_def(),
       conv_def(),
+      conv_nchwc_def(),
       conv_transpose_def(),
+      depthwise_conv_nchwc_def(),
       global_average_pool_def(),
       global_lp_pool_def(),
       global_max_pool_def(),
+      layout_transform_def(),
       lp_pool_def(),
       max_pool_def(),
   };
@@ -13238,6 +13637,68 @@ inline OpDef layer_norm_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/nn/layer_norm.hpp
+// begin nnvm/ops/nn/lp_normalization.hpp
+// lp_normalization: ONNX LpNormalization. X divided by its L1 (p = 1) or L2 (p = 2, default) norm
+// along attribute axis (default -1): Y = X / (sum |X|^p)^(1/p). Where the norm is 0, Y is 0 (as the
+// ONNX reference gives), not NaN. float16/bfloat16 compute in float32.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline te::Tensor lp_normalization(const te::Tensor& x, int64_t axis, int64_t p,
+                                   const std::string& name = "lp_normalization") {
+  check_rank(x, "input", 1, 8);
+  check_norm_float(x, "input");
+  if (p != 1 && p != 2)
+    throw UserError("nnvm.ops.attr", str_cat("attribute 'p' is ", p, " but must be 1 or 2"), {"attribute p"});
+  size_t a = normalize_axis(axis, x.rank(), "axis");
+  DataType t = x.dtype(), ct = norm_compute_type(t);
+  std::vector<ir::Expr> kept = x.shape();
+  kept[a] = ir::Expr(int64_t(1));
+  auto k = te::reduce_axis(x.shape()[a], "k");
+  te::Tensor norm = te::compute(
+      kept,
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> idx(v.begin(), v.end());
+        idx[a] = k.var();
+        ir::Expr e = ir::cast(ct, x(idx));
+        return te::sum(p == 1 ? ir::call(ir::CallOp::abs, e) : e * e, {k});
+      },
+      name + "_norm");
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> idx(v.begin(), v.end()), at = idx;
+        at[a] = ir::Expr(int64_t(0));
+        ir::Expr n = p == 1 ? norm(at) : ir::call(ir::CallOp::sqrt, norm(at));
+        ir::Expr zero = ir::make_zero(ct);
+        // Dividing by 1 where the norm is 0 keeps the division finite; the select gives 0.
+        ir::Expr y = ir::select(n == zero, zero, ir::cast(ct, x(idx)) / ir::select(n == zero, ir::make_const(ct, 1.0), n));
+        return ir::cast(t, y);
+      },
+      name);
+}
+
+inline OpDef lp_normalization_def() {
+  return OpDef{
+      .name = "lp_normalization",
+      .importer_names = {"onnx:LpNormalization"},
+      .input_names = {"input"},
+      .pattern = OpPattern::reduction,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{lp_normalization(in[0], attrs.get_int("axis", -1), attrs.get_int("p", 2))};
+          },
+      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t, "lp_normalization"); },
+      .doc = "input / its L1 or L2 norm along attribute axis (default -1); 0 where the norm is 0",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/lp_normalization.hpp
 // begin nnvm/ops/nn/lrn.hpp
 // lrn: ONNX LRN, local response normalization across channels (axis 1 of X (N, C, D1, ...)):
 // Y = X / (bias + alpha / size * square_sum) ^ beta, where square_sum at channel c sums X^2 over
@@ -13604,6 +14065,238 @@ inline OpDef rms_norm_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/nn/rms_norm.hpp
+// begin nnvm/ops/nn/rotary_embedding.hpp
+// rotary_embedding: ONNX RotaryEmbedding (opset 23). X is (batch, heads, seq, head_size), or
+// (batch, seq, hidden) with attribute num_heads giving head_size = hidden / num_heads. The first
+// rotary_embedding_dim (default: all) elements of each head are rotated pairwise by the angle
+// whose cosine and sine the caches hold; the rest pass through. Pairs are (j, j + dim/2) by
+// default, or (2i, 2i + 1) with interleaved = 1:
+//   y1 = cos * x1 - sin * x2,   y2 = sin * x1 + cos * x2.
+// With position_ids (batch, seq) the caches are (max_position, dim/2) tables indexed by position;
+// without, they are (batch, seq, dim/2). A position outside the table is clamped into it (ONNX
+// leaves it undefined; kernels cannot fail). float16/bfloat16 compute in float32.
+
+// begin nnvm/ops/transform/common.hpp
+// Helpers the layout and indexing ops share: constant extents, value inputs read as integer
+// lists, row-major index arithmetic, index wrapping and clamping, and the default schedule of an
+// op whose outputs are all injective.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+namespace transform_detail {
+
+inline std::vector<ir::Expr> exprs(const std::vector<ir::Var>& v) { return {v.begin(), v.end()}; }
+
+// The constant value of extent `e`; "nnvm.ops.input_shape" naming `what` when it is symbolic
+// (ops whose index arithmetic or output shape needs the number).
+inline int64_t const_extent(const ir::Expr& e, const std::string& what) {
+  if (auto* c = ir::as_const_int(ir::simplify(e))) return *c;
+  throw UserError("nnvm.ops.input_shape", str_cat(what, " must be a constant extent, got ", ir::to_string(e)));
+}
+
+// "nnvm.ops.input_shape" unless `extent` (of output axis `axis`) is non-negative; an empty axis
+// (extent 0) is a valid result, as in ONNX.
+inline void check_output_extent(int64_t extent, size_t axis, const std::string& why) {
+  if (extent < 0)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("output axis ", axis, " would have extent ", extent, " (", why, ")"));
+}
+
+// "[2, -1, 3]", for messages.
+inline std::string list_string(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+inline ir::Expr product(const std::vector<ir::Expr>& shape, size_t begin = 0, size_t end = SIZE_MAX) {
+  ir::Expr p(int64_t(1));
+  for (size_t d = begin; d < std::min(end, shape.size()); ++d) p = p * shape[d];
+  return ir::simplify(p);
+}
+
+// Row-major flat offset of `idx` in `shape`, and its inverse.
+inline ir::Expr ravel(const std::vector<ir::Expr>& idx, const std::vector<ir::Expr>& shape) {
+  ir::Expr flat(int64_t(0));
+  for (size_t d = 0; d < idx.size(); ++d) flat = flat * shape[d] + idx[d];
+  return flat;
+}
+inline std::vector<ir::Expr> unravel(ir::Expr flat, const std::vector<ir::Expr>& shape) {
+  std::vector<ir::Expr> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    idx[d] = d == 0 ? flat : flat % shape[d];
+    if (d > 0) flat = flat / shape[d];
+  }
+  return idx;
+}
+
+// An index element read from a tensor, as int64, with a negative value counting from the end
+// (ONNX's wrap for Gather and friends).
+inline ir::Expr wrap_negative(const ir::Expr& i, const ir::Expr& n) {
+  ir::Expr x = ir::cast(dtype::int64, i);
+  return ir::select(x < 0, x + n, x);
+}
+// Kernels cannot fail, so an index that is out of range even after wrapping is clamped into
+// [0, n - 1]: the read stays inside the tensor (ONNX leaves the result undefined).
+inline ir::Expr wrap_clamp(const ir::Expr& i, const ir::Expr& n) {
+  return ir::min(ir::max(wrap_negative(i, n), ir::Expr(int64_t(0))), n - int64_t(1));
+}
+
+// "nnvm.ops.input_dtype" unless `t` holds int32 or int64 (ONNX's index types).
+inline void check_index_dtype(const te::Tensor& t, const char* input) {
+  if (t.dtype() != dtype::int32 && t.dtype() != dtype::int64)
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("input ", input, " (tensor ", t.name(), ") is ", t.dtype(), ", expected int32 or int64"),
+                    {"input " + std::string(input)});
+}
+
+// Axis values from a value input or attribute, normalized to [0, rank) and checked for repeats.
+inline std::vector<size_t> normalize_axes(const std::vector<int64_t>& axes, size_t rank, const char* what) {
+  std::vector<size_t> out;
+  for (int64_t a : axes) {
+    size_t n = normalize_axis(a, rank, what);
+    if (std::find(out.begin(), out.end(), n) != out.end())
+      throw UserError("nnvm.ops.attr", str_cat(what, " names axis ", a, " more than once"),
+                      {str_cat("attribute ", what)});
+    out.push_back(n);
+  }
+  return out;
+}
+
+// True when optional input `i` was given (left out at the end, or undefined in the middle).
+inline bool given(const std::vector<te::Tensor>& in, size_t i) { return i < in.size() && in[i].defined(); }
+
+// The default schedule of an op whose every output is one injective stage.
+inline ScheduleFn injective_schedule(std::string op) {
+  return [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+    require_cpu(t, op);
+    for (auto& o : out) schedule_injective(s[o], t);
+  };
+}
+
+}  // namespace transform_detail
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/common.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct RotarySpec {
+  bool interleaved = false;
+  int64_t rotary_dim = 0;  // 0: head_size
+  int64_t num_heads = 0;   // required for 3-D X
+};
+
+// `position_ids` may be undefined (absent).
+inline te::Tensor rotary_embedding(const te::Tensor& x, const te::Tensor& cos_cache, const te::Tensor& sin_cache,
+                                   const te::Tensor& position_ids, const RotarySpec& spec,
+                                   std::string name = "rotary_embedding") {
+  using transform_detail::const_extent;
+  check_rank(x, "X", 3, 4);
+  check_norm_float(x, "X");
+  check_same_dtype(x, "X", cos_cache, "cos_cache");
+  check_same_dtype(x, "X", sin_cache, "sin_cache");
+  bool three_d = x.rank() == 3;
+  int64_t last = const_extent(x.shape().back(), "the last axis of input X");
+  int64_t head = last;
+  if (three_d) {
+    if (spec.num_heads <= 0 || last % spec.num_heads != 0)
+      throw UserError("nnvm.ops.attr",
+                      str_cat("attribute 'num_heads' is ", spec.num_heads, " but a 3-D X needs a positive divisor of its hidden size ", last),
+                      {"attribute num_heads"});
+    head = last / spec.num_heads;
+  }
+  int64_t rot = spec.rotary_dim == 0 ? head : spec.rotary_dim;
+  if (rot <= 0 || rot > head || rot % 2 != 0)
+    throw UserError("nnvm.ops.attr",
+                    str_cat("attribute 'rotary_embedding_dim' is ", spec.rotary_dim, " but must be even and at most the head size ", head),
+                    {"attribute rotary_embedding_dim"});
+  int64_t half = rot / 2;
+  ir::Expr batch = x.shape()[0], seq = x.shape()[three_d ? 1 : 2];
+  bool by_position = position_ids.defined();
+  if (by_position) {
+    if (position_ids.dtype() != dtype::int64)
+      throw UserError("nnvm.ops.input_dtype",
+                      str_cat("input position_ids (tensor ", position_ids.name(), ") is ", position_ids.dtype(), ", expected int64"),
+                      {"input position_ids"});
+    check_rank(position_ids, "position_ids", 2);
+    check_same_extent(position_ids.shape()[0], batch, "the batch extents of position_ids and X");
+    check_same_extent(position_ids.shape()[1], seq, "the sequence extents of position_ids and X");
+  }
+  for (auto [c, input] : {std::pair{cos_cache, "cos_cache"}, std::pair{sin_cache, "sin_cache"}}) {
+    check_rank(c, input, by_position ? 2 : 3);
+    if (!by_position) {
+      check_same_extent(c.shape()[0], batch, str_cat("the batch extents of ", input, " and X"));
+      check_same_extent(c.shape()[1], seq, str_cat("the sequence extents of ", input, " and X"));
+    }
+    if (const_extent(c.shape().back(), str_cat("the last axis of input ", input)) != half)
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("the last axis of input ", input, " has extent ", ir::to_string(c.shape().back()),
+                              ", expected rotary_embedding_dim / 2 = ", half),
+                      {str_cat("input ", input)});
+  }
+  DataType t = x.dtype(), ct = norm_compute_type(t);
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> idx(v.begin(), v.end());
+        ir::Expr k = v.back();
+        ir::Expr j = three_d ? k % head : k;   // index within the head
+        ir::Expr base = k - j;                 // the head's first element on X's last axis
+        ir::Expr s = v[three_d ? 1 : 2];
+        // Which half of its pair j is, the pair's other element and the cache column; indices are
+        // clamped so the unused ones (j >= rot) stay in bounds too.
+        ir::Expr first = spec.interleaved ? j % int64_t(2) == int64_t(0) : j < half;
+        ir::Expr other = spec.interleaved ? ir::select(first, j + int64_t(1), j - int64_t(1))
+                                          : ir::select(first, j + half, j - half);
+        ir::Expr col = spec.interleaved ? j / int64_t(2) : ir::select(first, j, j - half);
+        other = ir::min(other, ir::Expr(head - 1));
+        col = ir::min(col, ir::Expr(half - 1));
+        std::vector<ir::Expr> at;
+        if (by_position) {
+          ir::Expr pos = position_ids({v[0], s});
+          ir::Expr n = cos_cache.shape()[0];
+          at = {ir::min(ir::max(pos, ir::Expr(int64_t(0))), n - int64_t(1)), col};
+        } else {
+          at = {v[0], s, col};
+        }
+        ir::Expr c = ir::cast(ct, cos_cache(at)), sn = ir::cast(ct, sin_cache(at));
+        ir::Expr xj = ir::cast(ct, x(idx));
+        std::vector<ir::Expr> oi = idx;
+        oi.back() = base + other;
+        ir::Expr xo = ir::cast(ct, x(oi));
+        ir::Expr rotated = ir::select(first, c * xj - sn * xo, sn * xo + c * xj);
+        return ir::cast(t, ir::select(j < rot, rotated, xj));
+      },
+      std::move(name));
+}
+
+inline OpDef rotary_embedding_def() {
+  return OpDef{
+      .name = "rotary_embedding",
+      .importer_names = {"onnx:RotaryEmbedding"},
+      .input_names = {"X", "cos_cache", "sin_cache", "position_ids"},
+      .optional_inputs = 1,
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            RotarySpec spec;
+            spec.interleaved = attrs.get_int("interleaved", 0) != 0;
+            spec.rotary_dim = attrs.get_int("rotary_embedding_dim", 0);
+            spec.num_heads = attrs.get_int("num_heads", 0);
+            te::Tensor pos = in.size() > 3 ? in[3] : te::Tensor();
+            return std::vector<te::Tensor>{rotary_embedding(in[0], in[1], in[2], pos, spec)};
+          },
+      .default_schedule = transform_detail::injective_schedule("rotary_embedding"),
+      .doc = "X's heads rotated pairwise by the angles of cos_cache/sin_cache (by position_ids when given)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/rotary_embedding.hpp
 // begin nnvm/ops/nn/softmax_cross_entropy_loss.hpp
 // softmax_cross_entropy_loss: ONNX SoftmaxCrossEntropyLoss (opset 13). scores [N, C] or
 // [N, C, d1..dk] become log_prob = log_softmax(scores) over the class axis 1, and the loss is
@@ -13880,11 +14573,13 @@ inline std::vector<OpDef> nn_ops() {
       group_norm_def(),
       instance_norm_def(),
       layer_norm_def(),
+      lp_normalization_def(),
       lrn_def(),
       matmul_def(),
       mean_variance_normalization_def(),
       negative_log_likelihood_loss_def(),
       rms_norm_def(),
+      rotary_embedding_def(),
       softmax_cross_entropy_loss_def(),
   };
 }
@@ -13892,6 +14587,291 @@ inline std::vector<OpDef> nn_ops() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/nn/family.hpp
+// begin nnvm/ops/quant/family.hpp
+// Quantization ops: conversions between float tensors and integer tensors with a scale and zero
+// point (ONNX QuantizeLinear / DequantizeLinear).
+// One sorted list per family; builtin.hpp joins the families.
+
+// begin nnvm/ops/quant/dequantize_linear.hpp
+// dequantize_linear: ONNX DequantizeLinear (opset 25). Y = (X - x_zero_point) * x_scale, with the
+// scale and zero point per tensor, per axis or per block (quant_params.hpp). X is int8, uint8,
+// int16, uint16 or int32 and the zero point (default 0) has X's type. Y has the type of
+// attribute output_dtype when given, else x_scale's; float16/bfloat16 are stored, the arithmetic
+// runs in float32 (float64 when the scale or output is float64). float8/int4 inputs cannot reach
+// the op: nnvm has no such tensor types, and the importer reports them unsupported.
+
+// begin nnvm/ops/quant/quant_params.hpp
+// How ONNX QuantizeLinear and DequantizeLinear lay out their scale and zero point over the
+// tensor X they apply to: one value for all of X (a scalar or a 1-element tensor), one per index
+// of X's `axis` (a 1-D tensor), or one per block of `block_size` consecutive indices along
+// `axis` (a tensor of X's rank whose extent on `axis` is ceil(X's extent / block_size) and equal
+// elsewhere; the last block may be short).
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct QuantLayout {
+  int64_t axis_attr = 1;   // as given, for messages
+  size_t axis = 0;         // normalized; X's rank when axis_attr lies outside it
+  int64_t block_size = 0;  // 0: not blocked
+};
+
+namespace quant_detail {
+
+inline bool one_element(const te::Tensor& p) {
+  for (auto& e : p.shape())
+    if (!ir::is_const_int(ir::simplify(e), 1)) return false;
+  return true;
+}
+
+inline int64_t const_extent_of(const ir::Expr& e, const std::string& what) {
+  if (auto* c = ir::as_const_int(ir::simplify(e))) return *c;
+  throw UserError("nnvm.ops.input_shape", str_cat(what, " must be a constant extent, got ", ir::to_string(e)));
+}
+
+}  // namespace quant_detail
+
+// Reads attributes axis (default 1) and block_size (default 0) for X; "nnvm.ops.attr" for a
+// negative block_size. The axis is checked only where a layout needs it (check_quant_param): a
+// per-tensor scale ignores it, so X may be a scalar or 1-D under the default axis 1.
+inline QuantLayout quant_layout(const te::Tensor& x, const Attrs& attrs) {
+  QuantLayout l;
+  l.block_size = attrs.get_int("block_size", 0);
+  if (l.block_size < 0)
+    throw UserError("nnvm.ops.attr", str_cat("attribute 'block_size' is ", l.block_size, " but must be >= 0"),
+                    {"attribute block_size"});
+  l.axis_attr = attrs.get_int("axis", 1);
+  int64_t r = int64_t(x.rank());
+  l.axis = l.axis_attr < -r || l.axis_attr >= r ? x.rank() : size_t(l.axis_attr < 0 ? l.axis_attr + r : l.axis_attr);
+  return l;
+}
+
+// "nnvm.ops.input_shape" unless `p` (input `input`) fits one of the three layouts for X.
+inline void check_quant_param(const te::Tensor& p, const char* input, const te::Tensor& x, const QuantLayout& l) {
+  using quant_detail::const_extent_of;
+  if (quant_detail::one_element(p) && p.rank() <= 1) return;
+  auto bad = [&](const std::string& why) {
+    throw UserError("nnvm.ops.input_shape", str_cat("input ", input, " (tensor ", p.name(), ") ", why),
+                    {"input " + std::string(input)});
+  };
+  if (l.axis >= x.rank())
+    throw UserError("nnvm.ops.attr",
+                    str_cat("attribute 'axis' is ", l.axis_attr, " but must lie in [", -int64_t(x.rank()),
+                            ", ", x.rank(), ") for a per-axis or blocked ", input),
+                    {"attribute axis"});
+  if (l.block_size == 0) {
+    if (p.rank() != 1 || !same_extent(p.shape()[0], x.shape()[l.axis]))
+      bad(str_cat("must be a scalar or 1-D with the extent of X's axis ", l.axis, " (",
+                  ir::to_string(x.shape()[l.axis]), "); give block_size for blocked quantization"));
+    return;
+  }
+  if (p.rank() != x.rank()) bad(str_cat("has rank ", p.rank(), " but blocked quantization needs X's rank ", x.rank()));
+  for (size_t d = 0; d < x.rank(); ++d) {
+    if (d != l.axis) {
+      if (!same_extent(p.shape()[d], x.shape()[d]))
+        bad(str_cat("has extent ", ir::to_string(p.shape()[d]), " on axis ", d, " but X has ", ir::to_string(x.shape()[d])));
+      continue;
+    }
+    int64_t n = const_extent_of(x.shape()[d], str_cat("axis ", d, " of input X"));
+    int64_t blocks = (n + l.block_size - 1) / l.block_size;
+    if (const_extent_of(p.shape()[d], str_cat("axis ", d, " of input ", input)) != blocks)
+      bad(str_cat("has extent ", ir::to_string(p.shape()[d]), " on axis ", d, ", expected ceil(", n, " / block_size ",
+                  l.block_size, ") = ", blocks));
+  }
+}
+
+// The element of `p` (checked by check_quant_param) that applies to X at index `v`.
+inline ir::Expr read_quant_param(const te::Tensor& p, const QuantLayout& l, const std::vector<ir::Var>& v) {
+  if (quant_detail::one_element(p) && p.rank() <= 1)
+    return p(std::vector<ir::Expr>(p.rank(), ir::Expr(int64_t(0))));
+  if (l.block_size == 0) return p({ir::Expr(v[l.axis])});
+  std::vector<ir::Expr> idx(v.begin(), v.end());
+  idx[l.axis] = ir::Expr(v[l.axis]) / l.block_size;
+  return p(idx);
+}
+
+// The integer types nnvm quantizes to and from: 8 and 16 bits (and int32 for DequantizeLinear).
+inline bool quant_integer(DataType t, bool allow_int32) {
+  return t == dtype::int8 || t == dtype::uint8 || t == dtype::int16 || t == dtype::uint16 ||
+         (allow_int32 && t == dtype::int32);
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/quant/quant_params.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// `zero_point` may be undefined (absent).
+inline te::Tensor dequantize_linear(const te::Tensor& x, const te::Tensor& scale, const te::Tensor& zero_point,
+                                    const QuantLayout& layout, std::optional<DataType> output_dtype = std::nullopt,
+                                    std::string name = "dequantize_linear") {
+  if (!quant_integer(x.dtype(), true))
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("input x (tensor ", x.name(), ") is ", x.dtype(), ", expected int8, uint8, int16, uint16 or int32"),
+                    {"input x"});
+  DataType st = scale.dtype();
+  if (!st.is_float() || !st.is_scalar())
+    throw UserError("nnvm.ops.input_dtype", str_cat("input x_scale (tensor ", scale.name(), ") is ", st, ", expected a float type"),
+                    {"input x_scale"});
+  DataType out = output_dtype.value_or(st);
+  if (!out.is_float())
+    throw UserError("nnvm.ops.attr", str_cat("attribute 'output_dtype' is ", out, " but must be a float type"),
+                    {"attribute output_dtype"});
+  check_quant_param(scale, "x_scale", x, layout);
+  if (zero_point.defined()) {
+    check_same_dtype(x, "x", zero_point, "x_zero_point");
+    check_quant_param(zero_point, "x_zero_point", x, layout);
+  }
+  DataType ct = st == dtype::float64 || out == dtype::float64 ? dtype::float64 : dtype::float32;
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr q = ir::cast(ct, x(std::vector<ir::Expr>(v.begin(), v.end())));
+        if (zero_point.defined()) q = q - ir::cast(ct, read_quant_param(zero_point, layout, v));
+        ir::Expr y = q * ir::cast(ct, read_quant_param(scale, layout, v));
+        return out.is_storage_only() && ct != dtype::float32 ? ir::cast(out, ir::cast(dtype::float32, y)) : ir::cast(out, y);
+      },
+      std::move(name));
+}
+
+inline OpDef dequantize_linear_def() {
+  return OpDef{
+      .name = "dequantize_linear",
+      .importer_names = {"onnx:DequantizeLinear"},
+      .input_names = {"x", "x_scale", "x_zero_point"},
+      .optional_inputs = 1,
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            std::optional<DataType> out;
+            if (int64_t code = attrs.get_int("output_dtype", 0)) out = dtype_from_onnx(code, "output_dtype");
+            te::Tensor zp = in.size() > 2 ? in[2] : te::Tensor();
+            return std::vector<te::Tensor>{dequantize_linear(in[0], in[1], zp, quant_layout(in[0], attrs), out)};
+          },
+      .default_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            require_cpu(t, "dequantize_linear");
+            schedule_injective(s[out[0]], t);
+          },
+      .doc = "(x - x_zero_point) * x_scale, per tensor, per axis or per block",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/quant/dequantize_linear.hpp
+// begin nnvm/ops/quant/quantize_linear.hpp
+// quantize_linear: ONNX QuantizeLinear (opset 25). Y = saturate(round(X / y_scale) + y_zero_point),
+// rounding half to even and saturating to the range of Y's integer type, with the scale and zero
+// point per tensor, per axis or per block (quant_params.hpp). Y's type is the zero point's, else
+// attribute output_dtype, else uint8; nnvm quantizes to int8, uint8, int16 and uint16. float8 and
+// int4/int2 outputs are reported unsupported (nnvm has no such types), so attribute `saturate`,
+// which only concerns float8, is accepted and has no effect. The division runs in attribute
+// precision's type when given, else in float32 (float64 when X or the scale is float64).
+// A NaN element quantizes to the lowest value of Y's type, as the ONNX reference does.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct QuantizeSpec {
+  QuantLayout layout;
+  std::optional<DataType> output_dtype;  // attribute output_dtype, when given
+  std::optional<DataType> precision;     // attribute precision, when given
+};
+
+// `zero_point` may be undefined (absent).
+inline te::Tensor quantize_linear(const te::Tensor& x, const te::Tensor& scale, const te::Tensor& zero_point,
+                                  const QuantizeSpec& spec, std::string name = "quantize_linear") {
+  for (auto [t, input] : {std::pair{x, "x"}, std::pair{scale, "y_scale"}})
+    if (!t.dtype().is_float() || !t.dtype().is_scalar())
+      throw UserError("nnvm.ops.input_dtype",
+                      str_cat("input ", input, " (tensor ", t.name(), ") is ", t.dtype(), ", expected a float type"),
+                      {str_cat("input ", input)});
+  DataType out = spec.output_dtype.value_or(dtype::uint8);
+  if (zero_point.defined()) {
+    if (spec.output_dtype && *spec.output_dtype != zero_point.dtype())
+      throw UserError("nnvm.ops.attr",
+                      str_cat("attribute 'output_dtype' is ", *spec.output_dtype, " but input y_zero_point is ",
+                              zero_point.dtype(), "; they must agree"),
+                      {"attribute output_dtype"});
+    out = zero_point.dtype();
+  }
+  if (!quant_integer(out, false))
+    throw UserError(zero_point.defined() ? "nnvm.ops.input_dtype" : "nnvm.ops.attr",
+                    str_cat("quantizing to ", out, " is not supported; Y must be int8, uint8, int16 or uint16"),
+                    {zero_point.defined() ? "input y_zero_point" : "attribute output_dtype"});
+  DataType prec = spec.precision.value_or(x.dtype() == dtype::float64 || scale.dtype() == dtype::float64
+                                              ? dtype::float64 : dtype::float32);
+  if (!prec.is_float())
+    throw UserError("nnvm.ops.attr", str_cat("attribute 'precision' is ", prec, " but must be a float type"),
+                    {"attribute precision"});
+  check_quant_param(scale, "y_scale", x, spec.layout);
+  if (zero_point.defined()) check_quant_param(zero_point, "y_zero_point", x, spec.layout);
+  // float16/bfloat16 precision: round the operands and the quotient to it, divide in float32.
+  DataType ct = arith_type(prec);
+  auto in_prec = [&](ir::Expr e) { return prec.is_storage_only() ? ir::cast(ct, ir::cast(prec, ir::cast(ct, e))) : ir::cast(ct, e); };
+  ir::Expr lo = ir::min_value(out), hi = ir::max_value(out);
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr q = in_prec(in_prec(x(std::vector<ir::Expr>(v.begin(), v.end()))) /
+                             in_prec(read_quant_param(scale, spec.layout, v)));
+        q = ir::call(ir::CallOp::round, q);
+        if (zero_point.defined()) q = q + ir::cast(ct, read_quant_param(zero_point, spec.layout, v));
+        // Saturate in float (NaN to the lowest value first), so the cast to Y's type is in range.
+        q = ir::select(ir::call(ir::CallOp::isnan, q), ir::cast(ct, lo), q);
+        return ir::cast(out, ir::min(ir::max(q, ir::cast(ct, lo)), ir::cast(ct, hi)));
+      },
+      std::move(name));
+}
+
+inline OpDef quantize_linear_def() {
+  return OpDef{
+      .name = "quantize_linear",
+      .importer_names = {"onnx:QuantizeLinear"},
+      .input_names = {"x", "y_scale", "y_zero_point"},
+      .optional_inputs = 1,
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            QuantizeSpec spec;
+            spec.layout = quant_layout(in[0], attrs);
+            if (int64_t code = attrs.get_int("output_dtype", 0)) spec.output_dtype = dtype_from_onnx(code, "output_dtype");
+            if (int64_t code = attrs.get_int("precision", 0)) spec.precision = dtype_from_onnx(code, "precision");
+            attrs.get_int("saturate", 1);  // float8 only; checked for its kind
+            te::Tensor zp = in.size() > 2 ? in[2] : te::Tensor();
+            return std::vector<te::Tensor>{quantize_linear(in[0], in[1], zp, spec)};
+          },
+      .default_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            require_cpu(t, "quantize_linear");
+            schedule_injective(s[out[0]], t);
+          },
+      .doc = "saturate(round_half_even(x / y_scale) + y_zero_point) to int8/uint8/int16/uint16",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/quant/quantize_linear.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline std::vector<OpDef> quant_ops() {
+  return {
+      dequantize_linear_def(),
+      quantize_linear_def(),
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/quant/family.hpp
 // begin nnvm/ops/reduce/family.hpp
 // Reductions over axes, and ops built on them (softmax, argmax, cumulative sums, top-k).
 // One sorted list per family; builtin.hpp joins the families.
@@ -14500,109 +15480,6 @@ NNVM_END_NAMESPACE
 // C; ONNX's saturate attribute only concerns float8 types, which nnvm lacks). Anything to bool
 // is "!= 0"; bool to a number is 0 or 1. float16/bfloat16 convert through float32.
 
-// begin nnvm/ops/transform/common.hpp
-// Helpers the layout and indexing ops share: constant extents, value inputs read as integer
-// lists, row-major index arithmetic, index wrapping and clamping, and the default schedule of an
-// op whose outputs are all injective.
-
-
-NNVM_BEGIN_NAMESPACE
-namespace ops {
-namespace transform_detail {
-
-inline std::vector<ir::Expr> exprs(const std::vector<ir::Var>& v) { return {v.begin(), v.end()}; }
-
-// The constant value of extent `e`; "nnvm.ops.input_shape" naming `what` when it is symbolic
-// (ops whose index arithmetic or output shape needs the number).
-inline int64_t const_extent(const ir::Expr& e, const std::string& what) {
-  if (auto* c = ir::as_const_int(ir::simplify(e))) return *c;
-  throw UserError("nnvm.ops.input_shape", str_cat(what, " must be a constant extent, got ", ir::to_string(e)));
-}
-
-// "nnvm.ops.input_shape" unless `extent` (of output axis `axis`) is non-negative; an empty axis
-// (extent 0) is a valid result, as in ONNX.
-inline void check_output_extent(int64_t extent, size_t axis, const std::string& why) {
-  if (extent < 0)
-    throw UserError("nnvm.ops.input_shape",
-                    str_cat("output axis ", axis, " would have extent ", extent, " (", why, ")"));
-}
-
-// "[2, -1, 3]", for messages.
-inline std::string list_string(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-inline ir::Expr product(const std::vector<ir::Expr>& shape, size_t begin = 0, size_t end = SIZE_MAX) {
-  ir::Expr p(int64_t(1));
-  for (size_t d = begin; d < std::min(end, shape.size()); ++d) p = p * shape[d];
-  return ir::simplify(p);
-}
-
-// Row-major flat offset of `idx` in `shape`, and its inverse.
-inline ir::Expr ravel(const std::vector<ir::Expr>& idx, const std::vector<ir::Expr>& shape) {
-  ir::Expr flat(int64_t(0));
-  for (size_t d = 0; d < idx.size(); ++d) flat = flat * shape[d] + idx[d];
-  return flat;
-}
-inline std::vector<ir::Expr> unravel(ir::Expr flat, const std::vector<ir::Expr>& shape) {
-  std::vector<ir::Expr> idx(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    idx[d] = d == 0 ? flat : flat % shape[d];
-    if (d > 0) flat = flat / shape[d];
-  }
-  return idx;
-}
-
-// An index element read from a tensor, as int64, with a negative value counting from the end
-// (ONNX's wrap for Gather and friends).
-inline ir::Expr wrap_negative(const ir::Expr& i, const ir::Expr& n) {
-  ir::Expr x = ir::cast(dtype::int64, i);
-  return ir::select(x < 0, x + n, x);
-}
-// Kernels cannot fail, so an index that is out of range even after wrapping is clamped into
-// [0, n - 1]: the read stays inside the tensor (ONNX leaves the result undefined).
-inline ir::Expr wrap_clamp(const ir::Expr& i, const ir::Expr& n) {
-  return ir::min(ir::max(wrap_negative(i, n), ir::Expr(int64_t(0))), n - int64_t(1));
-}
-
-// "nnvm.ops.input_dtype" unless `t` holds int32 or int64 (ONNX's index types).
-inline void check_index_dtype(const te::Tensor& t, const char* input) {
-  if (t.dtype() != dtype::int32 && t.dtype() != dtype::int64)
-    throw UserError("nnvm.ops.input_dtype",
-                    str_cat("input ", input, " (tensor ", t.name(), ") is ", t.dtype(), ", expected int32 or int64"),
-                    {"input " + std::string(input)});
-}
-
-// Axis values from a value input or attribute, normalized to [0, rank) and checked for repeats.
-inline std::vector<size_t> normalize_axes(const std::vector<int64_t>& axes, size_t rank, const char* what) {
-  std::vector<size_t> out;
-  for (int64_t a : axes) {
-    size_t n = normalize_axis(a, rank, what);
-    if (std::find(out.begin(), out.end(), n) != out.end())
-      throw UserError("nnvm.ops.attr", str_cat(what, " names axis ", a, " more than once"),
-                      {str_cat("attribute ", what)});
-    out.push_back(n);
-  }
-  return out;
-}
-
-// True when optional input `i` was given (left out at the end, or undefined in the middle).
-inline bool given(const std::vector<te::Tensor>& in, size_t i) { return i < in.size() && in[i].defined(); }
-
-// The default schedule of an op whose every output is one injective stage.
-inline ScheduleFn injective_schedule(std::string op) {
-  return [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-    require_cpu(t, op);
-    for (auto& o : out) schedule_injective(s[o], t);
-  };
-}
-
-}  // namespace transform_detail
-}  // namespace ops
-NNVM_END_NAMESPACE
-// end nnvm/ops/transform/common.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -14656,6 +15533,77 @@ inline OpDef cast_like_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/transform/cast.hpp
+// begin nnvm/ops/transform/center_crop_pad.hpp
+// center_crop_pad: ONNX CenterCropPad (opset 18). Each axis in attribute `axes` (default: all) is
+// cropped or zero-padded to the extent in value input `shape`, keeping the center: a crop drops
+// floor(diff / 2) elements at the start and the rest at the end; a pad adds floor(diff / 2) zeros
+// at the start and the rest at the end. Any element type.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline te::Tensor center_crop_pad(const te::Tensor& x, const std::vector<int64_t>& shape, const std::vector<int64_t>& axes_in,
+                                  std::string name = "center_crop_pad") {
+  using namespace transform_detail;
+  std::vector<int64_t> all;
+  for (size_t d = 0; d < x.rank(); ++d) all.push_back(int64_t(d));
+  std::vector<size_t> axes = normalize_axes(axes_in.empty() ? all : axes_in, x.rank(), "axes");
+  if (shape.size() != axes.size())
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input shape has ", shape.size(), " elements, expected ", axes.size(), " (one per axis in axes)"),
+                    {"input shape"});
+  // Per axis: the offset added to an output index to get the input index (negative: padding).
+  std::vector<int64_t> offset(x.rank(), 0), extent(x.rank(), 0);
+  std::vector<bool> padded(x.rank(), false);
+  std::vector<ir::Expr> out = x.shape();
+  for (size_t i = 0; i < axes.size(); ++i) {
+    size_t a = axes[i];
+    if (shape[i] < 0)
+      throw UserError("nnvm.ops.input_shape", str_cat("input shape asks extent ", shape[i], " for axis ", a), {"input shape"});
+    int64_t n = const_extent(x.shape()[a], str_cat("axis ", a, " of input input_data"));
+    extent[a] = n;
+    out[a] = ir::Expr(shape[i]);
+    if (shape[i] < n) offset[a] = (n - shape[i]) / 2;
+    if (shape[i] > n) offset[a] = -((shape[i] - n) / 2), padded[a] = true;
+  }
+  return te::compute(
+      out,
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::Expr> idx(v.begin(), v.end());
+        ir::Expr inside;
+        for (size_t d = 0; d < x.rank(); ++d) {
+          if (offset[d] != 0) idx[d] = idx[d] + offset[d];
+          if (!padded[d]) continue;
+          ir::Expr in = idx[d] >= int64_t(0) && idx[d] < extent[d];
+          inside = inside.defined() ? (inside && in) : in;
+          idx[d] = ir::min(ir::max(idx[d], ir::Expr(int64_t(0))), ir::Expr(extent[d] - 1));
+        }
+        ir::Expr value = x(idx);
+        return inside.defined() ? ir::select(inside, value, ir::make_zero(x.dtype())) : value;
+      },
+      std::move(name));
+}
+
+inline OpDef center_crop_pad_def() {
+  return OpDef{
+      .name = "center_crop_pad",
+      .importer_names = {"onnx:CenterCropPad"},
+      .input_names = {"input_data", "shape"},
+      .value_inputs = {"shape"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{center_crop_pad(in[0], attrs.get_ints("shape"), attrs.get_ints("axes", {}))};
+          },
+      .default_schedule = transform_detail::injective_schedule("center_crop_pad"),
+      .doc = "input_data center-cropped or zero-padded to value input shape over attribute axes",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/center_crop_pad.hpp
 // begin nnvm/ops/transform/concat.hpp
 // concat (ONNX Concat): inputs joined along `axis`. ONNX takes any number of inputs; this op
 // takes 1 to 16 (inputs0 .. inputs15, all after the first optional).
@@ -15216,6 +16164,217 @@ inline OpDef range_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/transform/generate.hpp
+// begin nnvm/ops/transform/grid_sample.hpp
+// grid_sample: ONNX GridSample (opset 22), for any number r >= 1 of spatial axes (2-D images and
+// 3-D volumes). X is (N, C, D1..Dr) and grid (N, H1..Hr, r) holds normalized coordinates in
+// [-1, 1], last spatial axis first (grid[..., 0] indexes Dr). Y is (N, C, H1..Hr).
+//
+// Per spatial axis, as the ONNX reference (after PyTorch's grid_sampler): the coordinate is
+// denormalized (align_corners: -1 and 1 are the centers of the corner pixels; else their outer
+// edges), rounded half to even for mode nearest, and, when outside the border ([0, D - 1] with
+// align_corners, else [-0.5, D - 0.5]), clamped to [0, D - 1] (padding_mode border) or reflected
+// back inside (reflection). Mode linear weights 2 taps per axis, cubic 4 (Keys, a = -0.75). A
+// tap outside the input reads 0 (zeros), the nearest edge pixel (border) or its reflection; every
+// read index is clamped into the input, so no kernel read leaves X whatever the grid holds.
+// Coordinates are clamped to [-(D + 4), D + 4] before becoming integers, and a NaN coordinate
+// counts as -(D + 4) (ONNX leaves it undefined): with zeros padding it reads 0. Coordinates are computed in the grid's arithmetic type (float32 unless float64), the
+// reflection in float64, the weighted sum in float32 (float64 for float64 X or grid).
+
+#include <cmath>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct GridSampleSpec {
+  std::string mode = "linear";  // linear, nearest, cubic (opset 16's bilinear/bicubic accepted)
+  std::string padding_mode = "zeros";
+  bool align_corners = false;
+};
+
+namespace grid_sample_detail {
+
+// Reflects x (float64) into [lo, hi] by repeated mirroring at the nearer border.
+inline ir::Expr reflect(const ir::Expr& x, double lo, double hi) {
+  double range = hi - lo;
+  if (range <= 0) return ir::select(x < lo || x > hi, ir::Expr(lo), x);
+  auto fold = [&](const ir::Expr& dx, double near, double far) {
+    ir::Expr n = ir::call(ir::CallOp::trunc, dx / range);
+    ir::Expr rest = dx - n * range;
+    ir::Expr even = ir::call(ir::CallOp::fmod, n, ir::Expr(2.0)) == 0.0;
+    return ir::select(even, near < far ? ir::Expr(near) + rest : ir::Expr(near) - rest,
+                      near < far ? ir::Expr(far) - rest : ir::Expr(far) + rest);
+  };
+  return ir::select(x < lo, fold(ir::Expr(lo) - x, lo, hi), ir::select(x > hi, fold(x - hi, hi, lo), x));
+}
+
+// One Keys cubic weight for a tap at distance d (|d| < 2), a = -0.75.
+inline ir::Expr cubic_weight(const ir::Expr& d, bool near) {
+  const double a = -0.75;
+  DataType t = d.dtype();
+  return near ? ((ir::make_const(t, a + 2) * d - (a + 3)) * d) * d + 1.0
+              : ((ir::make_const(t, a) * d - 5 * a) * d + 8 * a) * d - 4 * a;
+}
+
+}  // namespace grid_sample_detail
+
+inline te::Tensor grid_sample(const te::Tensor& x, const te::Tensor& grid, const GridSampleSpec& spec,
+                              std::string name = "grid_sample") {
+  using namespace transform_detail;
+  namespace gd = grid_sample_detail;
+  std::string mode = spec.mode == "bilinear" ? "linear" : spec.mode == "bicubic" ? "cubic" : spec.mode;
+  if (mode != "linear" && mode != "nearest" && mode != "cubic")
+    throw UserError("nnvm.ops.attr", str_cat("attribute 'mode' is '", spec.mode, "' but must be linear, nearest or cubic"),
+                    {"attribute mode"});
+  const std::string& pm = spec.padding_mode;
+  if (pm != "zeros" && pm != "border" && pm != "reflection")
+    throw UserError("nnvm.ops.attr",
+                    str_cat("attribute 'padding_mode' is '", pm, "' but must be zeros, border or reflection"),
+                    {"attribute padding_mode"});
+  check_rank(x, "X", 3, 8);
+  size_t r = x.rank() - 2;
+  check_rank(grid, "grid", r + 2);
+  for (auto [t, input] : {std::pair{x, "X"}, std::pair{grid, "grid"}})
+    if (!t.dtype().is_float() || !t.dtype().is_scalar())
+      throw UserError("nnvm.ops.input_dtype",
+                      str_cat("input ", input, " (tensor ", t.name(), ") is ", t.dtype(), ", expected a float type"),
+                      {str_cat("input ", input)});
+  check_same_extent(grid.shape()[0], x.shape()[0], "the batch extents of grid and X (axis 0)");
+  if (const_extent(grid.shape()[r + 1], "the last axis of grid") != int64_t(r))
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("the last axis of grid has extent ", ir::to_string(grid.shape()[r + 1]), ", expected ", r,
+                            " (one coordinate per spatial axis of X)"),
+                    {"input grid"});
+  std::vector<int64_t> dims(r);
+  for (size_t i = 0; i < r; ++i) {
+    dims[i] = const_extent(x.shape()[2 + i], str_cat("spatial axis ", 2 + i, " of input X"));
+    if (dims[i] == 0) throw UserError("nnvm.ops.input_shape", str_cat("spatial axis ", 2 + i, " of input X is empty"), {"input X"});
+  }
+  DataType t = x.dtype();
+  DataType gt = arith_type(grid.dtype());
+  DataType ct = t == dtype::float64 || gt == dtype::float64 ? dtype::float64 : dtype::float32;
+  std::vector<ir::Expr> shape{x.shape()[0], x.shape()[1]};
+  for (size_t i = 0; i < r; ++i) shape.push_back(grid.shape()[1 + i]);
+
+  // The source coordinate along each spatial axis, one stage per axis computed ahead of the
+  // sampling: the sampling reads it 2-4 times per axis, and an expression (not a stage) would be
+  // copied into every tap, the reflections nested in each copy.
+  std::vector<double> lo(r), hi(r);
+  std::vector<te::Tensor> coords(r);
+  std::vector<ir::Expr> grid_shape{grid.shape()[0]};
+  for (size_t i = 0; i < r; ++i) grid_shape.push_back(grid.shape()[1 + i]);
+  for (size_t i = 0; i < r; ++i) {
+    double d = double(dims[i]);
+    lo[i] = spec.align_corners ? 0 : -0.5;
+    hi[i] = spec.align_corners ? d - 1 : d - 0.5;
+    coords[i] = te::compute(
+        grid_shape,
+        [&](const std::vector<ir::Var>& v) -> ir::Expr {
+          std::vector<ir::Expr> gi(v.begin(), v.end());
+          gi.push_back(ir::Expr(int64_t(r - 1 - i)));
+          ir::Expr n = ir::cast(gt, grid(gi));
+          ir::Expr c = spec.align_corners ? (n + 1.0) / 2.0 * (d - 1) : ((n + 1.0) * d - 1.0) / 2.0;
+          if (mode == "nearest") c = ir::call(ir::CallOp::round, c);
+          if (pm == "border")
+            c = ir::select(c < lo[i] || c > hi[i], ir::min(ir::max(c, ir::make_zero(gt)), ir::make_const(gt, d - 1)), c);
+          else if (pm == "reflection")
+            c = ir::cast(gt, gd::reflect(ir::cast(dtype::float64, c), lo[i], hi[i]));
+          // Past D + 4 pixels every tap reads padding (or is already clamped or reflected), so
+          // clamping there (and sending NaN there) changes no result and keeps the integer casts
+          // below in range.
+          ir::Expr far = ir::make_const(gt, d + 4);
+          c = ir::select(ir::call(ir::CallOp::isnan, c), -far, c);
+          return ir::min(ir::max(c, -far), far);
+        },
+        str_cat(name, "_coord", i));
+  }
+
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) -> ir::Expr {
+        std::vector<ir::Expr> coord(r), at_point{v[0]};
+        for (size_t j = 0; j < r; ++j) at_point.push_back(v[2 + j]);
+        for (size_t i = 0; i < r; ++i) coord[i] = coords[i](at_point);
+        // The value of X at integer source index idx[i] per axis, after padding.
+        auto pixel = [&](const std::vector<ir::Expr>& idx) {
+          std::vector<ir::Expr> at{v[0], v[1]};
+          ir::Expr inside;
+          for (size_t i = 0; i < r; ++i) {
+            ir::Expr k = idx[i];
+            if (pm == "zeros") {
+              ir::Expr in = k >= int64_t(0) && k < dims[i];
+              inside = inside.defined() ? (inside && in) : in;
+            } else if (pm == "reflection") {
+              k = ir::cast(dtype::int64, gd::reflect(ir::cast(dtype::float64, k), lo[i], hi[i]));
+            }
+            at.push_back(ir::min(ir::max(k, ir::Expr(int64_t(0))), ir::Expr(dims[i] - 1)));
+          }
+          ir::Expr value = ir::cast(ct, x(at));
+          return inside.defined() ? ir::select(inside, value, ir::make_zero(ct)) : value;
+        };
+        ir::Expr value;
+        if (mode == "nearest") {
+          std::vector<ir::Expr> idx;
+          for (auto& c : coord) idx.push_back(ir::cast(dtype::int64, c));
+          value = pixel(idx);
+        } else {
+          bool cubic = mode == "cubic";
+          int64_t taps = cubic ? 4 : 2, first = cubic ? -1 : 0;
+          std::vector<ir::Expr> base(r);
+          std::vector<std::vector<ir::Expr>> weight(r);
+          for (size_t i = 0; i < r; ++i) {
+            ir::Expr f = ir::call(ir::CallOp::floor, coord[i]);
+            ir::Expr frac = ir::cast(ct, coord[i] - f);
+            base[i] = ir::cast(dtype::int64, f);
+            ir::Expr one = ir::make_const(ct, 1.0);
+            weight[i] = cubic ? std::vector<ir::Expr>{gd::cubic_weight(frac + one, false), gd::cubic_weight(frac, true),
+                                                      gd::cubic_weight(one - frac, true),
+                                                      gd::cubic_weight(one - frac + one, false)}
+                              : std::vector<ir::Expr>{one - frac, frac};
+          }
+          size_t terms = 1;
+          for (size_t i = 0; i < r; ++i) terms *= size_t(taps);
+          for (size_t c = 0; c < terms; ++c) {
+            std::vector<ir::Expr> idx(r);
+            ir::Expr w;
+            size_t rest = c;
+            for (size_t i = r; i-- > 0;) {  // last axis varies fastest
+              int64_t q = int64_t(rest % size_t(taps));
+              rest /= size_t(taps);
+              idx[i] = base[i] + (first + q);
+              w = w.defined() ? w * weight[i][q] : weight[i][q];
+            }
+            ir::Expr term = w * pixel(idx);
+            value = value.defined() ? value + term : term;
+          }
+        }
+        return t.is_storage_only() && ct != dtype::float32 ? ir::cast(t, ir::cast(dtype::float32, value)) : ir::cast(t, value);
+      },
+      std::move(name));
+}
+
+inline OpDef grid_sample_def() {
+  return OpDef{
+      .name = "grid_sample",
+      .importer_names = {"onnx:GridSample"},
+      .input_names = {"X", "grid"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            GridSampleSpec spec;
+            spec.mode = attrs.get_string("mode", "linear");
+            spec.padding_mode = attrs.get_string("padding_mode", "zeros");
+            spec.align_corners = attrs.get_int("align_corners", 0) != 0;
+            return std::vector<te::Tensor>{grid_sample(in[0], in[1], spec)};
+          },
+      .default_schedule = transform_detail::injective_schedule("grid_sample"),
+      .doc = "X sampled at the normalized coordinates of grid; mode linear/nearest/cubic, padding zeros/border/reflection",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/grid_sample.hpp
 // begin nnvm/ops/transform/one_hot.hpp
 // one_hot (ONNX OneHot): a new axis of extent depth (value input) at `axis` of the output; the
 // element is values[1] (on) where its position on that axis equals the index, else values[0]
@@ -16490,6 +17649,7 @@ inline std::vector<OpDef> transform_ops() {
   return {
       cast_def(),
       cast_like_def(),
+      center_crop_pad_def(),
       concat_def(),
       constant_of_shape_def(),
       depth_to_space_def(),
@@ -16499,6 +17659,7 @@ inline std::vector<OpDef> transform_ops() {
       gather_def(),
       gather_elements_def(),
       gather_nd_def(),
+      grid_sample_def(),
       one_hot_def(),
       pad_def(),
       range_def(),
@@ -16528,7 +17689,7 @@ namespace ops {
 
 inline std::vector<OpDef> builtin_ops() {
   std::vector<OpDef> all;
-  for (auto family : {broadcast_ops, conv_ops, elementwise_ops, nn_ops, reduce_ops, transform_ops})
+  for (auto family : {broadcast_ops, conv_ops, elementwise_ops, nn_ops, quant_ops, reduce_ops, transform_ops})
     for (auto& def : family()) all.push_back(std::move(def));
   std::sort(all.begin(), all.end(), [](const OpDef& a, const OpDef& b) { return a.name < b.name; });
   return all;
@@ -17339,7 +18500,8 @@ NNVM_END_NAMESPACE
 // "master": a dense, conv, reduction or injective op) and grows along chains of elementwise,
 // broadcast and injective consumers that read a value of the group nobody else reads; inside a
 // kernel those consumers' producers are inlined, so the chain makes one pass over memory
-// (TVM's rule for injective ops and out-fusable epilogues).
+// (TVM's rule for injective ops and out-fusable epilogues). A master with a fused schedule takes
+// only elementwise and broadcast consumers.
 
 // begin nnvm/graph/passes/rewrite.hpp
 // The shared machinery of graph passes: a new graph is built node by node from an old one. Each
@@ -17377,6 +18539,19 @@ class GraphRewriter {
     for (size_t k = 0; k < out_.nodes[at].num_outputs(); ++k) map_[i].push_back({at, k});
     return at;
   }
+  // Copies old node `i` under its name with remapped inputs and attributes `attrs`, its types
+  // inferred again (the attributes may change its outputs); old outputs it no longer has map to
+  // no value. Returns its index in the new graph.
+  size_t keep_with(size_t i, Attrs attrs) {
+    Node n = src_.nodes[i];
+    for (auto& v : n.inputs) v = map(v);
+    n.attrs = std::move(attrs);
+    n.types = detail::infer_node(out_, n);
+    size_t at = add(std::move(n));
+    map_[i].assign(src_.nodes[i].num_outputs(), Value{});
+    for (size_t k = 0; k < std::min(map_[i].size(), out_.nodes[at].num_outputs()); ++k) map_[i][k] = {at, k};
+    return at;
+  }
   // Old node `i`'s outputs become `values` (of the new graph).
   void replace(size_t i, std::vector<Value> values) { map_[i] = std::move(values); }
 
@@ -17384,6 +18559,25 @@ class GraphRewriter {
   size_t add(Node n) {
     out_.nodes.push_back(std::move(n));
     return out_.nodes.size() - 1;
+  }
+  // Appends a constant node holding `data`, named after `base`.
+  Value add_constant(const std::string& base, NDArray data) {
+    Node c;
+    c.kind = NodeKind::constant;
+    c.name = fresh_name(base);
+    c.types = {TensorType(data.dtype(), data.shape())};
+    c.data = std::make_shared<const NDArray>(std::move(data));
+    return Value{add(std::move(c)), 0};
+  }
+  // Appends a use of op `op` on `inputs` (of the new graph), its output types inferred.
+  Value add_op(const std::string& base, const std::string& op, std::vector<Value> inputs, Attrs attrs) {
+    Node n;
+    n.name = fresh_name(base);
+    n.op = op;
+    n.inputs = std::move(inputs);
+    n.attrs = std::move(attrs);
+    n.types = detail::infer_node(out_, n);
+    return Value{add(std::move(n)), 0};
   }
   Node& node(size_t new_index) { return out_.nodes[new_index]; }
   void pop() { out_.nodes.pop_back(); }
@@ -17441,6 +18635,15 @@ inline bool inputs_ready(const Graph& g, const Node& n, const ops::OpDef& def, c
   }
   return true;
 }
+
+// A master with its own fused schedule (a blocked conv: accumulators in registers, the epilogue
+// applied at write-back) takes only elementwise and broadcast epilogues, which keep its output's
+// shape; anything else (a layout transform, a reshape) would push it back to the generic
+// compute-at-root schedule, so it starts a kernel of its own.
+inline bool takes_epilogue(const Graph& g, size_t master, const ops::OpDef& consumer) {
+  if (!g.registry->get(g.nodes[master].op).fused_schedule) return true;
+  return consumer.pattern == ops::OpPattern::elementwise || consumer.pattern == ops::OpPattern::broadcast;
+}
 }  // namespace detail
 
 // The group of every node: op nodes get an id (groups numbered in node order; a group's nodes
@@ -17463,7 +18666,7 @@ inline std::vector<size_t> fusion_groups(const Graph& g, const FusionOptions& op
         if (!v.defined() || ops::is_value_input(def, k)) continue;
         size_t p = group[v.node];
         if (p != Value::npos && uses[v.node][v.index] == 1 && !is_output[v.node] && size[p] < options.max_group_size &&
-            detail::inputs_ready(g, n, def, group, p, master[p]))
+            detail::takes_epilogue(g, master[p], def) && detail::inputs_ready(g, n, def, group, p, master[p]))
           join = p;
       }
     }
@@ -17541,12 +18744,303 @@ NNVM_END_NAMESPACE
 // end nnvm/graph/passes/memory_plan.hpp
 // begin nnvm/graph/passes/pipeline.hpp
 // The graph pass pipeline, in one list. Level 0 runs nothing; level 1 and up simplify for
-// inference, fold constants, merge common subexpressions and remove dead code. Fusion (level 2)
-// and memory planning (level 1) happen when the executor turns the graph into kernels.
+// inference, fold constants, merge common subexpressions and remove dead code; level 2 also puts
+// convolutions in the target's blocked layout. Fusion (level 2) and memory planning (level 1)
+// happen when the executor turns the graph into kernels.
 
 #include <chrono>
 #include <functional>
 
+// begin nnvm/graph/passes/alter_layout.hpp
+// Layout alteration for CPUs: 2-D float32 convolutions with constant weights run in the blocked
+// layout NCHW[x]c (conv_nchwc, depthwise_conv_nchwc), and the feature maps between them stay
+// blocked, so layout transforms appear only where the chain meets an op that needs NCHW (a
+// reshape, a graph output). TVM's AlterOpLayout for x86, in one walk over the graph:
+//   - a convertible conv becomes the blocked op; its weights and bias are repacked here, once;
+//   - max, average and global pools of a blocked value pool it blocked (see convert_pool);
+//   - an elementwise op on a blocked value, and a broadcasting op whose operands are blocked
+//     alike (a residual add) or are one element (a scalar), run on the blocked values;
+//   - any other consumer of a blocked value gets it back in NCHW through one layout_transform,
+//     made on first use and shared.
+// Block sizes: one or two vectors of output channels (two when they divide the channel count,
+// for two independent weight vectors per input load); a conv takes its input in whatever block
+// its producer left it when that divides its channels, so chains need no repacking.
+
+#include <optional>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+namespace detail {
+
+// A value of the new graph in the blocked layout NCHW{block}c.
+struct BlockedValue {
+  Value value;
+  int64_t block = 0;
+};
+
+inline std::optional<std::vector<int64_t>> constant_shape(const TensorType& t) {
+  std::vector<int64_t> out;
+  for (auto& e : t.shape) {
+    auto* c = ir::as_const_int(ir::simplify(e));
+    if (!c) return std::nullopt;
+    out.push_back(*c);
+  }
+  return out;
+}
+
+inline const NDArray* float32_constant(const Graph& g, const Value& v) {
+  if (!v.defined()) return nullptr;
+  const Node& n = g.node(v);
+  return n.kind == NodeKind::constant && n.data->dtype() == dtype::float32 ? n.data.get() : nullptr;
+}
+
+// W (M, C, KH, KW) as (M / ob, C / ib, KH, KW, ib, ob).
+inline NDArray pack_conv_weights(const NDArray& w, int64_t ib, int64_t ob) {
+  auto s = w.shape();
+  int64_t M = s[0], C = s[1], KH = s[2], KW = s[3];
+  NDArray p(dtype::float32, {M / ob, C / ib, KH, KW, ib, ob});
+  auto src = w.values<float>();
+  auto dst = p.values<float>();
+  size_t at = 0;
+  for (int64_t mo = 0; mo < M / ob; ++mo)
+    for (int64_t co = 0; co < C / ib; ++co)
+      for (int64_t kh = 0; kh < KH; ++kh)
+        for (int64_t kw = 0; kw < KW; ++kw)
+          for (int64_t ci = 0; ci < ib; ++ci)
+            for (int64_t mi = 0; mi < ob; ++mi)
+              dst[at++] = src[size_t((((mo * ob + mi) * C + co * ib + ci) * KH + kh) * KW + kw)];
+  return p;
+}
+
+// Depthwise W (C, 1, KH, KW) as (C / b, KH, KW, b).
+inline NDArray pack_depthwise_weights(const NDArray& w, int64_t b) {
+  auto s = w.shape();
+  int64_t C = s[0], KH = s[2], KW = s[3];
+  NDArray p(dtype::float32, {C / b, KH, KW, b});
+  auto src = w.values<float>();
+  auto dst = p.values<float>();
+  size_t at = 0;
+  for (int64_t co = 0; co < C / b; ++co)
+    for (int64_t kh = 0; kh < KH; ++kh)
+      for (int64_t kw = 0; kw < KW; ++kw)
+        for (int64_t ci = 0; ci < b; ++ci) dst[at++] = src[size_t(((co * b + ci) * KH + kh) * KW + kw)];
+  return p;
+}
+
+// A bias (M) as (M / ob, ob): the same elements in the same order.
+inline NDArray pack_bias(const NDArray& b, int64_t ob) {
+  NDArray p(dtype::float32, {b.shape()[0] / ob, ob});
+  std::copy(b.values<float>().begin(), b.values<float>().end(), p.values<float>().begin());
+  return p;
+}
+
+class LayoutAlteration {
+ public:
+  LayoutAlteration(const Graph& g, const target::Target& t)
+      : g_(g),
+        rw_(g),
+        lanes_(t.vector_lanes(dtype::float32)),
+        uses_(use_counts(g)),
+        blocked_(g.nodes.size()),
+        pending_(g.nodes.size()) {}
+
+  Graph run() {
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      const Node& n = g_.nodes[i];
+      if (n.kind == NodeKind::op && (convert_conv(i) || convert_pool(i) || convert_elementwise(i))) continue;
+      for (auto& v : n.inputs) plain(v);
+      rw_.keep(i);
+    }
+    for (auto& v : g_.outputs) plain(v);
+    return rw_.finish();
+  }
+
+ private:
+  // Old value `v` in NCHW in the new graph; a blocked-only value gets its layout_transform here.
+  Value plain(const Value& v) {
+    if (v.defined() && pending_[v.node]) {
+      pending_[v.node] = false;
+      const BlockedValue& b = *blocked_[v.node];
+      std::string layout = ops::ChannelLayout::blocked_by(2, b.block).to_string();
+      rw_.replace(v.node, {transform(g_.nodes[v.node].name + "_nchw", b.value, layout, "NCHW")});
+    }
+    return rw_.map(v);
+  }
+
+  // Old value `v` (NCHW, 4-D) in NCHW{block}c in the new graph.
+  Value in_block(const Value& v, int64_t block) {
+    if (auto& b = blocked_[v.node]; b && b->block == block) return b->value;
+    auto key = std::make_pair(v.node, block);
+    if (auto it = repacked_.find(key); it != repacked_.end()) return it->second;
+    std::string dst = ops::ChannelLayout::blocked_by(2, block).to_string();
+    Value out = blocked_[v.node]
+                    ? transform(g_.nodes[v.node].name + "_" + dst, blocked_[v.node]->value,
+                                ops::ChannelLayout::blocked_by(2, blocked_[v.node]->block).to_string(), dst)
+                    : transform(g_.nodes[v.node].name + "_" + dst, plain(v), "NCHW", dst);
+    repacked_[key] = out;
+    return out;
+  }
+
+  Value transform(const std::string& base, const Value& v, const std::string& src, const std::string& dst) {
+    Attrs a;
+    a.set_string("src_layout", src);
+    a.set_string("dst_layout", dst);
+    return rw_.add_op(base, "layout_transform", {v}, std::move(a));
+  }
+
+  // The block of a value's channels the conv reading it should use: the producer's, when it
+  // divides `channels`; else the largest of two vectors, one vector, 4, 2, 1 that does.
+  int64_t input_block(const Value& x, int64_t channels) const {
+    if (auto& b = blocked_[x.node]; b && channels % b->block == 0) return b->block;
+    for (int64_t c : {2 * lanes_, lanes_, int64_t(4), int64_t(2)})
+      if (channels % c == 0) return c;
+    return 1;
+  }
+  int64_t output_block(int64_t channels) const {
+    if (channels % (2 * lanes_) == 0) return 2 * lanes_;
+    return channels % lanes_ == 0 ? lanes_ : 0;
+  }
+
+  bool convert_conv(size_t i) {
+    const Node& n = g_.nodes[i];
+    if (n.op != "conv" || n.inputs.size() < 2 || n.num_outputs() != 1 || lanes_ < 2) return false;
+    const TensorType& xt = g_.type(n.inputs[0]);
+    auto xs = constant_shape(xt);
+    const NDArray* w = float32_constant(g_, n.inputs[1]);
+    bool has_bias = n.inputs.size() > 2 && n.inputs[2].defined();
+    const NDArray* bias = has_bias ? float32_constant(g_, n.inputs[2]) : nullptr;
+    if (xt.dtype != dtype::float32 || !xs || xs->size() != 4 || !w || w->shape().size() != 4 || (has_bias && !bias))
+      return false;
+    int64_t C = (*xs)[1], M = w->shape()[0], group = n.attrs.get_int("group", 1);
+    bool depthwise = group > 1 && group == C && M == C && w->shape()[1] == 1;
+    if (group != 1 && !depthwise) return false;
+    int64_t ob = output_block(M);
+    if (ob == 0) return false;
+    Attrs a;
+    for (const char* k : {"strides", "dilations", "pads", "kernel_shape"})
+      if (n.attrs.has(k)) a.set_ints(k, n.attrs.get_ints(k));
+    if (n.attrs.has("auto_pad")) a.set_string("auto_pad", n.attrs.get_string("auto_pad"));
+    std::vector<Value> in;
+    if (depthwise) {
+      in = {in_block(n.inputs[0], ob), rw_.add_constant(n.name + "_w_nchwc", pack_depthwise_weights(*w, ob))};
+    } else {
+      int64_t ib = input_block(n.inputs[0], C);
+      in = {in_block(n.inputs[0], ib), rw_.add_constant(n.name + "_w_nchwc", pack_conv_weights(*w, ib, ob))};
+    }
+    if (bias) in.push_back(rw_.add_constant(n.name + "_b_nchwc", pack_bias(*bias, ob)));
+    Value y = rw_.add_op(n.name + "_nchwc", depthwise ? "depthwise_conv_nchwc" : "conv_nchwc", std::move(in), a);
+    mark_blocked(i, y, ob);
+    return true;
+  }
+
+  // A 2-D pool of a blocked value stays blocked as a 3-D pool whose window is one element along
+  // the channel block: kernel (KH, KW, 1), strides and dilations (.., 1), no pads on that axis;
+  // a global pool becomes the pool whose window is the whole image. A max pool's Indices (flat
+  // NCHW positions) would change meaning, so a max pool whose Indices are read stays in NCHW.
+  bool convert_pool(size_t i) {
+    const Node& n = g_.nodes[i];
+    bool global = n.op == "global_average_pool" || n.op == "global_max_pool";
+    if (!global && n.op != "average_pool" && n.op != "max_pool") return false;
+    if (n.inputs.empty() || !n.inputs[0].defined() || !blocked_[n.inputs[0].node]) return false;
+    if (n.num_outputs() > 1 && uses_[i][1] > 0) return false;
+    const TensorType& xt = g_.type(n.inputs[0]);
+    auto xs = constant_shape(xt);
+    if (xt.dtype != dtype::float32 || !xs || xs->size() != 4) return false;
+    Attrs a;
+    if (global) {
+      a.set_ints("kernel_shape", {(*xs)[2], (*xs)[3], 1});
+    } else {
+      if (!n.attrs.has("kernel_shape") || n.attrs.get_ints("kernel_shape").size() != 2) return false;
+      auto widen = [&](const char* key, size_t rank) {
+        if (!n.attrs.has(key)) return true;
+        auto v = n.attrs.get_ints(key);
+        if (v.size() != rank) return false;
+        if (rank == 4) v = {v[0], v[1], 0, v[2], v[3], 0};  // pads: begins, then ends
+        else v.push_back(1);
+        a.set_ints(key, v);
+        return true;
+      };
+      if (!widen("kernel_shape", 2) || !widen("strides", 2) || !widen("dilations", 2) || !widen("pads", 4))
+        return false;
+      for (const char* k : {"ceil_mode", "count_include_pad"})
+        if (n.attrs.has(k)) a.set_int(k, n.attrs.get_int(k));
+      if (n.attrs.has("auto_pad")) a.set_string("auto_pad", n.attrs.get_string("auto_pad"));
+    }
+    const BlockedValue& x = *blocked_[n.inputs[0].node];
+    std::string op = n.op == "global_average_pool" ? "average_pool" : n.op == "global_max_pool" ? "max_pool" : n.op;
+    if (op == "max_pool") a.set_int("compute_indices", 0);
+    mark_blocked(i, rw_.add_op(n.name + "_nchwc", op, {x.value}, std::move(a)), x.block);
+    return true;
+  }
+
+  // An elementwise op reading one blocked value (its other inputs compile-time values), or a
+  // broadcast op whose operands are all blocked alike or single elements.
+  bool convert_elementwise(size_t i) {
+    const Node& n = g_.nodes[i];
+    const ops::OpDef& def = g_.registry->get(n.op);
+    if ((def.pattern != ops::OpPattern::elementwise && def.pattern != ops::OpPattern::broadcast) ||
+        n.num_outputs() != 1 || g_.nodes[i].types[0].shape.size() != 4)
+      return false;
+    int64_t block = 0;
+    bool any_blocked = false;
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const Value& v = n.inputs[k];
+      if (!v.defined() || ops::is_value_input(def, k)) continue;
+      if (auto& b = blocked_[v.node]; b && same_shape(g_.type(v), n.types[0])) {
+        if (block != 0 && block != b->block) return false;
+        block = b->block;
+        any_blocked = true;
+      } else if (!single_element(g_.type(v))) {
+        return false;
+      }
+    }
+    if (!any_blocked) return false;
+    std::vector<Value> in;
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const Value& v = n.inputs[k];
+      bool blocked_operand = v.defined() && !ops::is_value_input(def, k) && blocked_[v.node];
+      in.push_back(!v.defined() ? v : blocked_operand ? blocked_[v.node]->value : plain(v));
+    }
+    mark_blocked(i, rw_.add_op(n.name + "_nchwc", n.op, std::move(in), n.attrs), block);
+    return true;
+  }
+
+  void mark_blocked(size_t i, const Value& v, int64_t block) {
+    blocked_[i] = BlockedValue{v, block};
+    pending_[i] = true;
+  }
+
+  static bool same_shape(const TensorType& a, const TensorType& b) {
+    auto x = constant_shape(a), y = constant_shape(b);
+    return x && y && *x == *y;
+  }
+  static bool single_element(const TensorType& t) {
+    auto s = constant_shape(t);
+    return s && s->size() <= 4 && std::all_of(s->begin(), s->end(), [](int64_t e) { return e == 1; });
+  }
+
+  const Graph& g_;
+  GraphRewriter rw_;
+  int64_t lanes_;
+  std::vector<std::vector<int>> uses_;                // by old node and output: its readers
+  std::vector<std::optional<BlockedValue>> blocked_;  // by old node: its output in a blocked layout
+  std::vector<bool> pending_;                         // blocked, and its NCHW form not made yet
+  std::map<std::pair<size_t, int64_t>, Value> repacked_;
+};
+
+}  // namespace detail
+
+// `g` with its convolutions in NCHW[x]c for CPU target `t` (unchanged for other targets).
+inline Graph alter_layout(const Graph& g, const target::Target& t) {
+  if (!t.is_cpu()) return g;
+  return detail::LayoutAlteration(g, t).run();
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/passes/alter_layout.hpp
 // begin nnvm/graph/passes/common_subexpr.hpp
 // Common-subexpression elimination: an op node with the same op, attributes and inputs as an
 // earlier one is replaced by it; constants with equal type and bytes are merged. Ops are pure
@@ -17813,7 +19307,8 @@ NNVM_END_NAMESPACE
 // end nnvm/graph/passes/fold_constants.hpp
 // begin nnvm/graph/passes/simplify_inference.hpp
 // Simplifications valid for inference: identity and inference-mode dropout disappear (their
-// users read the input directly), and a batch normalization that follows a convolution with
+// users read the input directly), a max pool whose Indices nobody reads stops computing them,
+// and a batch normalization that follows a convolution with
 // constant weights is folded into the convolution's weights and bias:
 //   s = scale / sqrt(var + eps);  W'[o] = W[o] * s[o];  B'[o] = (B[o] - mean[o]) * s[o] + beta[o].
 
@@ -17857,18 +19352,10 @@ inline size_t fold_batch_norm(GraphRewriter& rw, const Graph& g, const Node& bn,
     double b = has_bias ? double(g.node(conv.inputs[2]).data->values<float>()[size_t(o)]) : 0.0;
     b2.values<float>()[size_t(o)] = float((b - double(mean[size_t(o)])) * s + double(beta[size_t(o)]));
   }
-  auto constant = [&](const std::string& base, NDArray a) {
-    Node c;
-    c.kind = NodeKind::constant;
-    c.name = rw.fresh_name(base);
-    c.types = {TensorType(a.dtype(), a.shape())};
-    c.data = std::make_shared<const NDArray>(std::move(a));
-    return Value{rw.add(std::move(c)), 0};
-  };
   Node folded = conv;
   folded.name = rw.fresh_name(conv.name + "_bn");
-  folded.inputs = {rw.map(conv.inputs[0]), constant(conv.name + "_w_bn", std::move(w2)),
-                   constant(conv.name + "_b_bn", std::move(b2))};
+  folded.inputs = {rw.map(conv.inputs[0]), rw.add_constant(conv.name + "_w_bn", std::move(w2)),
+                   rw.add_constant(conv.name + "_b_bn", std::move(b2))};
   return rw.add(std::move(folded));
 }
 }  // namespace detail
@@ -17887,6 +19374,13 @@ inline Graph simplify_inference(const Graph& g) {
       std::vector<Value> outs{rw.map(n.inputs[0])};
       if (n.num_outputs() > 1) outs.push_back(Value{});
       rw.replace(i, outs);
+      continue;
+    }
+    // A max pool's Indices cost a second pass over the input; ONNX models rarely read them.
+    if (n.kind == NodeKind::op && n.op == "max_pool" && n.num_outputs() == 2 && uses[i][1] == 0) {
+      ops::Attrs attrs = n.attrs;
+      attrs.set_int("compute_indices", 0);
+      rw.keep_with(i, std::move(attrs));
       continue;
     }
     if (n.kind == NodeKind::op && n.op == "batch_norm" && n.num_outputs() == 1) {
@@ -17915,6 +19409,8 @@ namespace graph {
 
 struct PassOptions {
   int opt_level = 2;
+  // What the graph compiles for (layout alteration depends on it).
+  target::Target target;
   // Called after each pass with its name and result (nnvmc --print-graph-after).
   std::function<void(const std::string& pass, const Graph&)> on_pass;
   // Each pass's wall time in milliseconds is added here when set.
@@ -17924,15 +19420,17 @@ struct PassOptions {
 struct GraphPass {
   std::string name;
   int min_level;
-  std::function<Graph(const Graph&)> run;
+  std::function<Graph(const Graph&, const PassOptions&)> run;
 };
 
 inline const std::vector<GraphPass>& graph_passes() {
   static const std::vector<GraphPass> passes{
-      {"simplify_inference", 1, [](const Graph& g) { return simplify_inference(g); }},
-      {"fold_constants", 1, [](const Graph& g) { return fold_constants(g); }},
-      {"eliminate_common_subexpressions", 1, [](const Graph& g) { return eliminate_common_subexpressions(g); }},
-      {"eliminate_dead_code", 1, [](const Graph& g) { return eliminate_dead_code(g); }},
+      {"simplify_inference", 1, [](const Graph& g, const PassOptions&) { return simplify_inference(g); }},
+      {"fold_constants", 1, [](const Graph& g, const PassOptions&) { return fold_constants(g); }},
+      {"alter_layout", 2, [](const Graph& g, const PassOptions& o) { return alter_layout(g, o.target); }},
+      {"eliminate_common_subexpressions", 1,
+       [](const Graph& g, const PassOptions&) { return eliminate_common_subexpressions(g); }},
+      {"eliminate_dead_code", 1, [](const Graph& g, const PassOptions&) { return eliminate_dead_code(g); }},
   };
   return passes;
 }
@@ -17942,7 +19440,7 @@ inline Graph optimize(const Graph& input, const PassOptions& options = {}) {
   for (auto& pass : graph_passes()) {
     if (options.opt_level < pass.min_level) continue;
     auto t0 = std::chrono::steady_clock::now();
-    g = pass.run(g);
+    g = pass.run(g, options);
     if (options.pass_ms)
       (*options.pass_ms)["graph." + pass.name] +=
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -18048,14 +19546,16 @@ struct CompiledKernel {
 // Compiles lowered functions (all in one batch) for a back end.
 using KernelCompiler = std::function<std::vector<CompiledKernel>(const std::vector<ir::LoweredFunc>&)>;
 
-// The host C compiler (target::jit_c), one compiler call for the batch.
-inline std::vector<CompiledKernel> compile_with_c(const std::vector<ir::LoweredFunc>& fns) {
-  std::vector<CompiledKernel> out;
-  for (auto& k : target::jit_c(fns)) {
-    auto owner = std::make_shared<const target::CKernel>(k);
-    out.push_back({k.func(), k.raw_function(), k.raw_workspace_bytes(), owner});
-  }
-  return out;
+// The host C compiler (target::jit_c) as a KernelCompiler: one compiler call for the batch.
+inline KernelCompiler c_kernel_compiler(target::CJitOptions options = {}) {
+  return [options](const std::vector<ir::LoweredFunc>& fns) {
+    std::vector<CompiledKernel> out;
+    for (auto& k : target::jit_c(fns, options)) {
+      auto owner = std::make_shared<const target::CKernel>(k);
+      out.push_back({k.func(), k.raw_function(), k.raw_workspace_bytes(), owner});
+    }
+    return out;
+  };
 }
 
 struct CompileOptions {
@@ -18267,6 +19767,30 @@ struct GroupKernel {
   std::vector<Value> outputs;  // kernel parameters written, in order
 };
 
+// True when the group is an out-fusable master with a fused schedule followed only by
+// elementwise/broadcast members, and its single output is the last member's, shaped like the
+// master's: the case OpDef::fused_schedule handles.
+inline bool epilogue_only(const Graph& g, const std::vector<size_t>& nodes, const std::vector<Value>& group_outputs,
+                          const std::vector<std::vector<te::Tensor>>& node_outs) {
+  const ops::OpDef& master = g.registry->get(g.nodes[nodes[0]].op);
+  if (!master.fused_schedule || nodes.size() < 2 || group_outputs.size() != 1 || node_outs[0].size() != 1 ||
+      group_outputs[0].node != nodes.back())
+    return false;
+  for (size_t m = 1; m < nodes.size(); ++m) {
+    auto p = g.registry->get(g.nodes[nodes[m]].op).pattern;
+    if (p != ops::OpPattern::elementwise && p != ops::OpPattern::broadcast) return false;
+  }
+  const te::Tensor& first = node_outs[0][0];
+  const te::Tensor& last = node_outs.back().at(group_outputs[0].index);
+  if (first.rank() != last.rank()) return false;
+  for (size_t d = 0; d < first.rank(); ++d) {
+    auto* a = ir::as_const_int(ir::simplify(first.shape()[d]));
+    auto* b = ir::as_const_int(ir::simplify(last.shape()[d]));
+    if (!a || !b || *a != *b) return false;
+  }
+  return true;
+}
+
 inline GroupKernel build_group(const Graph& g, const std::vector<size_t>& nodes,
                                const std::vector<std::vector<int>>& uses, const CompileOptions& options,
                                const std::string& name) {
@@ -18320,13 +19844,18 @@ inline GroupKernel build_group(const Graph& g, const std::vector<size_t>& nodes,
   }
   schedule::Schedule sch = schedule::create_schedule(outputs);
   const ops::OpDef& master = g.registry->get(g.nodes[nodes[0]].op);
-  if (master.default_schedule) master.default_schedule(sch, node_outs[0], options.target);
-  for (size_t m = 1; m < nodes.size(); ++m) {
-    for (size_t k = 0; k < node_outs[m].size(); ++k) {
-      bool leaves = std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[m], k}) != gk.outputs.end();
-      if (leaves) ops::schedule_injective(sch[node_outs[m][k]], options.target);
-      else sch[node_outs[m][k]].compute_inline();
-    }
+  for (size_t m = 1; m < nodes.size(); ++m)
+    for (size_t k = 0; k < node_outs[m].size(); ++k)
+      if (std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[m], k}) == gk.outputs.end())
+        sch[node_outs[m][k]].compute_inline();
+  bool fused = epilogue_only(g, nodes, gk.outputs, node_outs) &&
+               master.fused_schedule(sch, node_outs[0], outputs[0], options.target);
+  if (!fused) {
+    if (master.default_schedule) master.default_schedule(sch, node_outs[0], options.target);
+    for (size_t m = 1; m < nodes.size(); ++m)
+      for (size_t k = 0; k < node_outs[m].size(); ++k)
+        if (std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[m], k}) != gk.outputs.end())
+          ops::schedule_injective(sch[node_outs[m][k]], options.target);
   }
   // The master's own outputs feed the chain: inline them too when the master is injective.
   if (nodes.size() > 1 && (master.pattern == ops::OpPattern::elementwise || master.pattern == ops::OpPattern::broadcast ||
@@ -18359,7 +19888,7 @@ inline PreparedModel prepare(const Graph& input, const CompileOptions& options =
   CompiledModel& m = p.model;
   Graph bound = options.symbols.empty() ? input : bind_shapes(input, options.symbols);
   infer_types(bound);
-  m.graph_ = optimize(bound, {.opt_level = options.opt_level, .on_pass = options.on_graph_pass,
+  m.graph_ = optimize(bound, {.opt_level = options.opt_level, .target = options.target, .on_pass = options.on_graph_pass,
                               .pass_ms = options.lower.pass_ms});
   infer_types(m.graph_);
   const Graph& g = m.graph_;
@@ -18484,7 +20013,7 @@ inline std::vector<CompiledModel> link(std::vector<PreparedModel> prepared, cons
       if (prepared.size() > 1) f.name = str_cat("m", i, "_", f.name);
       all.push_back(std::move(f));
     }
-  std::vector<CompiledKernel> kernels = compiler ? compiler(all) : compile_with_c(all);
+  std::vector<CompiledKernel> kernels = compiler ? compiler(all) : c_kernel_compiler()(all);
   if (kernels.size() != all.size())
     throw InternalError("nnvm.compile.kernel_count",
                         str_cat("the kernel compiler returned ", kernels.size(), " kernels for ", all.size()));
