@@ -97,6 +97,43 @@ TEST_CASE("symbolic batch sizes are bound at compile time; unbound ones are an e
   CHECK_MESSAGE(diff.empty(), diff);
 }
 
+TEST_CASE("run_into writes the outputs into the caller's arrays, run after run") {
+  Mlp m = make_mlp(4, 5, 3);
+  auto model = graph::compile(m.g);
+  std::vector<NDArray> out{NDArray(dtype::float32, {4, 3})};
+  const void* where = out[0].raw();
+  for (uint64_t seed : {7, 8}) {
+    NDArray x = nnvm_test::random_array(dtype::float32, {4, 5}, seed);
+    model.run_into({x}, out);
+    CHECK(out[0].raw() == where);
+    std::string diff = nnvm_test::compare<float>(out[0].values<float>(), mlp_reference(x, m.w, m.b, 4, 5, 3));
+    CHECK_MESSAGE(diff.empty(), diff);
+  }
+  NDArray x = nnvm_test::random_array(dtype::float32, {4, 5}, 9);
+  std::vector<NDArray> none, wrong{NDArray(dtype::float32, {3, 4})}, two{out[0], out[0]};
+  CHECK(error_id([&] { model.run_into({x}, none); }) == "nnvm.run.output");
+  CHECK(error_id([&] { model.run_into({x}, wrong); }) == "nnvm.run.output");
+  CHECK(error_id([&] { model.run_into({x}, two); }) == "nnvm.run.output");
+
+  // Outputs that are an input, or one value shown twice, are copied into each array.
+  GraphBuilder gb("passthrough");
+  auto in = gb.input("x", dtype::float32, {2, 3});
+  auto r = gb.op("relu", {in});
+  gb.output(r);
+  gb.output(r);
+  gb.output(in);
+  auto pass = graph::compile(gb.build());
+  NDArray xv = nnvm_test::random_array(dtype::float32, {2, 3}, 10);
+  std::vector<NDArray> outs(3, NDArray(dtype::float32, {2, 3}));
+  pass.run_into({xv}, outs);
+  for (size_t i = 0; i < 6; ++i) {
+    float want = std::max(xv.values<float>()[i], 0.0f);
+    CHECK(outs[0].values<float>()[i] == want);
+    CHECK(outs[1].values<float>()[i] == want);
+    CHECK(outs[2].values<float>()[i] == xv.values<float>()[i]);
+  }
+}
+
 TEST_CASE("wrong inputs are reported by name and expected type") {
   Mlp m = make_mlp(2, 3, 4);
   auto model = graph::compile(m.g);

@@ -117,23 +117,33 @@ class CompiledModel {
   // `num_threads` > 0 overrides the thread count for this run; `profile`, when given, receives
   // one entry per kernel call.
   std::vector<NDArray> run(const std::vector<NDArray>& inputs, int num_threads = 0, Profile* profile = nullptr) const {
+    std::vector<NDArray> out;
+    for (size_t s : output_slots_) out.emplace_back(slots_[s].dtype, slots_[s].shape);
+    run_into(inputs, out, num_threads, profile);
+    return out;
+  }
+
+  // Runs the model writing its outputs into `outputs`, arrays the caller made (and may reuse
+  // from run to run) of the model's output dtypes and shapes: nothing is allocated per run once
+  // the calling thread's arena is big enough. A wrong output count, dtype or shape: UserError
+  // "nnvm.run.output" naming the output and what was expected. Otherwise as run().
+  void run_into(const std::vector<NDArray>& inputs, std::vector<NDArray>& outputs, int num_threads = 0,
+                Profile* profile = nullptr) const {
     check_inputs(inputs);
-    NDArray arena(dtype::uint8, {int64_t(memory_.arena_bytes)});
-    auto* base = static_cast<std::byte*>(arena.raw());
-    std::vector<NDArray> own(slots_.size());
+    check_outputs(outputs);
+    std::byte* base = thread_arena(memory_.arena_bytes);
     std::vector<BufferView> views(slots_.size());
     for (size_t s = 0; s < slots_.size(); ++s) {
       const Slot& sl = slots_[s];
-      if (sl.kind == Slot::Kind::input) {
-        views[s] = const_cast<NDArray&>(inputs[sl.input_index]).view();
-      } else if (sl.kind == Slot::Kind::constant) {
-        views[s] = const_cast<NDArray&>(*sl.data).view();
-      } else if (sl.arena_offset == UINT64_MAX) {
-        own[s] = NDArray(sl.dtype, sl.shape);
-        views[s] = own[s].view();
-      } else {
-        views[s] = BufferView{base + sl.arena_offset, sl.dtype, sl.shape};
-      }
+      if (sl.kind == Slot::Kind::input) views[s] = const_cast<NDArray&>(inputs[sl.input_index]).view();
+      else if (sl.kind == Slot::Kind::constant) views[s] = const_cast<NDArray&>(*sl.data).view();
+      else if (sl.arena_offset != UINT64_MAX) views[s] = BufferView{base + sl.arena_offset, sl.dtype, sl.shape};
+    }
+    // A model output computed by a kernel is written in place, into the first output array
+    // showing it; an output that is an input or a constant, or shown twice, is copied below.
+    for (size_t o = 0; o < output_slots_.size(); ++o) {
+      size_t s = output_slots_[o];
+      if (slots_[s].kind == Slot::Kind::activation && !views[s].data) views[s] = outputs[o].view();
     }
     auto run_start = std::chrono::steady_clock::now();
     std::vector<BufferView> args;
@@ -152,20 +162,51 @@ class CompiledModel {
                                     std::chrono::duration<double, std::micro>(t1 - t0).count()});
       }
     }
-    std::vector<NDArray> out;
-    for (size_t s : output_slots_) {
-      const Slot& sl = slots_[s];
-      if (sl.kind == Slot::Kind::input) out.push_back(inputs[sl.input_index]);
-      else if (sl.kind == Slot::Kind::constant) out.push_back(*sl.data);
-      else if (std::count(output_slots_.begin(), output_slots_.end(), s) == 1) out.push_back(std::move(own[s]));
-      else out.push_back(own[s]);  // the same value returned twice: copies
+    for (size_t o = 0; o < output_slots_.size(); ++o) {
+      void* dst = outputs[o].raw();
+      const BufferView& src = views[output_slots_[o]];
+      if (src.data != dst) std::memcpy(dst, src.data, outputs[o].nbytes());
     }
-    return out;
   }
 
  private:
   friend PreparedModel prepare(const Graph& input, const CompileOptions& options);
   friend std::vector<CompiledModel> link(std::vector<PreparedModel> prepared, const KernelCompiler& compiler);
+
+  void check_outputs(const std::vector<NDArray>& outputs) const {
+    if (outputs.size() != output_slots_.size())
+      throw UserError("nnvm.run.output", str_cat("the model has ", output_slots_.size(), " output",
+                                                 output_slots_.size() == 1 ? "" : "s", ", got ", outputs.size(),
+                                                 " arrays for them"),
+                      {"graph " + graph_.name});
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      const Slot& sl = slots_[output_slots_[o]];
+      if (outputs[o].dtype() != sl.dtype || outputs[o].shape() != sl.shape || (sl.bytes() && !outputs[o].raw()))
+        throw UserError("nnvm.run.output",
+                        str_cat("output ", o, " ('", sl.name, "') is given as ", outputs[o].dtype(), " ",
+                                shape_text(outputs[o].shape()), " but the model writes ", sl.dtype, " ",
+                                shape_text(sl.shape)),
+                        {"graph " + graph_.name, str_cat("output ", o)});
+    }
+  }
+
+  // The calling thread's arena, kept from run to run and grown when a model needs more: a fresh
+  // one per run would cost a page fault per 4 KiB touched, on every run. A kernel never runs a
+  // model, so one run per thread uses it at a time.
+  static std::byte* thread_arena(uint64_t bytes) {
+    struct Arena {
+      std::unique_ptr<std::byte, decltype(&std::free)> data{nullptr, &std::free};
+      uint64_t size = 0;
+    };
+    thread_local Arena arena;
+    if (arena.size < bytes) {
+      uint64_t rounded = (bytes + 63) / 64 * 64;
+      arena.data.reset(static_cast<std::byte*>(std::aligned_alloc(64, rounded)));
+      if (!arena.data) throw std::bad_alloc();
+      arena.size = rounded;
+    }
+    return arena.data.get();
+  }
 
   void check_inputs(const std::vector<NDArray>& inputs) const {
     if (inputs.size() != input_slots_.size())
