@@ -5,7 +5,7 @@
 //   bench_conv                       all shapes, threads 1 and 2
 //   bench_conv --threads 1 --reps 31 --only depthwise
 //   bench_conv --backends llvm,c     nnvm columns (default: llvm when built, else c)
-//   bench_conv --vector-bits 512     Target::vector_bits for nnvm (default: Target's default)
+//   bench_conv --vector-bits 256     Target::vector_bits for nnvm (default: this CPU's, Target::host())
 //   bench_conv --profile             also print each nnvm model's kernels and their times
 //   bench_conv --layout nchw         nnvm's input and output in NCHW, the layout transforms timed
 //                                    (default --layout blocked: both in NCHW[x]c, as oneDNN's)
@@ -13,7 +13,8 @@
 //                                    runs (checks, not speed)
 //
 // nnvm builds one graph per shape and compiles it with graph::compile at the default opt level;
-// the time is one CompiledModel::run, which also allocates the arena and the output. By default
+// the time is one CompiledModel::run_into, writing into an output made once (as oneDNN's), its
+// arena kept by the calling thread from run to run. By default
 // (--layout blocked) the graph is x -> conv_nchwc (or depthwise_conv_nchwc) -> relu with x and y
 // in the blocked layout the layout pass gives a chain of convs: the conv as it runs inside a
 // network, like oneDNN below. With --layout nchw it is x -> conv(W, B) -> relu in NCHW, and the
@@ -105,7 +106,7 @@ struct Options {
   std::vector<std::string> backends;  // nnvm columns: "llvm", "c"
   int reps = 21;
   double sample_ms = 5;  // a rep of a faster call times a loop of calls this long
-  int vector_bits = nnvm::target::Target().vector_bits;
+  int vector_bits = nnvm::target::Target::host().vector_bits;  // as nnvmc compiles
   bool profile = false;
   bool blocked = true;  // --layout: nnvm's input and output in NCHW[x]c (like oneDNN's), or NCHW
 };
@@ -418,13 +419,13 @@ int main(int argc, char** argv) {
   if (opt.blocked)
     std::printf("  nnvm    --layout blocked: graph x -> conv_nchwc or depthwise_conv_nchwc (W, B constants) -> relu, x and y "
                 "in NCHW[x]c\n          (blocks as the layout pass picks them), graph::compile at opt level %d, Target "
-                "vector_bits %d;\n          time = CompiledModel::run(inputs, threads), its arena and output "
-                "allocation included\n",
+                "vector_bits %d;\n          time = CompiledModel::run_into(inputs, outputs, threads), outputs made "
+                "once\n",
                 nnvm::graph::CompileOptions().opt_level, opt.vector_bits);
   else
     std::printf("  nnvm    --layout nchw: graph x -> conv(W, B constants) -> relu, graph::compile at opt level %d, Target "
-                "vector_bits %d;\n          time = CompiledModel::run(inputs, threads): everything the compiled graph "
-                "does (layout transforms\n          included) plus its arena and output allocation\n",
+                "vector_bits %d;\n          time = CompiledModel::run_into(inputs, outputs, threads): everything the "
+                "compiled graph does (layout\n          transforms included), outputs made once\n",
                 nnvm::graph::CompileOptions().opt_level, opt.vector_bits);
   std::printf("  env     OMP_WAIT_POLICY=%s; reps %d interleaved (%s), medians shown\n", std::getenv("OMP_WAIT_POLICY"),
               opt.reps,
@@ -450,7 +451,9 @@ int main(int argc, char** argv) {
   if (c_cache.path.empty())
     std::printf("  note    no temporary directory for the C JIT: its compile times may come from its cache\n");
   std::vector<std::vector<nnvm::graph::CompiledModel>> models(opt.backends.size());
-  std::vector<nnvm::NDArray> inputs;
+  // One input list per shape, passed by reference: a braced list would deep-copy the input
+  // into every call.
+  std::vector<std::vector<nnvm::NDArray>> inputs;
   const int64_t lanes = std::max(1, opt.vector_bits / 32);
   std::printf("\n%-20s |", "shape");
   for (auto& b : opt.backends) std::printf(" %11s", (column_name(b) + " s").c_str());
@@ -461,11 +464,11 @@ int main(int argc, char** argv) {
       Blocks bl = blocks_of(s, lanes);
       nnvm::graph::Graph g;
       if (opt.blocked) {
-        inputs.push_back(nnvm::NDArray::from(to_blocked(xs[i], s.c_in, s.size * s.size, bl.in),
-                                             {1, s.c_in / bl.in, s.size, s.size, bl.in}));
+        inputs.push_back({nnvm::NDArray::from(to_blocked(xs[i], s.c_in, s.size * s.size, bl.in),
+                                              {1, s.c_in / bl.in, s.size, s.size, bl.in})});
         g = blocked_conv_relu_graph(s, bl, ws[i], bs[i]);
       } else {
-        inputs.push_back(nnvm::NDArray::from(xs[i], {1, s.c_in, s.size, s.size}));
+        inputs.push_back({nnvm::NDArray::from(xs[i], {1, s.c_in, s.size, s.size})});
         g = conv_relu_graph(s, nnvm::NDArray::from(ws[i], {s.c_out, s.c_in / s.groups, s.kernel, s.kernel}),
                             nnvm::NDArray::from(bs[i], {s.c_out}));
       }
@@ -539,7 +542,12 @@ int main(int argc, char** argv) {
       std::vector<Contender> who;
       std::vector<nnvm::NDArray> outs(nb);
       for (size_t b = 0; b < nb; ++b) {
-        who.push_back({names[b], [&, b, i](int t) { outs[b] = std::move(models[b][i].run({inputs[i]}, t)[0]); },
+        outs[b] = models[b][i].run(inputs[i], threads)[0];  // made once, then written in place
+        who.push_back({names[b], [&, b, i](int t) {
+                         std::vector<nnvm::NDArray> out{std::move(outs[b])};
+                         models[b][i].run_into(inputs[i], out, t);
+                         outs[b] = std::move(out[0]);
+                       },
                        [&, b, i] {
                          auto v = outs[b].values<float>();
                          if (!opt.blocked) return std::vector<float>(v.begin(), v.end());
@@ -608,7 +616,7 @@ int main(int argc, char** argv) {
       if (opt.profile) {
         for (size_t b = 0; b < nb; ++b) {
           nnvm::graph::Profile prof;
-          models[b][i].run({inputs[i]}, threads, &prof);
+          models[b][i].run(inputs[i], threads, &prof);
           std::printf("  %s kernels:", names[b].c_str());
           for (auto& e : prof.entries) std::printf(" %s %.0f us;", e.op.c_str(), e.duration_us);
           std::printf("\n");

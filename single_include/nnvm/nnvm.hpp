@@ -9749,6 +9749,7 @@ NNVM_END_NAMESPACE
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 
 NNVM_BEGIN_NAMESPACE
@@ -9761,6 +9762,27 @@ struct Target {
   int vector_bits = 256;
   // Threads for parallel loops; 0 means the thread pool's default (NNVM_NUM_THREADS or all).
   int num_threads = 0;
+
+  // This machine, for code JIT-compiled to run here: `kind` with the widest SIMD registers the
+  // CPU has (x86: 512 with AVX-512F, 256 with AVX2, else 128; Arm: 128). A default-constructed
+  // Target instead assumes 256, whatever the machine.
+  static Target host(std::string kind = "c") {
+    Target t;
+    t.kind = std::move(kind);
+    t.vector_bits = host_vector_bits();
+    return t;
+  }
+  static int host_vector_bits() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return 512;
+    return __builtin_cpu_supports("avx2") ? 256 : 128;
+#elif defined(__aarch64__) || defined(__arm__)
+    return 128;
+#else
+    return 256;
+#endif
+  }
 
   // Elements of `t` in one SIMD register (at least 1).
   int vector_lanes(DataType t) const { return std::max(1, vector_bits / std::max(1, int(t.bits))); }
@@ -10762,9 +10784,6 @@ inline bool schedule_nchwc(schedule::Schedule& s, const te::Tensor& Y, const te:
   auto* ob = ir::as_const_int(ir::simplify(Y.shape()[4]));
   if (!ow || !ob) return false;
   int64_t lanes = target.vector_lanes(Y.dtype());
-  // The zero-padded input copy, when the convolution has pads: its own parallel pass.
-  for (auto& in : Y.op().inputs)
-    if (in->op->kind == te::OpKind::compute) schedule_injective(s[te::Tensor(in)], target);
   te::Tensor acc = s.cache_write(Y, ir::MemoryScope::local);
   if (!out.same_as(Y)) s[Y].compute_inline();
   auto o = s[out];
@@ -10775,6 +10794,20 @@ inline bool schedule_nchwc(schedule::Schedule& s, const te::Tensor& Y, const te:
   ir::IterVar rows = o.fuse({axes[0], axes[1], axes[2]});
   if (worth_parallel(o)) o.parallel(rows);
   s[acc].compute_at(o, col_tile);
+  // The zero-padded input, when the convolution has pads: the rows one output row reads, padded
+  // per output row into a small buffer that stays in cache (a whole padded copy of the input
+  // would cost a pass over memory, as much as a depthwise conv's own work).
+  for (auto& in : Y.op().inputs)
+    if (in->op->kind == te::OpKind::compute) {
+      auto pad = s[te::Tensor(in)];
+      pad.compute_at(o, rows);
+      const auto& pax = pad.tensor().op().axis;
+      if (pax.size() == 5 && *ob % lanes == 0) {
+        auto [outer, inner] = pad.split(pax[4], lanes);
+        (void)outer;
+        pad.vectorize(inner);
+      }
+    }
   auto a = s[acc];
   std::vector<ir::IterVar> order{a.axis(0), a.axis(1), a.axis(2)};
   for (size_t r = 0; r < Y.op().reduce_axes.size(); ++r) order.push_back(a.reduce_axis(r));
@@ -19631,23 +19664,33 @@ class CompiledModel {
   // `num_threads` > 0 overrides the thread count for this run; `profile`, when given, receives
   // one entry per kernel call.
   std::vector<NDArray> run(const std::vector<NDArray>& inputs, int num_threads = 0, Profile* profile = nullptr) const {
+    std::vector<NDArray> out;
+    for (size_t s : output_slots_) out.emplace_back(slots_[s].dtype, slots_[s].shape);
+    run_into(inputs, out, num_threads, profile);
+    return out;
+  }
+
+  // Runs the model writing its outputs into `outputs`, arrays the caller made (and may reuse
+  // from run to run) of the model's output dtypes and shapes: nothing is allocated per run once
+  // the calling thread's arena is big enough. A wrong output count, dtype or shape: UserError
+  // "nnvm.run.output" naming the output and what was expected. Otherwise as run().
+  void run_into(const std::vector<NDArray>& inputs, std::vector<NDArray>& outputs, int num_threads = 0,
+                Profile* profile = nullptr) const {
     check_inputs(inputs);
-    NDArray arena(dtype::uint8, {int64_t(memory_.arena_bytes)});
-    auto* base = static_cast<std::byte*>(arena.raw());
-    std::vector<NDArray> own(slots_.size());
+    check_outputs(outputs);
+    std::byte* base = thread_arena(memory_.arena_bytes);
     std::vector<BufferView> views(slots_.size());
     for (size_t s = 0; s < slots_.size(); ++s) {
       const Slot& sl = slots_[s];
-      if (sl.kind == Slot::Kind::input) {
-        views[s] = const_cast<NDArray&>(inputs[sl.input_index]).view();
-      } else if (sl.kind == Slot::Kind::constant) {
-        views[s] = const_cast<NDArray&>(*sl.data).view();
-      } else if (sl.arena_offset == UINT64_MAX) {
-        own[s] = NDArray(sl.dtype, sl.shape);
-        views[s] = own[s].view();
-      } else {
-        views[s] = BufferView{base + sl.arena_offset, sl.dtype, sl.shape};
-      }
+      if (sl.kind == Slot::Kind::input) views[s] = const_cast<NDArray&>(inputs[sl.input_index]).view();
+      else if (sl.kind == Slot::Kind::constant) views[s] = const_cast<NDArray&>(*sl.data).view();
+      else if (sl.arena_offset != UINT64_MAX) views[s] = BufferView{base + sl.arena_offset, sl.dtype, sl.shape};
+    }
+    // A model output computed by a kernel is written in place, into the first output array
+    // showing it; an output that is an input or a constant, or shown twice, is copied below.
+    for (size_t o = 0; o < output_slots_.size(); ++o) {
+      size_t s = output_slots_[o];
+      if (slots_[s].kind == Slot::Kind::activation && !views[s].data) views[s] = outputs[o].view();
     }
     auto run_start = std::chrono::steady_clock::now();
     std::vector<BufferView> args;
@@ -19666,20 +19709,51 @@ class CompiledModel {
                                     std::chrono::duration<double, std::micro>(t1 - t0).count()});
       }
     }
-    std::vector<NDArray> out;
-    for (size_t s : output_slots_) {
-      const Slot& sl = slots_[s];
-      if (sl.kind == Slot::Kind::input) out.push_back(inputs[sl.input_index]);
-      else if (sl.kind == Slot::Kind::constant) out.push_back(*sl.data);
-      else if (std::count(output_slots_.begin(), output_slots_.end(), s) == 1) out.push_back(std::move(own[s]));
-      else out.push_back(own[s]);  // the same value returned twice: copies
+    for (size_t o = 0; o < output_slots_.size(); ++o) {
+      void* dst = outputs[o].raw();
+      const BufferView& src = views[output_slots_[o]];
+      if (src.data != dst) std::memcpy(dst, src.data, outputs[o].nbytes());
     }
-    return out;
   }
 
  private:
   friend PreparedModel prepare(const Graph& input, const CompileOptions& options);
   friend std::vector<CompiledModel> link(std::vector<PreparedModel> prepared, const KernelCompiler& compiler);
+
+  void check_outputs(const std::vector<NDArray>& outputs) const {
+    if (outputs.size() != output_slots_.size())
+      throw UserError("nnvm.run.output", str_cat("the model has ", output_slots_.size(), " output",
+                                                 output_slots_.size() == 1 ? "" : "s", ", got ", outputs.size(),
+                                                 " arrays for them"),
+                      {"graph " + graph_.name});
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      const Slot& sl = slots_[output_slots_[o]];
+      if (outputs[o].dtype() != sl.dtype || outputs[o].shape() != sl.shape || (sl.bytes() && !outputs[o].raw()))
+        throw UserError("nnvm.run.output",
+                        str_cat("output ", o, " ('", sl.name, "') is given as ", outputs[o].dtype(), " ",
+                                shape_text(outputs[o].shape()), " but the model writes ", sl.dtype, " ",
+                                shape_text(sl.shape)),
+                        {"graph " + graph_.name, str_cat("output ", o)});
+    }
+  }
+
+  // The calling thread's arena, kept from run to run and grown when a model needs more: a fresh
+  // one per run would cost a page fault per 4 KiB touched, on every run. A kernel never runs a
+  // model, so one run per thread uses it at a time.
+  static std::byte* thread_arena(uint64_t bytes) {
+    struct Arena {
+      std::unique_ptr<std::byte, decltype(&std::free)> data{nullptr, &std::free};
+      uint64_t size = 0;
+    };
+    thread_local Arena arena;
+    if (arena.size < bytes) {
+      uint64_t rounded = (bytes + 63) / 64 * 64;
+      arena.data.reset(static_cast<std::byte*>(std::aligned_alloc(64, rounded)));
+      if (!arena.data) throw std::bad_alloc();
+      arena.size = rounded;
+    }
+    return arena.data.get();
+  }
 
   void check_inputs(const std::vector<NDArray>& inputs) const {
     if (inputs.size() != input_slots_.size())

@@ -82,7 +82,7 @@ nv::graph::Graph load_model(const std::string& path, const Options& o) {
 nv::graph::CompileOptions compile_options(const Options& o, std::map<std::string, double>* pass_ms) {
   nv::graph::CompileOptions co;
   std::string target = resolve_target(o.target);
-  co.target.kind = target;
+  co.target = nv::target::Target::host(target);  // kernels run here: this CPU's vector width
   co.target.num_threads = o.threads;
   co.opt_level = o.opt_level;
   for (auto& s : o.symbols) co.symbols.insert(parse_symbol(s));

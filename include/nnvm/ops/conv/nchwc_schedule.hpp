@@ -41,9 +41,6 @@ inline bool schedule_nchwc(schedule::Schedule& s, const te::Tensor& Y, const te:
   auto* ob = ir::as_const_int(ir::simplify(Y.shape()[4]));
   if (!ow || !ob) return false;
   int64_t lanes = target.vector_lanes(Y.dtype());
-  // The zero-padded input copy, when the convolution has pads: its own parallel pass.
-  for (auto& in : Y.op().inputs)
-    if (in->op->kind == te::OpKind::compute) schedule_injective(s[te::Tensor(in)], target);
   te::Tensor acc = s.cache_write(Y, ir::MemoryScope::local);
   if (!out.same_as(Y)) s[Y].compute_inline();
   auto o = s[out];
@@ -54,6 +51,20 @@ inline bool schedule_nchwc(schedule::Schedule& s, const te::Tensor& Y, const te:
   ir::IterVar rows = o.fuse({axes[0], axes[1], axes[2]});
   if (worth_parallel(o)) o.parallel(rows);
   s[acc].compute_at(o, col_tile);
+  // The zero-padded input, when the convolution has pads: the rows one output row reads, padded
+  // per output row into a small buffer that stays in cache (a whole padded copy of the input
+  // would cost a pass over memory, as much as a depthwise conv's own work).
+  for (auto& in : Y.op().inputs)
+    if (in->op->kind == te::OpKind::compute) {
+      auto pad = s[te::Tensor(in)];
+      pad.compute_at(o, rows);
+      const auto& pax = pad.tensor().op().axis;
+      if (pax.size() == 5 && *ob % lanes == 0) {
+        auto [outer, inner] = pad.split(pax[4], lanes);
+        (void)outer;
+        pad.vectorize(inner);
+      }
+    }
   auto a = s[acc];
   std::vector<ir::IterVar> order{a.axis(0), a.axis(1), a.axis(2)};
   for (size_t r = 0; r < Y.op().reduce_axes.size(); ++r) order.push_back(a.reduce_axis(r));
