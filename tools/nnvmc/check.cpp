@@ -258,6 +258,9 @@ void write_coverage(const std::string& path, const std::vector<Case>& cases, con
       f << " " << status_word(r.status) << " |";
       if (reason.empty() && r.status != Status::pass) reason = r.detail;
     }
+    // The record is committed: name files from the case's folder, not from this machine's path.
+    for (size_t at = 0; !c.dir.empty() && (at = reason.find(c.dir, at)) != std::string::npos; at += c.name.size())
+      reason.replace(at, c.dir.size(), c.name);
     for (char& ch : reason)
       if (ch == '|' || ch == '\n') ch = ' ';
     f << " " << reason << " |\n";
