@@ -80,7 +80,13 @@ llvm::Value* LlvmEmitter::libm_call(ir::CallOp op, DataType t, const std::vector
   std::string name = std::string(ir::call_op_name(op)) + (t.bits == 32 ? "f" : "");
   std::vector<llvm::Type*> params(a.size(), s);
   llvm::FunctionCallee f = mod_.getOrInsertFunction(name, llvm::FunctionType::get(s, params, false));
-  if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) fn->addFnAttr(llvm::Attribute::NoUnwind);
+  // nnvm never reads errno, so a libm call is a pure function to the optimizer: it may be
+  // hoisted out of loops, merged with an equal call, or dropped when its result is unused.
+  if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+    fn->addFnAttr(llvm::Attribute::NoUnwind);
+    fn->addFnAttr(llvm::Attribute::WillReturn);
+    fn->setDoesNotAccessMemory();
+  }
   if (t.is_scalar()) return b_.CreateCall(f, a);
   llvm::Value* out = llvm::UndefValue::get(a[0]->getType());
   for (int k = 0; k < t.lanes; ++k) {

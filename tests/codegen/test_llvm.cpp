@@ -371,6 +371,27 @@ TEST_CASE("llvm: every math call matches <cmath>, scalar and vector, float32 and
   check_every_call<double>();
 }
 
+TEST_CASE("llvm: math library calls are pure to the optimizer") {
+  // O[i] = tanh(X[0]) + tanh(X[0]) * Y[i]: with the libm declaration marked as not touching
+  // memory, the two equal calls merge and move out of the loop, leaving one call in the kernel.
+  constexpr int64_t n = 37;
+  Buffer X("X", dtype::float32, {idx(1)}), Y("Y", dtype::float32, {idx(n)}), O("O", dtype::float32, {idx(n)});
+  Var i("i");
+  auto t = [&] { return Call::make(CallOp::tanh, {Load::make(X, idx(0))}); };
+  Stmt body = For::make(i, 0, idx(n), ForKind::serial, Store::make(O, t() + t() * Load::make(Y, i), i));
+  auto ks = codegen::jit_llvm(std::vector<LoweredFunc>{{"tanh_twice", {X, Y, O}, {}, body, "llvm test pure call"}});
+  std::string ir = ks[0].llvm_ir();
+  size_t calls = 0;
+  for (size_t at = 0; (at = ir.find("call float @tanhf", at)) != std::string::npos; ++at) ++calls;
+  CHECK(calls == 1);
+  NDArray x(dtype::float32, {1}), y(dtype::float32, {n}), o(dtype::float32, {n});
+  x.data<float>()[0] = 0.3f;
+  fill<float>(y, [](int64_t k) { return float(k) * 0.25f - 2.0f; });
+  ks[0](x, y, o);
+  for (int64_t k = 0; k < n; ++k)
+    CHECK(o.data<float>()[k] == doctest::Approx(std::tanh(0.3f) * (1.0f + y.data<float>()[k])).epsilon(1e-6));
+}
+
 TEST_CASE("llvm: wrong arguments are user errors, GPU loops back-end errors") {
   const LlvmKernel& k = kernels()[2];
   NDArray A(dtype::float32, {8}), B(dtype::float64, {8}), C(dtype::float32, {9}), D(dtype::float32, {8});
