@@ -6,7 +6,8 @@
 //   bench_gemm --sizes 1024 --reps 11 --threads 1
 //                                    reps: 7 by default, more below n = 1024 (see reps_for)
 //   bench_gemm --tiling 12,16,128    rows, width, k_block of the nnvm schedule, both back ends
-//   bench_gemm --llvm-tiling 12,32,128   the same for nnvm-LLVM only (after --tiling)
+//   bench_gemm --llvm-tiling 12,32,128   the same for nnvm-LLVM only (after --tiling); by default
+//                                    nnvm-LLVM picks 12,32,128 or 8,48,128 per size (llvm_tiling_for)
 //   bench_gemm --quick               tiny sizes, 3 reps: what CI runs (checks, not speed)
 //   bench_gemm --show-ir ...         also print each nnvm kernel's loop nest
 //   bench_gemm --show-asm ...        also print the LLVM back end's assembly of each kernel
@@ -30,6 +31,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <vector>
@@ -62,7 +64,8 @@ struct Options {
   // each FMA also reads a broadcast of A, 13 loads per 12 FMAs, so the load ports cap it near
   // 0.8-0.85 of OpenBLAS; 12 x 32 needs 14 loads per 24 FMAs and measured 0.90-0.98. The C path
   // stays at 12 x 16: the system cc makes slow code for 32-lane vectors (about 20 GFLOP/s).
-  bench::GemmTiling llvm_tiling{12, 32, 128};
+  // Unset: bench::llvm_tiling_for(n, n), per size.
+  std::optional<bench::GemmTiling> llvm_tiling;
   bool show_ir = false;
   bool show_llvm = false;  // print the LLVM kernels' assembly
 };
@@ -101,8 +104,8 @@ Options parse(int argc, char** argv) {
     } else if (arg == "--tiling" || arg == "--llvm-tiling") {
       auto v = bench::parse_positive_ints(value(), arg.c_str());
       if (v.size() != 3) throw std::runtime_error(arg + " takes rows,width,k_block (positive integers)");
-      o.llvm_tiling = {v[0], v[1], v[2]};
-      if (arg == "--tiling") o.tiling = o.llvm_tiling;
+      o.llvm_tiling = bench::GemmTiling{v[0], v[1], v[2]};
+      if (arg == "--tiling") o.tiling = *o.llvm_tiling;
     } else {
       throw std::runtime_error("unknown argument '" + arg + "' (see the comment at the top of bench_gemm.cpp)");
     }
@@ -158,7 +161,7 @@ int main(int argc, char** argv) {
   std::printf("           nnvm-C:    %s; C emitter + system cc\n", bench::describe(opt.tiling).c_str());
 #ifdef NNVM_GEMM_WITH_LLVM
   std::printf("           nnvm-LLVM: %s; LLVM emitter, O3, host CPU, in-process JIT\n",
-              bench::describe(opt.llvm_tiling).c_str());
+              opt.llvm_tiling ? bench::describe(*opt.llvm_tiling).c_str() : "tiling per size (below)");
 #else
   std::printf("           nnvm-LLVM: not built in (needs LLVM 15)\n");
 #endif
@@ -175,7 +178,8 @@ int main(int argc, char** argv) {
 #ifdef NNVM_GEMM_WITH_LLVM
   std::vector<nnvm::codegen::LlvmKernel> llvm_kernels;
 #endif
-  std::printf("\n%6s | %11s | %11s   (JIT compile time per kernel)\n", "n", "nnvm-C s", "nnvm-LLVM s");
+  std::printf("\n%6s | %11s | %11s   (JIT compile time per kernel) | nnvm-LLVM tiling\n", "n", "nnvm-C s",
+              "nnvm-LLVM s");
   try {
     for (auto n : opt.sizes) {
       auto fn = bench::gemm_kernel(n, n, n, opt.tiling, nnvm::str_cat("gemm_", n));
@@ -184,15 +188,18 @@ int main(int argc, char** argv) {
       c_kernels.push_back(nnvm::target::jit_c(fn, c_options));
       double c_s = seconds_since(t0);
 #ifdef NNVM_GEMM_WITH_LLVM
-      auto llvm_fn = bench::gemm_kernel(n, n, n, opt.llvm_tiling, nnvm::str_cat("gemm_", n));
-      if (opt.show_ir && !(opt.llvm_tiling == opt.tiling)) std::printf("\n%s", nnvm::ir::to_string(llvm_fn).c_str());
+      const bench::GemmTiling llvm_tiling = opt.llvm_tiling ? *opt.llvm_tiling : bench::llvm_tiling_for(n, n);
+      auto llvm_fn = bench::gemm_kernel(n, n, n, llvm_tiling, nnvm::str_cat("gemm_", n));
+      if (opt.show_ir && !(llvm_tiling == opt.tiling)) std::printf("\n%s", nnvm::ir::to_string(llvm_fn).c_str());
       llvm_kernels.push_back(nnvm::codegen::jit_llvm(llvm_fn));
       double llvm_s = llvm_kernels.back().compile_ms() * 1e-3;
       if (opt.show_llvm) std::printf("\n%s", nnvm::codegen::emit_asm(llvm_fn).c_str());
 #else
       double llvm_s = NAN;
+      const bench::GemmTiling llvm_tiling;
 #endif
-      std::printf("%6lld | %11.2f | %11.2f\n", static_cast<long long>(n), c_s, llvm_s);
+      std::printf("%6lld | %11.2f | %11.2f %31s | %s\n", static_cast<long long>(n), c_s, llvm_s, "",
+                  bench::describe(llvm_tiling).c_str());
     }
   } catch (const std::exception& e) {
     std::cerr << "bench_gemm: building or compiling the nnvm kernel failed: " << e.what() << "\n";

@@ -14,8 +14,10 @@
 //
 // The micro-tile stays in registers across the k loop because kernel arguments are restrict
 // (see docs/lowered_ir.md). On AVX-512, 12 rows x 16 lanes (12 accumulators) measured best
-// through the C emitter, 12 rows x 32 lanes (24 accumulators, two vectors a row) through LLVM
-// (bench_gemm.cpp says why).
+// through the C emitter, 12 rows x 32 lanes or 8 x 48 (24 accumulators, two or three vectors a
+// row, see llvm_tiling_for) through LLVM (bench_gemm.cpp says why). A row wider than one vector
+// is split into vectors of this CPU's width, the vectors unrolled: LLVM makes poor code for a 48-lane
+// vector type.
 #pragma once
 
 #include <nnvm/tensor.hpp>
@@ -34,6 +36,20 @@ struct GemmTiling {
 
 inline std::string describe(const GemmTiling& t) {
   return nnvm::str_cat("rows=", t.rows, " width=", t.width, " k_block=", t.k_block);
+}
+
+// The LLVM back end's micro-tile for an m x n result: 12 rows x 2 vectors or 8 rows x 3 vectors
+// (24 accumulators either way; the second needs fewer loads per multiply-add), whichever pads
+// the result less. Rows past a multiple of R run in a slower serial tail and columns past a
+// multiple of W are computed into padding (then copied out), so the padded area is the cost:
+// n = 1000 takes 8 x 48 (1000 x 1008 instead of 1008 x 1024), n = 1024 and 2048 take 12 x 32.
+inline GemmTiling llvm_tiling_for(int64_t m, int64_t n) {
+  const int64_t lanes = nnvm::target::Target::host().vector_lanes(nnvm::dtype::float32);
+  auto padded_area = [&](int64_t rows, int64_t width) {
+    return (m + rows - 1) / rows * rows * ((n + width - 1) / width * width);
+  };
+  GemmTiling wide{12, 2 * lanes, 128}, tall{8, 3 * lanes, 128};
+  return padded_area(tall.rows, tall.width) < padded_area(wide.rows, wide.width) ? tall : wide;
 }
 
 // The kernel matmul(A, B, C) for these sizes and tiling.
@@ -73,7 +89,14 @@ inline nnvm::ir::LoweredFunc gemm_kernel(int64_t m, int64_t n, int64_t k, const 
   auto [ko, ki] = s.split(s.reduce_axis(0), kb);
   s.reorder({ko, io, jo, ki, ii, ji});
   s.unroll(ii);
-  s.vectorize(ji);
+  const int64_t lanes = target::Target::host().vector_lanes(dtype::float32);
+  if (W > lanes && W % lanes == 0) {
+    auto [jv, jl] = s.split(ji, lanes);
+    s.unroll(jv);
+    s.vectorize(jl);
+  } else {
+    s.vectorize(ji);
+  }
   s.parallel(io);
 
   auto p = sch[Bp];
