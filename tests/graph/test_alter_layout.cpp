@@ -133,6 +133,52 @@ TEST_CASE("alter_layout runs conv chains in NCHW[x]c with transforms only at the
   CHECK(fused_epilogues == 3);
 }
 
+// The output channel block of the blocked conv node `op` (the last axis of its packed weights).
+std::vector<int64_t> weight_blocks(const graph::Graph& g, const std::string& op) {
+  std::vector<int64_t> out;
+  for (auto& n : g.nodes)
+    if (n.kind == graph::NodeKind::op && n.op == op) out.push_back(*ir::as_const_int(g.type(n.inputs[1]).shape.back()));
+  return out;
+}
+
+TEST_CASE("alter_layout gives a depthwise conv and the convs feeding it one-vector blocks") {
+  // MobileNetV2's inverted residual: x (1, 8, 9, 11) -> conv 1x1 (64) -> clip -> depthwise 3x3
+  // stride 2 (64) -> clip -> conv 1x1 (64) -> output. 64 channels take two-vector blocks
+  // elsewhere; here the expand conv, the depthwise conv and the clip between them use one, so
+  // no layout_transform is needed between them; the projecting conv reads that block and writes
+  // two-vector blocks.
+  const int64_t lanes = 8;  // 256-bit vectors
+  NDArray xv = nnvm_test::random_array(dtype::float32, {1, 8, 9, 11}, 11);
+  NDArray w1 = nnvm_test::random_array(dtype::float32, {64, 8, 1, 1}, 12), b1 = nnvm_test::random_array(dtype::float32, {64}, 13);
+  NDArray w2 = nnvm_test::random_array(dtype::float32, {64, 1, 3, 3}, 14), b2 = nnvm_test::random_array(dtype::float32, {64}, 15);
+  NDArray w3 = nnvm_test::random_array(dtype::float32, {64, 64, 1, 1}, 16), b3 = nnvm_test::random_array(dtype::float32, {64}, 17);
+  GraphBuilder gb("inverted_residual");
+  auto x = gb.input("x", dtype::float32, {1, 8, 9, 11});
+  ops::Attrs relu6;
+  relu6.set_float("min", 0.0).set_float("max", 6.0);
+  auto e = gb.op("clip", {gb.op("conv", {x, gb.constant("w1", w1), gb.constant("b1", b1)}, conv_attrs(1, 0))}, relu6);
+  auto d = gb.op("clip", {gb.op("conv", {e, gb.constant("w2", w2), gb.constant("b2", b2)}, conv_attrs(2, 1, 64))}, relu6);
+  gb.output(gb.op("conv", {d, gb.constant("w3", w3), gb.constant("b3", b3)}, conv_attrs(1, 0)));
+  graph::Graph g = gb.build();
+
+  graph::CompileOptions co;
+  co.target.vector_bits = 32 * lanes;
+  graph::Graph opt = graph::optimize(g, {.opt_level = 2, .target = co.target});
+  CHECK(weight_blocks(opt, "conv_nchwc") == Ints{lanes, 2 * lanes});
+  CHECK(weight_blocks(opt, "depthwise_conv_nchwc") == Ints{lanes});
+  CHECK(count_ops(opt, "layout_transform") == 2);  // x in, y out
+
+  auto clip6 = [](Map m) {
+    for (auto& v : m.v) v = std::clamp(v, 0.0, 6.0);
+    return m;
+  };
+  Map want = conv(clip6(conv(clip6(conv(from_array(xv), w1, b1, 1, 0, false)), w2, b2, 2, 1, true)), w3, b3, 1, 0, false);
+  NDArray y = graph::compile(g, co).run({xv})[0];
+  REQUIRE(y.shape() == Ints{1, want.c, want.h, want.w});
+  auto yv = y.values<float>();
+  for (size_t i = 0; i < want.v.size(); ++i) CHECK(double(yv[i]) == doctest::Approx(want.v[i]).epsilon(1e-4));
+}
+
 // Pools with a 3x3 window, pads and strides, in plain loops; taps in the padding are skipped
 // (max) or not counted (average, count_include_pad 0).
 Map pool3(const Map& x, int64_t s, int64_t p, bool average) {

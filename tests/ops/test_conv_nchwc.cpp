@@ -182,6 +182,8 @@ TEST_CASE("depthwise_conv_nchwc matches a direct blocked depthwise convolution")
   add("3x3 stride 2 pad 1, b 16", {1, 2, 9, 9, 16}, 3, true,
       {.stride_h = 2, .stride_w = 2, .top = 1, .left = 1, .bottom = 1, .right = 1});
   add("5x5 dilation 2, no bias", {2, 1, 12, 11, 8}, 5, false, {.dil_h = 2, .dil_w = 2, .top = 2, .bottom = 3});
+  // A block of three vectors (256-bit targets): the schedule runs it one vector at a time.
+  add("3x3 pad 1 0 1 2, b 24", {1, 2, 6, 13, 24}, 3, true, {.top = 1, .left = 0, .bottom = 1, .right = 2});
   nnvm_test::check_ops(cases, "depthwise_conv_nchwc");
 
   auto& def = ops::default_registry().get("depthwise_conv_nchwc");

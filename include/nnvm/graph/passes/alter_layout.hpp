@@ -9,8 +9,9 @@
 //   - any other consumer of a blocked value gets it back in NCHW through one layout_transform,
 //     made on first use and shared.
 // Block sizes: one or two vectors of output channels (two when they divide the channel count,
-// for two independent weight vectors per input load); a conv takes its input in whatever block
-// its producer left it when that divides its channels, so chains need no repacking.
+// for two independent weight vectors per input load; one for what a depthwise conv reads, see
+// output_block); a conv takes its input in whatever block its producer left it when that divides
+// its channels, so chains need no repacking.
 #pragma once
 
 #include <optional>
@@ -93,6 +94,7 @@ class LayoutAlteration {
         rw_(g),
         lanes_(t.vector_lanes(dtype::float32)),
         uses_(use_counts(g)),
+        feeds_depthwise_(depthwise_inputs(g)),
         blocked_(g.nodes.size()),
         pending_(g.nodes.size()) {}
 
@@ -148,25 +150,70 @@ class LayoutAlteration {
       if (channels % c == 0) return c;
     return 1;
   }
-  int64_t output_block(int64_t channels) const {
-    if (channels % (2 * lanes_) == 0) return 2 * lanes_;
+  // The block of a conv's output channels: two vectors when they divide the channels, for two
+  // weight vectors per input load, except for a value a depthwise conv reads (node `i` in
+  // `feeds_depthwise_`): a depthwise conv runs fastest on one-vector blocks (its padded input
+  // rows stay in L1), and its producer's block is its own. Zero when no vector divides them.
+  int64_t output_block(int64_t channels, size_t i) const {
+    if (channels % (2 * lanes_) == 0 && !feeds_depthwise_[i]) return 2 * lanes_;
     return channels % lanes_ == 0 ? lanes_ : 0;
+  }
+
+  // A conv node the pass can block: float32 2-D, constant weights and bias, one group or
+  // depthwise (a group per channel).
+  struct ConvForm {
+    int64_t C = 0, M = 0;
+    const NDArray* w = nullptr;
+    const NDArray* bias = nullptr;
+    bool depthwise = false;
+  };
+  static std::optional<ConvForm> blockable_conv(const Graph& g, const Node& n) {
+    if (n.kind != NodeKind::op || n.op != "conv" || n.inputs.size() < 2 || n.num_outputs() != 1) return std::nullopt;
+    const TensorType& xt = g.type(n.inputs[0]);
+    auto xs = constant_shape(xt);
+    ConvForm f;
+    f.w = float32_constant(g, n.inputs[1]);
+    bool has_bias = n.inputs.size() > 2 && n.inputs[2].defined();
+    f.bias = has_bias ? float32_constant(g, n.inputs[2]) : nullptr;
+    if (xt.dtype != dtype::float32 || !xs || xs->size() != 4 || !f.w || f.w->shape().size() != 4 || (has_bias && !f.bias))
+      return std::nullopt;
+    f.C = (*xs)[1];
+    f.M = f.w->shape()[0];
+    int64_t group = n.attrs.get_int("group", 1);
+    f.depthwise = group > 1 && group == f.C && f.M == f.C && f.w->shape()[1] == 1;
+    if (group != 1 && !f.depthwise) return std::nullopt;
+    return f;
+  }
+
+  // By node: whether its output reaches a depthwise conv's input directly or through
+  // elementwise and broadcast ops (MobileNet's expand conv -> clip -> depthwise conv).
+  static std::vector<bool> depthwise_inputs(const Graph& g) {
+    std::vector<bool> feeds(g.nodes.size());
+    for (size_t i = g.nodes.size(); i-- > 0;) {
+      const Node& n = g.nodes[i];
+      if (n.kind != NodeKind::op) continue;
+      auto conv = blockable_conv(g, n);
+      const ops::OpPattern p = g.registry->get(n.op).pattern;
+      bool passes_on = feeds[i] && (p == ops::OpPattern::elementwise || p == ops::OpPattern::broadcast);
+      for (size_t k = 0; k < n.inputs.size(); ++k)
+        if (n.inputs[k].defined() && ((conv && conv->depthwise && k == 0) || passes_on)) feeds[n.inputs[k].node] = true;
+    }
+    return feeds;
   }
 
   bool convert_conv(size_t i) {
     const Node& n = g_.nodes[i];
-    if (n.op != "conv" || n.inputs.size() < 2 || n.num_outputs() != 1 || lanes_ < 2) return false;
-    const TensorType& xt = g_.type(n.inputs[0]);
-    auto xs = constant_shape(xt);
-    const NDArray* w = float32_constant(g_, n.inputs[1]);
-    bool has_bias = n.inputs.size() > 2 && n.inputs[2].defined();
-    const NDArray* bias = has_bias ? float32_constant(g_, n.inputs[2]) : nullptr;
-    if (xt.dtype != dtype::float32 || !xs || xs->size() != 4 || !w || w->shape().size() != 4 || (has_bias && !bias))
-      return false;
-    int64_t C = (*xs)[1], M = w->shape()[0], group = n.attrs.get_int("group", 1);
-    bool depthwise = group > 1 && group == C && M == C && w->shape()[1] == 1;
-    if (group != 1 && !depthwise) return false;
-    int64_t ob = output_block(M);
+    auto conv = lanes_ >= 2 ? blockable_conv(g_, n) : std::nullopt;
+    if (!conv) return false;
+    const auto [C, M, w, bias, depthwise] = *conv;
+    // A depthwise conv keeps a one- or two-vector block its producer chose (no repacking), else
+    // takes one vector.
+    int64_t ob = output_block(M, i);
+    if (depthwise) {
+      auto& producer = blocked_[n.inputs[0].node];
+      bool vector_block = producer && (producer->block == lanes_ || producer->block == 2 * lanes_);
+      ob = vector_block ? producer->block : C % lanes_ == 0 ? lanes_ : 0;
+    }
     if (ob == 0) return false;
     Attrs a;
     for (const char* k : {"strides", "dilations", "pads", "kernel_shape"})
@@ -275,6 +322,7 @@ class LayoutAlteration {
   GraphRewriter rw_;
   int64_t lanes_;
   std::vector<std::vector<int>> uses_;                // by old node and output: its readers
+  std::vector<bool> feeds_depthwise_;                 // by old node: see depthwise_inputs
   std::vector<std::optional<BlockedValue>> blocked_;  // by old node: its output in a blocked layout
   std::vector<bool> pending_;                         // blocked, and its NCHW form not made yet
   std::map<std::pair<size_t, int64_t>, Value> repacked_;

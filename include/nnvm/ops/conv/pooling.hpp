@@ -74,7 +74,7 @@ inline bool is_blocked_pool(const te::Tensor& R) {
 inline void schedule_pool(schedule::Schedule& s, const te::Tensor& Y, const Target& target, const std::string& op) {
   require_cpu(target, op);
   te::Tensor R = Y.op().reduce_axes.empty() ? te::Tensor(Y.op().inputs.at(0)) : Y;
-  if (is_blocked_pool(R) && detail::schedule_nchwc(s, R, Y, target)) return;
+  if (is_blocked_pool(R) && detail::schedule_nchwc(s, R, Y, target, /*channelwise=*/true)) return;
   if (!Y.op().reduce_axes.empty()) {
     schedule_reduction(s[Y], target);
     return;
