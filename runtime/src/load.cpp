@@ -1,6 +1,7 @@
 // Loading an artifact directory. Every file may be truncated or corrupt: each field is checked
 // before use, so that a model that loads can only fail at run time through its caller's
 // tensors or a kernel's status. kernels.so itself is code: load only artifacts you trust.
+#include <cstdlib>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -16,6 +17,7 @@
 #include "model.hpp"
 
 nnvm_model::~nnvm_model() {
+  for (void* a : spare_arenas) std::free(a);
   if (weights) munmap(const_cast<char*>(weights), weights_size);
   if (library) dlclose(library);
 }

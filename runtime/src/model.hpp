@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,11 @@ struct nnvm_model {
   void* library = nullptr;       // dlopen handle of kernels.so
   const char* weights = nullptr; // weights.bin, mapped read-only
   size_t weights_size = 0;
+  // Arenas (arena_bytes + workspace_bytes each) of finished runs, for the next runs: one run
+  // takes one, so concurrent runs never share one, and none is allocated (and page-faulted in)
+  // per run once there are as many as runs at once. Freed with the model.
+  mutable std::mutex spare_mutex;
+  mutable std::vector<void*> spare_arenas;
 
   nnvm_model() = default;
   nnvm_model(const nnvm_model&) = delete;

@@ -163,6 +163,44 @@ TEST_CASE("a dense → relu → softmax model saved as an artifact runs in the r
   write_text(data / "expected_0.bin", std::string(reinterpret_cast<const char*>(want.data()), want.size() * 4));
 }
 
+TEST_CASE("outputs go straight to the caller's buffers, unless a buffer is also an input") {
+  // y = x * w with x, y and w 6x6: each output row reads its whole input row, so computing y
+  // into x's own buffer would read values it already overwrote.
+  const int64_t n = 6;
+  NDArray w = nnvm_test::random_array(dtype::float32, {n, n}, 21);
+  GraphBuilder gb("square");
+  auto x = gb.input("x", dtype::float32, {n, n});
+  gb.output(gb.op("dense", {x, gb.constant("w", w)}, {}, "fc"));
+  fs::path dir = test_root() / "square";
+  graph::save_artifact(graph::compile(gb.build()), dir.string());
+  Loaded l(dir);
+  REQUIRE_MESSAGE(l.status == NNVM_OK, l.error);
+  auto product = [&](const NDArray& a) {
+    std::span<const float> av = a.values<float>(), wv = w.values<float>();
+    std::vector<float> y(size_t(n * n));
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t k = 0; k < n; ++k) y[size_t(i * n + j)] += av[size_t(i * n + k)] * wv[size_t(k * n + j)];
+    return y;
+  };
+  // Several runs in a row (the second and third reuse the first's arena), then one in place.
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    NDArray xa = nnvm_test::random_array(dtype::float32, {n, n}, seed), ya(dtype::float32, {n, n});
+    const void* ins[] = {xa.raw()};
+    void* outs[] = {ya.raw()};
+    REQUIRE_MESSAGE(nnvm_model_run_raw(l.model, ins, outs, 0) == NNVM_OK, nnvm_last_error());
+    std::string diff = nnvm_test::compare<float>(ya.values<float>(), product(xa));
+    CHECK_MESSAGE(diff.empty(), diff);
+  }
+  NDArray xa = nnvm_test::random_array(dtype::float32, {n, n}, 4);
+  std::vector<float> want = product(xa);
+  const void* ins[] = {xa.raw()};
+  void* outs[] = {xa.raw()};
+  REQUIRE_MESSAGE(nnvm_model_run_raw(l.model, ins, outs, 1) == NNVM_OK, nnvm_last_error());
+  std::string diff = nnvm_test::compare<float>(xa.values<float>(), want);
+  CHECK_MESSAGE(diff.empty(), diff);
+}
+
 TEST_CASE("several outputs, a constant output and an input passed through come back in order") {
   const int64_t R = 3, C = 5;
   NDArray c = nnvm_test::random_array(dtype::float32, {C}, 21);
