@@ -221,25 +221,26 @@ nnvm::graph::Graph conv_relu_graph(const ConvShape& s, const nnvm::NDArray& w, c
   return gb.build();
 }
 
-// The channel block nnvm's layout pass gives `channels` (graph::alter_layout): two vectors, one,
-// else the largest of 4, 2, 1 that divides.
-int64_t channel_block(int64_t channels, int64_t lanes) {
-  for (int64_t b : {2 * lanes, lanes, int64_t(4), int64_t(2)})
-    if (channels % b == 0) return b;
-  return 1;
-}
-
-// The blocks of a shape in --layout blocked: input and output channels. A depthwise conv gets one
-// vector, as the layout pass gives it (and the conv feeding it) in a network.
+// The blocks of a shape in --layout blocked, as nnvm's layout pass gives them in a network
+// (graph::alter_layout): a conv's output block is ops::nchwc_output_block of its channels and
+// output width, its input block its producer's (taken as a conv whose output is this input);
+// a depthwise conv, and so the conv feeding it, one vector. Channel counts no vector divides get
+// the largest of 4, 2, 1 that does (only the --quick shapes).
 struct Blocks {
   int64_t in, out;
 };
-Blocks blocks_of(const ConvShape& s, int64_t lanes) {
-  if (s.groups == s.c_in && s.groups == s.c_out) {
-    int64_t b = s.c_in % lanes == 0 ? lanes : channel_block(s.c_in, lanes);
-    return {b, b};
-  }
-  return {channel_block(s.c_in, lanes), channel_block(s.c_out, lanes)};
+Blocks blocks_of(const ConvShape& s, int vector_bits) {
+  nnvm::target::Target t;
+  t.vector_bits = vector_bits;
+  const int64_t lanes = t.vector_lanes(nnvm::dtype::float32);
+  auto block = [&](int64_t channels, int64_t width, bool depthwise) {
+    int64_t b = depthwise ? (channels % lanes == 0 ? lanes : 0) : nnvm::ops::nchwc_output_block(channels, width, t);
+    for (int64_t small : {int64_t(4), int64_t(2)})
+      if (b == 0 && channels % small == 0) b = small;
+    return b == 0 ? int64_t(1) : b;
+  };
+  if (s.groups == s.c_in && s.groups == s.c_out) return {block(s.c_in, s.size, true), block(s.c_in, s.size, true)};
+  return {block(s.c_in, s.size, false), block(s.c_out, s.out(), false)};
 }
 
 // (1, C, H, W) row-major -> (1, C / b, H, W, b), and back.
@@ -458,14 +459,13 @@ int main(int argc, char** argv) {
   // One input list per shape, passed by reference: a braced list would deep-copy the input
   // into every call.
   std::vector<std::vector<nnvm::NDArray>> inputs;
-  const int64_t lanes = std::max(1, opt.vector_bits / 32);
   std::printf("\n%-20s |", "shape");
   for (auto& b : opt.backends) std::printf(" %11s", (column_name(b) + " s").c_str());
   std::printf(" | kernels of the compiled graph (%s)\n", column_name(opt.backends.front()).c_str());
   try {
     for (size_t i = 0; i < n; ++i) {
       const ConvShape& s = opt.shapes[i];
-      Blocks bl = blocks_of(s, lanes);
+      Blocks bl = blocks_of(s, opt.vector_bits);
       nnvm::graph::Graph g;
       if (opt.blocked) {
         inputs.push_back({nnvm::NDArray::from(to_blocked(xs[i], s.c_in, s.size * s.size, bl.in),
@@ -553,7 +553,7 @@ int main(int argc, char** argv) {
                        [&, b, i] {
                          auto v = outs[b][0].values<float>();
                          if (!opt.blocked) return std::vector<float>(v.begin(), v.end());
-                         return from_blocked(v, s.c_out, s.out() * s.out(), blocks_of(s, lanes).out);
+                         return from_blocked(v, s.c_out, s.out() * s.out(), blocks_of(s, opt.vector_bits).out);
                        }});
       }
       std::string impl;

@@ -10763,14 +10763,21 @@ NNVM_END_NAMESPACE
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
+
+// The vector registers of a CPU target: 32 with AVX-512, 16 with AVX2 (and NEON's 32 count
+// as 16 here: its vectors are 128-bit, so a block needs more of them).
+inline int64_t vector_registers(const Target& t) { return t.vector_bits >= 512 ? 32 : 16; }
+
 namespace detail {
 
-// Output columns per register tile: the largest of 8..4 that divides `out_width` (a tile that
+// Output columns per register tile: the largest of 14..4 that divides `out_width` (a tile that
 // divides the row leaves no tail), else 6, with the accumulators (tile x vectors_per_block
-// registers) kept within 16 of the 16-32 vector registers x86 has.
-inline int64_t nchwc_row_tile(int64_t out_width, int64_t vectors_per_block) {
-  int64_t most = std::max<int64_t>(1, 16 / std::max<int64_t>(1, vectors_per_block));
-  for (int64_t t = std::min<int64_t>(8, most); t >= 4; --t)
+// registers) leaving 4 of the target's vector registers (16 with AVX2, 32 with AVX-512) for the
+// weight vectors and the broadcast input. AVX-512 thus takes 14 x 2 vectors at 14 or 28 columns,
+// 7 x 2 at 7: twice the multiply-adds per loaded weight of the 16-accumulator limit it had.
+inline int64_t nchwc_row_tile(int64_t out_width, int64_t vectors_per_block, int64_t vector_registers) {
+  int64_t most = std::max<int64_t>(1, (vector_registers - 4) / std::max<int64_t>(1, vectors_per_block));
+  for (int64_t t = std::min<int64_t>(14, most); t >= 4; --t)
     if (out_width % t == 0) return std::min(t, out_width);
   return std::min({int64_t(6), most, out_width});
 }
@@ -10796,7 +10803,8 @@ inline bool schedule_nchwc(schedule::Schedule& s, const te::Tensor& Y, const te:
   if (!out.same_as(Y)) s[Y].compute_inline();
   auto o = s[out];
   const auto& axes = out.op().axis;
-  auto [col_tile, col] = o.split(axes[3], nchwc_row_tile(*ow, by_vector ? 1 : (*ob + lanes - 1) / lanes));
+  auto [col_tile, col] =
+      o.split(axes[3], nchwc_row_tile(*ow, by_vector ? 1 : (*ob + lanes - 1) / lanes, vector_registers(target)));
   ir::IterVar rows;
   if (by_vector) {
     auto [vec, lane] = o.split(axes[4], lanes);
@@ -10837,6 +10845,26 @@ inline bool schedule_nchwc(schedule::Schedule& s, const te::Tensor& Y, const te:
 }
 
 }  // namespace detail
+
+// The output channel block of a blocked (not depthwise) conv whose output rows are `out_width`
+// wide: 2 or 4 vectors, whichever divides `channels` and gives the register tile (see
+// nchwc_row_tile) the most accumulators, 2 on a tie or when 4's tile leaves a tail; else 1
+// vector when that divides; else 0.
+// 4 vectors pay off where rows are short: at 7 columns, 2 vectors fill 14 accumulators and 4
+// fill 28 (ResNet-18's 7x7 3x3 convs ran at 0.66-0.72 of oneDNN with 2, 0.80-0.84 with 4).
+inline int64_t nchwc_output_block(int64_t channels, int64_t out_width, const Target& t) {
+  const int64_t lanes = t.vector_lanes(dtype::float32), regs = vector_registers(t);
+  int64_t best = 0, best_acc = 0;
+  for (int64_t v : {2, 4}) {
+    if (channels % (v * lanes) != 0) continue;
+    int64_t tile = detail::nchwc_row_tile(out_width, v, regs);
+    if (v == 4 && out_width % tile != 0) continue;  // its tail would run without the tile
+    if (tile * v > best_acc) best = v * lanes, best_acc = tile * v;
+  }
+  if (best == 0 && channels % lanes == 0) best = lanes;
+  return best;
+}
+
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/conv/nchwc_schedule.hpp
@@ -18812,8 +18840,8 @@ NNVM_END_NAMESPACE
 //     alike (a residual add) or are one element (a scalar), run on the blocked values;
 //   - any other consumer of a blocked value gets it back in NCHW through one layout_transform,
 //     made on first use and shared.
-// Block sizes: one or two vectors of output channels (two when they divide the channel count,
-// for two independent weight vectors per input load; one for what a depthwise conv reads, see
+// Block sizes: one, two or four vectors of output channels (several when they divide the channel
+// count, for independent weight vectors per input load; one for what a depthwise conv reads, see
 // output_block); a conv takes its input in whatever block its producer left it when that divides
 // its channels, so chains need no repacking.
 
@@ -18892,6 +18920,7 @@ class LayoutAlteration {
   LayoutAlteration(const Graph& g, const target::Target& t)
       : g_(g),
         rw_(g),
+        target_(t),
         lanes_(t.vector_lanes(dtype::float32)),
         uses_(use_counts(g)),
         feeds_depthwise_(depthwise_inputs(g)),
@@ -18950,13 +18979,14 @@ class LayoutAlteration {
       if (channels % c == 0) return c;
     return 1;
   }
-  // The block of a conv's output channels: two vectors when they divide the channels, for two
-  // weight vectors per input load, except for a value a depthwise conv reads (node `i` in
+  // The block of a conv's output channels: two or four vectors (ops::nchwc_output_block, for
+  // several weight vectors per input load), except for a value a depthwise conv reads (node `i` in
   // `feeds_depthwise_`): a depthwise conv runs fastest on one-vector blocks (its padded input
   // rows stay in L1), and its producer's block is its own. Zero when no vector divides them.
   int64_t output_block(int64_t channels, size_t i) const {
-    if (channels % (2 * lanes_) == 0 && !feeds_depthwise_[i]) return 2 * lanes_;
-    return channels % lanes_ == 0 ? lanes_ : 0;
+    if (feeds_depthwise_[i]) return channels % lanes_ == 0 ? lanes_ : 0;
+    auto shape = constant_shape(g_.nodes[i].types[0]);
+    return ops::nchwc_output_block(channels, shape ? shape->back() : 1, target_);
   }
 
   // A conv node the pass can block: float32 2-D, constant weights and bias, one group or
@@ -19120,6 +19150,7 @@ class LayoutAlteration {
 
   const Graph& g_;
   GraphRewriter rw_;
+  target::Target target_;
   int64_t lanes_;
   std::vector<std::vector<int>> uses_;                // by old node and output: its readers
   std::vector<bool> feeds_depthwise_;                 // by old node: see depthwise_inputs

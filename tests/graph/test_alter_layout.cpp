@@ -179,6 +179,39 @@ TEST_CASE("alter_layout gives a depthwise conv and the convs feeding it one-vect
   for (size_t i = 0; i < want.v.size(); ++i) CHECK(double(yv[i]) == doctest::Approx(want.v[i]).epsilon(1e-4));
 }
 
+TEST_CASE("alter_layout blocks short rows by four vectors, so the register tile stays full") {
+  target::Target avx512, avx2;
+  avx512.vector_bits = 512;
+  avx2.vector_bits = 256;
+  // 7 columns: 7 x 2 vectors fill 14 accumulators, 7 x 4 fill 28 of AVX-512's 32 registers.
+  CHECK(ops::nchwc_output_block(512, 7, avx512) == 64);
+  CHECK(ops::nchwc_output_block(256, 14, avx512) == 32);  // 14 x 2 already fills 28
+  CHECK(ops::nchwc_output_block(128, 56, avx512) == 32);
+  CHECK(ops::nchwc_output_block(48, 7, avx512) == 16);    // only one vector divides 48
+  CHECK(ops::nchwc_output_block(20, 7, avx512) == 0);
+  CHECK(ops::nchwc_output_block(512, 7, avx2) == 16);     // 4 x 8 lanes would leave a tail
+
+  // x (1, 32, 7, 7) -> conv 3x3 pad 1 (128) -> relu -> conv 3x3 pad 1 (64) -> output, AVX-512.
+  NDArray xv = nnvm_test::random_array(dtype::float32, {1, 32, 7, 7}, 31);
+  NDArray w1 = nnvm_test::random_array(dtype::float32, {128, 32, 3, 3}, 32), b1 = nnvm_test::random_array(dtype::float32, {128}, 33);
+  NDArray w2 = nnvm_test::random_array(dtype::float32, {64, 128, 3, 3}, 34), b2 = nnvm_test::random_array(dtype::float32, {64}, 35);
+  GraphBuilder gb("short_rows");
+  auto x = gb.input("x", dtype::float32, {1, 32, 7, 7});
+  auto h = gb.op("relu", {gb.op("conv", {x, gb.constant("w1", w1), gb.constant("b1", b1)}, conv_attrs(1, 1))});
+  gb.output(gb.op("conv", {h, gb.constant("w2", w2), gb.constant("b2", b2)}, conv_attrs(1, 1)));
+  graph::Graph g = gb.build();
+  graph::CompileOptions co;
+  co.target = avx512;
+  graph::Graph opt = graph::optimize(g, {.opt_level = 2, .target = avx512});
+  CHECK(weight_blocks(opt, "conv_nchwc") == Ints{64, 64});
+  CHECK(count_ops(opt, "layout_transform") == 2);
+  Map want = conv(relu(conv(from_array(xv), w1, b1, 1, 1, false)), w2, b2, 1, 1, false);
+  NDArray y = graph::compile(g, co).run({xv})[0];
+  REQUIRE(y.shape() == Ints{1, want.c, want.h, want.w});
+  auto yv = y.values<float>();
+  for (size_t i = 0; i < want.v.size(); ++i) CHECK(double(yv[i]) == doctest::Approx(want.v[i]).epsilon(1e-4));
+}
+
 // Pools with a 3x3 window, pads and strides, in plain loops; taps in the padding are skipped
 // (max) or not counted (average, count_include_pad 0).
 Map pool3(const Map& x, int64_t s, int64_t p, bool average) {

@@ -8,8 +8,8 @@
 //     alike (a residual add) or are one element (a scalar), run on the blocked values;
 //   - any other consumer of a blocked value gets it back in NCHW through one layout_transform,
 //     made on first use and shared.
-// Block sizes: one or two vectors of output channels (two when they divide the channel count,
-// for two independent weight vectors per input load; one for what a depthwise conv reads, see
+// Block sizes: one, two or four vectors of output channels (several when they divide the channel
+// count, for independent weight vectors per input load; one for what a depthwise conv reads, see
 // output_block); a conv takes its input in whatever block its producer left it when that divides
 // its channels, so chains need no repacking.
 #pragma once
@@ -18,6 +18,7 @@
 
 #include "nnvm/graph/passes/rewrite.hpp"
 #include "nnvm/ops/conv/layout_transform.hpp"
+#include "nnvm/ops/conv/nchwc_schedule.hpp"
 #include "nnvm/target/target.hpp"
 
 NNVM_BEGIN_NAMESPACE
@@ -92,6 +93,7 @@ class LayoutAlteration {
   LayoutAlteration(const Graph& g, const target::Target& t)
       : g_(g),
         rw_(g),
+        target_(t),
         lanes_(t.vector_lanes(dtype::float32)),
         uses_(use_counts(g)),
         feeds_depthwise_(depthwise_inputs(g)),
@@ -150,13 +152,14 @@ class LayoutAlteration {
       if (channels % c == 0) return c;
     return 1;
   }
-  // The block of a conv's output channels: two vectors when they divide the channels, for two
-  // weight vectors per input load, except for a value a depthwise conv reads (node `i` in
+  // The block of a conv's output channels: two or four vectors (ops::nchwc_output_block, for
+  // several weight vectors per input load), except for a value a depthwise conv reads (node `i` in
   // `feeds_depthwise_`): a depthwise conv runs fastest on one-vector blocks (its padded input
   // rows stay in L1), and its producer's block is its own. Zero when no vector divides them.
   int64_t output_block(int64_t channels, size_t i) const {
-    if (channels % (2 * lanes_) == 0 && !feeds_depthwise_[i]) return 2 * lanes_;
-    return channels % lanes_ == 0 ? lanes_ : 0;
+    if (feeds_depthwise_[i]) return channels % lanes_ == 0 ? lanes_ : 0;
+    auto shape = constant_shape(g_.nodes[i].types[0]);
+    return ops::nchwc_output_block(channels, shape ? shape->back() : 1, target_);
   }
 
   // A conv node the pass can block: float32 2-D, constant weights and bias, one group or
@@ -320,6 +323,7 @@ class LayoutAlteration {
 
   const Graph& g_;
   GraphRewriter rw_;
+  target::Target target_;
   int64_t lanes_;
   std::vector<std::vector<int>> uses_;                // by old node and output: its readers
   std::vector<bool> feeds_depthwise_;                 // by old node: see depthwise_inputs
