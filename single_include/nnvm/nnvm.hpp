@@ -6376,6 +6376,38 @@ inline bool contains_load(const ir::Expr& e) {
   return f.found;
 }
 
+// The first select in `e` (outermost first) with a load on a side: one that guards a load.
+inline const ir::Select* guarding_select(const ir::Expr& e) {
+  struct F : ir::IRVisitor {
+    const ir::Select* found = nullptr;
+    void visit(const ir::Select* op) override {
+      if (found) return;
+      if (contains_load(op->true_value) || contains_load(op->false_value)) {
+        found = op;
+        return;
+      }
+      ir::IRVisitor::visit(op);
+    }
+  } f;
+  f.visit_expr(e);
+  return f.found;
+}
+
+// `e` with the node `target` replaced by `with`.
+inline ir::Expr replace_node(const ir::Expr& e, const ir::Select* target, const ir::Expr& with) {
+  struct R : ir::IRMutator {
+    const ir::Select* target;
+    ir::Expr with;
+    using ir::IRMutator::visit;
+    ir::Expr visit(const ir::Select* op, const ir::Expr& x) override {
+      return op == target ? with : ir::IRMutator::visit(op, x);
+    }
+  } r;
+  r.target = target;
+  r.with = with;
+  return r.mutate(e);
+}
+
 // Widens the body of one vectorized loop; `failed` is set when the result would be wrong.
 class Widen : public ir::IRMutator {
  public:
@@ -6419,13 +6451,22 @@ class Widen : public ir::IRMutator {
     return ir::LetStmt::make(wide, v, mutate(op->body));
   }
   ir::Stmt visit(const ir::Store* op, const ir::Stmt& s) override {
-    // buf[i] = select(c, a, b) with loads in a or b and c the same for every lane (a zero-padded
-    // copy: the condition is on an outer axis): if (c) buf[i] = a; else buf[i] = b.
-    if (auto* sel = op->value.as<ir::Select>();
-        sel && (contains_load(sel->true_value) || contains_load(sel->false_value))) {
+    // buf[i] = f(select(c, a, b)) with loads in a or b and c the same for every lane (a
+    // zero-padded copy, or a convolution reading its input through the padding's select: the
+    // condition is on outer axes): if (c) buf[i] = f(a); else buf[i] = f(b). Up to three such
+    // selects per store (eight stores); more stay serial.
+    if (const ir::Select* sel = guarding_select(op->value); sel && split_depth_ < 3) {
       ir::Expr c = mutate(sel->condition);
-      if (c.dtype().lanes == 1)
-        return ir::IfThenElse::make(c, widen_store(op, sel->true_value, s), widen_store(op, sel->false_value, s));
+      if (c.dtype().lanes == 1) {
+        ++split_depth_;
+        auto side = [&](const ir::Expr& v) {
+          ir::Stmt st = ir::Store::make(op->buffer, replace_node(op->value, sel, v), op->index);
+          return mutate(st);
+        };
+        ir::Stmt t = side(sel->true_value), f = side(sel->false_value);
+        --split_depth_;
+        return ir::IfThenElse::make(c, t, f);
+      }
     }
     return widen_store(op, op->value, s);
   }
@@ -6464,6 +6505,7 @@ class Widen : public ir::IRMutator {
   const ir::Var& var_;
   ir::Expr ramp_;
   std::unordered_map<const ir::VarNode*, ir::Expr> renamed_;
+  int split_depth_ = 0;  // selects split into if/else around the store being widened
 };
 
 class Vectorizer : public ir::IRMutator {
@@ -10787,10 +10829,12 @@ inline int64_t nchwc_row_tile(int64_t out_width, int64_t vectors_per_block, int6
 // constant.
 //
 // `channelwise`: each output channel reads only its own input channel (depthwise convs, pools).
-// A block of several vectors is then run one vector at a time, as if blocked by one vector: the
-// rows one task pads and reads stay a vector wide, so they fit in L1 (a 32-channel block of a
-// 112-wide image needs 44 KiB of padded rows; a depthwise conv ran at 0.7 of the 16-channel
-// speed), while the layout keeps the block its producer chose.
+// Such an op reads its input through the padding's select instead of a padded copy: it does a
+// few multiply-adds per input element, so copying the padded rows (up to KH times each) cost it
+// as much as its own work (2x at 3x3 stride 2); vectorize turns each guarded tap into an if/else
+// on a condition that is constant for the tile's rows and mostly for its columns. A block of
+// several vectors runs one vector at a time, as if blocked by one vector, so the rows a task
+// reads stay a vector wide while the layout keeps the block its producer chose.
 inline bool schedule_nchwc(schedule::Schedule& s, const te::Tensor& Y, const te::Tensor& out, const Target& target,
                            bool channelwise = false) {
   if (Y.rank() != 5 || out.rank() != 5 || Y.op().reduce_axes.empty()) return false;
@@ -10818,13 +10862,17 @@ inline bool schedule_nchwc(schedule::Schedule& s, const te::Tensor& Y, const te:
   }
   if (worth_parallel(o)) o.parallel(rows);
   s[acc].compute_at(o, col_tile);
-  // The zero-padded input, when the convolution has pads: the rows one output row reads, padded
-  // per output row into a small buffer that stays in cache (a whole padded copy of the input
-  // would cost a pass over memory, as much as a depthwise conv's own work). (Padding whole
-  // planes per task instead, each input row once, measured no faster for depthwise convs.)
+  // The zero-padded input, when the convolution has pads: inlined into a channelwise op (see
+  // above); for the others the rows one output row reads, padded per output row into a small
+  // buffer that stays in cache (a whole padded copy of the input would cost a pass over memory),
+  // a few percent of the conv's work.
   for (auto& in : Y.op().inputs)
     if (in->op->kind == te::OpKind::compute) {
       auto pad = s[te::Tensor(in)];
+      if (channelwise) {
+        pad.compute_inline();
+        continue;
+      }
       pad.compute_at(o, rows);
       const auto& pax = pad.tensor().op().axis;
       if (pax.size() == 5 && *ob % lanes == 0) {

@@ -22,6 +22,38 @@ inline bool contains_load(const ir::Expr& e) {
   return f.found;
 }
 
+// The first select in `e` (outermost first) with a load on a side: one that guards a load.
+inline const ir::Select* guarding_select(const ir::Expr& e) {
+  struct F : ir::IRVisitor {
+    const ir::Select* found = nullptr;
+    void visit(const ir::Select* op) override {
+      if (found) return;
+      if (contains_load(op->true_value) || contains_load(op->false_value)) {
+        found = op;
+        return;
+      }
+      ir::IRVisitor::visit(op);
+    }
+  } f;
+  f.visit_expr(e);
+  return f.found;
+}
+
+// `e` with the node `target` replaced by `with`.
+inline ir::Expr replace_node(const ir::Expr& e, const ir::Select* target, const ir::Expr& with) {
+  struct R : ir::IRMutator {
+    const ir::Select* target;
+    ir::Expr with;
+    using ir::IRMutator::visit;
+    ir::Expr visit(const ir::Select* op, const ir::Expr& x) override {
+      return op == target ? with : ir::IRMutator::visit(op, x);
+    }
+  } r;
+  r.target = target;
+  r.with = with;
+  return r.mutate(e);
+}
+
 // Widens the body of one vectorized loop; `failed` is set when the result would be wrong.
 class Widen : public ir::IRMutator {
  public:
@@ -65,13 +97,22 @@ class Widen : public ir::IRMutator {
     return ir::LetStmt::make(wide, v, mutate(op->body));
   }
   ir::Stmt visit(const ir::Store* op, const ir::Stmt& s) override {
-    // buf[i] = select(c, a, b) with loads in a or b and c the same for every lane (a zero-padded
-    // copy: the condition is on an outer axis): if (c) buf[i] = a; else buf[i] = b.
-    if (auto* sel = op->value.as<ir::Select>();
-        sel && (contains_load(sel->true_value) || contains_load(sel->false_value))) {
+    // buf[i] = f(select(c, a, b)) with loads in a or b and c the same for every lane (a
+    // zero-padded copy, or a convolution reading its input through the padding's select: the
+    // condition is on outer axes): if (c) buf[i] = f(a); else buf[i] = f(b). Up to three such
+    // selects per store (eight stores); more stay serial.
+    if (const ir::Select* sel = guarding_select(op->value); sel && split_depth_ < 3) {
       ir::Expr c = mutate(sel->condition);
-      if (c.dtype().lanes == 1)
-        return ir::IfThenElse::make(c, widen_store(op, sel->true_value, s), widen_store(op, sel->false_value, s));
+      if (c.dtype().lanes == 1) {
+        ++split_depth_;
+        auto side = [&](const ir::Expr& v) {
+          ir::Stmt st = ir::Store::make(op->buffer, replace_node(op->value, sel, v), op->index);
+          return mutate(st);
+        };
+        ir::Stmt t = side(sel->true_value), f = side(sel->false_value);
+        --split_depth_;
+        return ir::IfThenElse::make(c, t, f);
+      }
     }
     return widen_store(op, op->value, s);
   }
@@ -110,6 +151,7 @@ class Widen : public ir::IRMutator {
   const ir::Var& var_;
   ir::Expr ramp_;
   std::unordered_map<const ir::VarNode*, ir::Expr> renamed_;
+  int split_depth_ = 0;  // selects split into if/else around the store being widened
 };
 
 class Vectorizer : public ir::IRMutator {

@@ -44,10 +44,12 @@ inline int64_t nchwc_row_tile(int64_t out_width, int64_t vectors_per_block, int6
 // constant.
 //
 // `channelwise`: each output channel reads only its own input channel (depthwise convs, pools).
-// A block of several vectors is then run one vector at a time, as if blocked by one vector: the
-// rows one task pads and reads stay a vector wide, so they fit in L1 (a 32-channel block of a
-// 112-wide image needs 44 KiB of padded rows; a depthwise conv ran at 0.7 of the 16-channel
-// speed), while the layout keeps the block its producer chose.
+// Such an op reads its input through the padding's select instead of a padded copy: it does a
+// few multiply-adds per input element, so copying the padded rows (up to KH times each) cost it
+// as much as its own work (2x at 3x3 stride 2); vectorize turns each guarded tap into an if/else
+// on a condition that is constant for the tile's rows and mostly for its columns. A block of
+// several vectors runs one vector at a time, as if blocked by one vector, so the rows a task
+// reads stay a vector wide while the layout keeps the block its producer chose.
 inline bool schedule_nchwc(schedule::Schedule& s, const te::Tensor& Y, const te::Tensor& out, const Target& target,
                            bool channelwise = false) {
   if (Y.rank() != 5 || out.rank() != 5 || Y.op().reduce_axes.empty()) return false;
@@ -75,13 +77,17 @@ inline bool schedule_nchwc(schedule::Schedule& s, const te::Tensor& Y, const te:
   }
   if (worth_parallel(o)) o.parallel(rows);
   s[acc].compute_at(o, col_tile);
-  // The zero-padded input, when the convolution has pads: the rows one output row reads, padded
-  // per output row into a small buffer that stays in cache (a whole padded copy of the input
-  // would cost a pass over memory, as much as a depthwise conv's own work). (Padding whole
-  // planes per task instead, each input row once, measured no faster for depthwise convs.)
+  // The zero-padded input, when the convolution has pads: inlined into a channelwise op (see
+  // above); for the others the rows one output row reads, padded per output row into a small
+  // buffer that stays in cache (a whole padded copy of the input would cost a pass over memory),
+  // a few percent of the conv's work.
   for (auto& in : Y.op().inputs)
     if (in->op->kind == te::OpKind::compute) {
       auto pad = s[te::Tensor(in)];
+      if (channelwise) {
+        pad.compute_inline();
+        continue;
+      }
       pad.compute_at(o, rows);
       const auto& pax = pad.tensor().op().axis;
       if (pax.size() == 5 && *ob % lanes == 0) {
