@@ -174,3 +174,30 @@ TEST_CASE("NNVM_DUMP_IR prints the IR after the named passes only") {
   CHECK(out.find("// ---- after unroll (dumped)") != std::string::npos);
   CHECK(out.find("after schedule_ops") == std::string::npos);
 }
+
+TEST_CASE("vectorize splits a store around a select that guards a load, when the condition is the same for every lane") {
+  // B(r, c) = 1 + (r >= 1 ? A(r - 1, c) : 0) * 2, vectorized over c: the select sits inside the
+  // stored value (as in a convolution reading through its padding); r is the same in every lane,
+  // so the store becomes if (r >= 1) <vector store of the load> else <vector store of zero>.
+  te::Tensor A = te::placeholder({3, 8}, dtype::float32, "A");
+  te::Tensor B = te::compute(
+      {4, 8},
+      [&](auto& v) {
+        return 1.0f + ir::select(v[0] >= 1, A({v[0] - 1, v[1]}), ir::make_zero(dtype::float32)) * 2.0f;
+      },
+      "B");
+  auto s = schedule::create_schedule(B);
+  s[B].vectorize(s[B].axis(1));
+  auto trace = lower_and_trace(s, {A, B});
+  const std::string& v = trace["vectorize"];
+  CHECK(v.find("if (") != std::string::npos);
+  CHECK(v.find("A[x8(i*8) + ramp(0, 1, 8) - x8(8)]") != std::string::npos);  // a vector load
+  CHECK(v.find("for (j") == std::string::npos);       // no serial loop over the lanes is left
+  auto k = target::jit_c(lower::lower(s, {A, B}, "guarded_select"));
+  NDArray a(dtype::float32, {3, 8}), b(dtype::float32, {4, 8});
+  for (int64_t i = 0; i < 24; ++i) a.data<float>()[i] = float(i) * 0.5f - 3.0f;
+  k(a, b);
+  for (int64_t r = 0; r < 4; ++r)
+    for (int64_t c = 0; c < 8; ++c)
+      CHECK(b.data<float>()[r * 8 + c] == 1.0f + (r >= 1 ? a.data<float>()[(r - 1) * 8 + c] : 0.0f) * 2.0f);
+}
