@@ -293,6 +293,22 @@ TEST_CASE("c_jit: thread-bound loops are rejected") {
   }
 }
 
+TEST_CASE("thread pool: back-to-back loops with spinning and with sleeping workers") {
+  // Spinning workers see the next job without being woken; sleeping ones (spin 0) are woken.
+  // Either way every element is counted exactly once in every loop.
+  for (int spin_us : {0, 50, 100000}) {
+    runtime::ThreadPool pool(3, spin_us);
+    std::vector<std::atomic<int>> count(97);
+    auto body = [](int64_t b, int64_t e, void* c) -> int32_t {
+      auto* v = static_cast<std::vector<std::atomic<int>>*>(c);
+      for (int64_t i = b; i < e; ++i) (*v)[size_t(i)]++;
+      return 0;
+    };
+    for (int rep = 0; rep < 2000; ++rep) REQUIRE(pool.parallel_for(97, body, &count, 1 + rep % 3) == 0);
+    for (auto& c : count) CHECK(c.load() == 2000);
+  }
+}
+
 TEST_CASE("thread pool: chunks cover the range once, nest serially, propagate status") {
   using runtime::ThreadPool;
   ThreadPool pool(4);

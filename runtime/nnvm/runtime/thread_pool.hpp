@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
@@ -23,6 +24,31 @@ namespace detail {
 inline thread_local bool in_parallel_region = false;
 }  // namespace detail
 
+namespace detail {
+// A spin-wait hint to the CPU (frees the core's resources for its sibling thread).
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+  asm volatile("yield");
+#endif
+}
+}  // namespace detail
+
+// How long an idle worker, or a caller waiting for its workers, spins before it sleeps:
+// NNVM_POOL_SPIN_US microseconds when set (0: sleep at once), else 100. Waking a sleeping
+// thread takes tens of microseconds, as long as a whole small kernel (a 14x14 depthwise conv
+// runs in about 10), so back-to-back parallel loops (a network's kernels) should find the
+// workers awake; a pool idle for longer costs no CPU.
+inline int default_spin_us() {
+  if (const char* s = std::getenv("NNVM_POOL_SPIN_US")) {
+    char* end = nullptr;
+    long v = std::strtol(s, &end, 10);
+    if (end != s && *end == '\0' && v >= 0) return int(std::min<long>(v, 1000000));
+  }
+  return 100;
+}
+
 // NNVM_NUM_THREADS when set to a positive number, else the hardware's thread count (at least 1).
 inline int default_num_threads() {
   if (const char* s = std::getenv("NNVM_NUM_THREADS")) {
@@ -39,7 +65,8 @@ inline int default_num_threads() {
 class ThreadPool {
  public:
   // num_threads counts the caller too, so a pool of 1 has no workers and runs serially.
-  explicit ThreadPool(int num_threads = default_num_threads()) : default_threads_(std::max(1, num_threads)) {}
+  explicit ThreadPool(int num_threads = default_num_threads(), int spin_us = default_spin_us())
+      : default_threads_(std::max(1, num_threads)), spin_us_(std::max(0, spin_us)) {}
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
   ~ThreadPool() {
@@ -70,10 +97,11 @@ class ThreadPool {
     if (chunks <= 1 || detail::in_parallel_region) return body(0, n, closure);
 
     std::lock_guard<std::mutex> serial(dispatch_);
+    // A worker that woke late for the previous job may still be looking at it (below).
+    spin_for([&] { return active_.load(std::memory_order_acquire) == 0; });
     {
       std::unique_lock<std::mutex> lk(mutex_);
       while (int64_t(workers_.size()) < chunks - 1) workers_.emplace_back([this] { worker_loop(); });
-      // A worker that woke late for the previous job may still be looking at it.
       done_.wait(lk, [&] { return active_ == 0; });
       job_.body = body;
       job_.closure = closure;
@@ -89,6 +117,7 @@ class ThreadPool {
     detail::in_parallel_region = true;
     run_chunks();
     detail::in_parallel_region = false;
+    spin_for([&] { return job_.finished.load(std::memory_order_acquire) == job_.chunks; });
     std::unique_lock<std::mutex> lk(mutex_);
     done_.wait(lk, [&] { return job_.finished.load() == job_.chunks; });
     return job_.status.load();
@@ -121,12 +150,29 @@ class ThreadPool {
     }
   }
 
+  // Spins, holding no lock, for up to spin_us_ microseconds until `ready()`; true if it held.
+  template <class Ready>
+  bool spin_for(Ready&& ready) const {
+    if (spin_us_ == 0) return ready();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_us_);
+    for (unsigned i = 1;; ++i) {
+      if (ready()) return true;
+      detail::cpu_relax();
+      if (i % 64 == 0 && std::chrono::steady_clock::now() >= until) return false;
+    }
+  }
+
   void worker_loop() {
     detail::in_parallel_region = true;
     uint64_t seen = 0;
     std::unique_lock<std::mutex> lk(mutex_);
     seen = generation_;
     for (;;) {
+      if (!stop_ && generation_ == seen) {
+        lk.unlock();
+        spin_for([&] { return stop_.load(std::memory_order_relaxed) || generation_.load(std::memory_order_acquire) != seen; });
+        lk.lock();
+      }
       wake_.wait(lk, [&] { return stop_ || generation_ != seen; });
       if (stop_) return;
       seen = generation_;
@@ -141,14 +187,16 @@ class ThreadPool {
   }
 
   const int default_threads_;
+  const int spin_us_;
   std::mutex dispatch_;  // one job at a time
-  std::mutex mutex_;     // guards everything below except the job's atomics
+  std::mutex mutex_;     // guards everything below except the job's atomics; the other atomics
+                         // are written under it and read without it only by spinning threads
   std::condition_variable wake_, done_;
   std::vector<std::thread> workers_;
   Job job_;
-  uint64_t generation_ = 0;
-  int active_ = 0;
-  bool stop_ = false;
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int> active_{0};
+  std::atomic<bool> stop_{false};
 };
 
 // What env->pool points to for nnvm_pool_parallel_for: a pool and a thread limit (0: the pool's).
