@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -22,9 +23,7 @@ namespace detail {
 // True on pool workers, and on a caller while it runs its own chunk: a parallel_for started
 // there runs serially instead of waiting on workers that may all be busy with its parent.
 inline thread_local bool in_parallel_region = false;
-}  // namespace detail
 
-namespace detail {
 // A spin-wait hint to the CPU (frees the core's resources for its sibling thread).
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -33,6 +32,17 @@ inline void cpu_relax() {
   asm volatile("yield");
 #endif
 }
+
+// The integer environment variable `name` when it is one of at least `lo`, at most `hi`
+// (larger values are `hi`); else nothing.
+inline std::optional<long> env_int(const char* name, long lo, long hi) {
+  const char* s = std::getenv(name);
+  if (!s) return std::nullopt;
+  char* end = nullptr;
+  long v = std::strtol(s, &end, 10);
+  if (end == s || *end != '\0' || v < lo) return std::nullopt;
+  return std::min(v, hi);
+}
 }  // namespace detail
 
 // How long an idle worker, or a caller waiting for its workers, spins before it sleeps:
@@ -40,22 +50,11 @@ inline void cpu_relax() {
 // thread takes tens of microseconds, as long as a whole small kernel (a 14x14 depthwise conv
 // runs in about 10), so back-to-back parallel loops (a network's kernels) should find the
 // workers awake; a pool idle for longer costs no CPU.
-inline int default_spin_us() {
-  if (const char* s = std::getenv("NNVM_POOL_SPIN_US")) {
-    char* end = nullptr;
-    long v = std::strtol(s, &end, 10);
-    if (end != s && *end == '\0' && v >= 0) return int(std::min<long>(v, 1000000));
-  }
-  return 100;
-}
+inline int default_spin_us() { return int(detail::env_int("NNVM_POOL_SPIN_US", 0, 1000000).value_or(100)); }
 
 // NNVM_NUM_THREADS when set to a positive number, else the hardware's thread count (at least 1).
 inline int default_num_threads() {
-  if (const char* s = std::getenv("NNVM_NUM_THREADS")) {
-    char* end = nullptr;
-    long v = std::strtol(s, &end, 10);
-    if (end != s && *end == '\0' && v > 0) return int(std::min<long>(v, 1024));
-  }
+  if (auto v = detail::env_int("NNVM_NUM_THREADS", 1, 1024)) return int(*v);
   return std::max(1, int(std::thread::hardware_concurrency()));
 }
 
