@@ -4,7 +4,6 @@
 // caller's buffers where that is safe (see in_place).
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 
 #include "model.hpp"
 #include "nnvm/runtime/thread_pool.hpp"

@@ -32,8 +32,8 @@ namespace detail {
 // registers) leaving 4 of the target's vector registers (16 with AVX2, 32 with AVX-512) for the
 // weight vectors and the broadcast input. AVX-512 thus takes 14 x 2 vectors at 14 or 28 columns,
 // 7 x 2 at 7: twice the multiply-adds per loaded weight of the 16-accumulator limit it had.
-inline int64_t nchwc_row_tile(int64_t out_width, int64_t vectors_per_block, int64_t vector_registers) {
-  int64_t most = std::max<int64_t>(1, (vector_registers - 4) / std::max<int64_t>(1, vectors_per_block));
+inline int64_t nchwc_row_tile(int64_t out_width, int64_t vectors_per_block, int64_t registers) {
+  int64_t most = std::max<int64_t>(1, (registers - 4) / std::max<int64_t>(1, vectors_per_block));
   for (int64_t t = std::min<int64_t>(14, most); t >= 4; --t)
     if (out_width % t == 0) return std::min(t, out_width);
   return std::min({int64_t(6), most, out_width});
