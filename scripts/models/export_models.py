@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Exports the project's real test networks to ONNX, each with one input and PyTorch's output.
+
+Usage: export_models.py OUT_DIR [NAME ...]     (no NAME: every network below)
+
+For each NAME writes OUT_DIR/NAME/model.onnx, OUT_DIR/NAME/input_0.npy and
+OUT_DIR/NAME/output_0.npy (PyTorch's result for that input), so nnvm's result can be checked
+against the framework's. Weights are random with a fixed seed (pretrained weights need a
+download); batch-norm statistics are randomised too, so a wrong batch-norm cannot pass as the
+identity. The .onnx is written last (through a rename), so its presence means the files
+beside it are complete. Runs with Debian 12's system python:
+apt-get install python3-torch python3-torchvision.
+"""
+import os
+import sys
+
+import numpy as np
+import torch
+import torchvision
+
+
+def randomize_batch_norms(model):
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, (torch.nn.BatchNorm2d, torch.nn.BatchNorm1d)):
+                m.running_mean.uniform_(-0.1, 0.1)
+                m.running_var.uniform_(0.5, 1.5)
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.uniform_(-0.1, 0.1)
+    return model
+
+
+class ZFNet512(torch.nn.Module):
+    """The ONNX model zoo's ZFNet-512 layout: wide 3x3 convs (512, 1024, 512 channels), LRN and
+    4096-wide dense layers; large weights and a 1024-channel conv with its padded input."""
+
+    def __init__(self):
+        super().__init__()
+        c = torch.nn.Conv2d
+        self.features = torch.nn.Sequential(
+            c(3, 96, 7, stride=2, padding=1), torch.nn.ReLU(), torch.nn.LocalResponseNorm(5, 1e-4, 0.75, 1.0),
+            torch.nn.MaxPool2d(3, 2, 1),
+            c(96, 256, 5, stride=2), torch.nn.ReLU(), torch.nn.LocalResponseNorm(5, 1e-4, 0.75, 1.0),
+            torch.nn.MaxPool2d(3, 2, 1),
+            c(256, 512, 3, padding=1), torch.nn.ReLU(),
+            c(512, 1024, 3, padding=1), torch.nn.ReLU(),
+            c(1024, 512, 3, padding=1), torch.nn.ReLU(),
+            torch.nn.MaxPool2d(3, 2))
+        self.classifier = torch.nn.Sequential(
+            torch.nn.Flatten(), torch.nn.Linear(512 * 6 * 6, 4096), torch.nn.ReLU(),
+            torch.nn.Linear(4096, 4096), torch.nn.ReLU(), torch.nn.Linear(4096, 1000))
+
+    def forward(self, x):
+        return self.classifier(self.features(x))
+
+
+class Encoder(torch.nn.Module):
+    """A BERT-style encoder: token embedding + learned positions, then post-norm
+    TransformerEncoderLayers (GELU), then a pooled dense head."""
+
+    def __init__(self, vocab=1000, dim=256, heads=4, layers=2, seq=128):
+        super().__init__()
+        self.embed = torch.nn.Embedding(vocab, dim)
+        self.pos = torch.nn.Parameter(torch.randn(1, seq, dim) * 0.02)
+        layer = torch.nn.TransformerEncoderLayer(dim, heads, dim * 4, dropout=0.0, activation="gelu",
+                                                 batch_first=True)
+        self.encoder = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.head = torch.nn.Linear(dim, 2)
+
+    def forward(self, ids):
+        h = self.encoder(self.embed(ids) + self.pos[:, : ids.shape[1]])
+        return self.head(h[:, 0])
+
+
+def image(batch=1, size=224):
+    return torch.from_numpy(np.random.default_rng(1).standard_normal((batch, 3, size, size), dtype=np.float32))
+
+
+# name: (model factory, input factory, opset). torchvision's models take NCHW float32 images.
+NETWORKS = {
+    "resnet18": (lambda: torchvision.models.resnet18(weights=None), image, 13),
+    "resnet50": (lambda: torchvision.models.resnet50(weights=None), image, 13),
+    "mobilenet_v2": (lambda: torchvision.models.mobilenet_v2(weights=None), image, 13),
+    "squeezenet1_1": (lambda: torchvision.models.squeezenet1_1(weights=None), image, 13),
+    "vgg19": (lambda: torchvision.models.vgg19(weights=None), image, 13),
+    "densenet121": (lambda: torchvision.models.densenet121(weights=None), image, 13),
+    "zfnet512": (ZFNet512, image, 13),
+    "encoder": (Encoder, lambda: torch.from_numpy(np.random.default_rng(1).integers(0, 1000, (1, 128))), 13),
+}
+
+
+def export(name, out_root):
+    make_model, make_input, opset = NETWORKS[name]
+    out_dir = os.path.join(out_root, name)
+    onnx_path = os.path.join(out_dir, "model.onnx")
+    if os.path.exists(onnx_path):
+        print(f"{onnx_path}: present")
+        return
+    os.makedirs(out_dir, exist_ok=True)
+    torch.manual_seed(0)
+    model = randomize_batch_norms(make_model()).eval()
+    x = make_input()
+    with torch.no_grad():
+        y = model(x)
+    tmp_path = onnx_path + ".tmp"
+    torch.onnx.export(model, x, tmp_path, opset_version=opset, input_names=["input"], output_names=["output"],
+                      do_constant_folding=True)
+    np.save(os.path.join(out_dir, "input_0.npy"), x.numpy())
+    np.save(os.path.join(out_dir, "output_0.npy"), y.numpy())
+    os.replace(tmp_path, onnx_path)
+    print(f"exported {onnx_path}: input {tuple(x.shape)}, output {tuple(y.shape)}")
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit("usage: export_models.py OUT_DIR [NAME ...]; names: " + " ".join(NETWORKS))
+    names = sys.argv[2:] or list(NETWORKS)
+    unknown = [n for n in names if n not in NETWORKS]
+    if unknown:
+        sys.exit(f"unknown network(s) {unknown}; known: {' '.join(NETWORKS)}")
+    for name in names:
+        export(name, sys.argv[1])
+
+
+if __name__ == "__main__":
+    main()
