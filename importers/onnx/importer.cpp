@@ -126,13 +126,8 @@ class Importer final : public BuildContext {
   graph::Value constant(const std::string& suffix, NDArray data) override {
     return b_.constant(claim(node_name_ + "/" + suffix), std::move(data));
   }
-  // The builder does not expose its graph, so a copy with `v` as its output is built and asked.
-  // Only rewrites of old opsets need types, so the copy's cost is paid rarely.
-  ops::TensorType type(const graph::Value& v) override {
-    graph::GraphBuilder probe = b_;
-    probe.output(v);
-    return probe.build().type(v);
-  }
+  // Read from the graph being built: no copy, so adapting a node costs the same in any graph.
+  ops::TensorType type(const graph::Value& v) override { return b_.graph().type(v); }
   size_t max_inputs(const std::string& op_type) override {
     auto* def = registry_.find_by_importer_name("onnx:" + op_type);
     return def ? def->input_names.size() : 0;
