@@ -1,17 +1,15 @@
 #include "adapters.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
-#include <limits>
+#include <map>
 
 #include "nnvm/onnx/importer.hpp"
+#include "nnvm/ops/broadcast/broadcast.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace onnx_import::detail {
-
-namespace {
-
-constexpr int64_t always = std::numeric_limits<int64_t>::max();
 
 ops::Attrs without(const ops::Attrs& attrs, std::string_view name) {
   ops::Attrs out;
@@ -25,7 +23,6 @@ void set_input(NodeBuild& n, size_t position, graph::Value v) {
   n.inputs[position] = v;
 }
 
-// Attribute `name` (ints) becomes an int64 1-D constant at input `position`; absent stays absent.
 void ints_to_input(NodeBuild& n, BuildContext& ctx, const std::string& name, size_t position) {
   if (!n.attrs.has(name)) return;
   std::vector<int64_t> v = n.attrs.get_ints(name);
@@ -33,7 +30,6 @@ void ints_to_input(NodeBuild& n, BuildContext& ctx, const std::string& name, siz
   set_input(n, position, ctx.constant(name, NDArray::from(v, {int64_t(v.size())})));
 }
 
-// Attribute `name` (a float) becomes a rank-0 constant of `dtype` at input `position`.
 void float_to_input(NodeBuild& n, BuildContext& ctx, const std::string& name, size_t position, DataType dtype) {
   if (!n.attrs.has(name)) return;
   double v = n.attrs.get_float(name);
@@ -41,8 +37,37 @@ void float_to_input(NodeBuild& n, BuildContext& ctx, const std::string& name, si
   set_input(n, position, ctx.constant(name, scalar(dtype, v)));
 }
 
+VersionAdapter dropping(std::string op, int64_t below, std::vector<std::string> attrs) {
+  return {.op_type = std::move(op), .below = below, .rewrite = [attrs](NodeBuild& n, BuildContext&) {
+            for (auto& a : attrs) n.attrs = without(n.attrs, a);
+            return std::vector<graph::Value>{};
+          }};
+}
+
+std::string refuse_int(const ::onnx::NodeProto& node, const std::string& name, int64_t value, const std::string& why) {
+  for (auto& a : node.attribute())
+    if (a.name() == name && a.i() == value) return why;
+  return "";
+}
+
+void require_equal_shapes(const NodeBuild& n, BuildContext& ctx, const std::string& why) {
+  std::vector<ir::Expr> first;
+  for (size_t k = 0; k < n.inputs.size(); ++k) {
+    if (!n.inputs[k].defined()) continue;
+    std::vector<ir::Expr> shape = ctx.type(n.inputs[k]).shape;
+    if (k == 0) first = shape;
+    bool same = shape.size() == first.size();
+    for (size_t d = 0; same && d < shape.size(); ++d) same = ops::same_extent(shape[d], first[d]);
+    if (!same)
+      throw UserError("nnvm.onnx.shape", str_cat(why, "; input 0 has shape ", ops::detail::shape_string(first),
+                                                 " and input ", k, " has shape ", ops::detail::shape_string(shape)));
+  }
+}
+
+namespace {
+
 VersionAdapter axes_to_input(std::string op, int64_t below) {
-  return {.op_type = op, .below = below, .becomes = op, .rewrite = [](NodeBuild& n, BuildContext& ctx) {
+  return {.op_type = op, .below = below, .rewrite = [](NodeBuild& n, BuildContext& ctx) {
             ints_to_input(n, ctx, "axes", 1);
             return std::vector<graph::Value>{};
           }};
@@ -54,7 +79,7 @@ VersionAdapter axes_to_input(std::string op, int64_t below) {
 // needs onnx:Flatten, onnx:Shape and onnx:Reshape (looked up only in that case) and a static
 // input shape.
 VersionAdapter flattening_normalizer(std::string op) {
-  return {.op_type = op, .below = 13, .becomes = op, .rewrite = [op](NodeBuild& n, BuildContext& ctx) {
+  return {.op_type = op, .below = 13, .rewrite = [op](NodeBuild& n, BuildContext& ctx) {
             graph::Value x = n.inputs.at(0);
             int64_t rank = int64_t(ctx.type(x).shape.size());
             int64_t axis = n.attrs.get_int("axis", 1);
@@ -80,7 +105,7 @@ void resize_10_attrs(NodeBuild& n) {
 // a longer node becomes a left fold in chunks: the first chunk, then the running result with the
 // next inputs. Mean sums that way (onnx:Sum) and divides by the input count (onnx:Div).
 VersionAdapter variadic(std::string op) {
-  return {.op_type = op, .below = always, .becomes = op, .rewrite = [op](NodeBuild& n, BuildContext& ctx) {
+  return {.op_type = op, .below = always, .rewrite = [op](NodeBuild& n, BuildContext& ctx) {
             if (n.inputs.size() <= ctx.max_inputs(op)) return std::vector<graph::Value>{};
             bool mean = op == "Mean";
             std::string fold = mean ? "Sum" : op;
@@ -104,41 +129,78 @@ VersionAdapter variadic(std::string op) {
           }};
 }
 
-std::vector<VersionAdapter> make_table() {
+// The steps out of opsets 7 and later: families first, then one row per operator, by name.
+std::vector<VersionAdapter> later_adapters() {
   std::vector<VersionAdapter> t;
-  for (const char* op : {"ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum",
-                         "ReduceLogSumExp", "ReduceSumSquare"})
+  for (const char* op : {"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean",
+                         "ReduceMin", "ReduceProd", "ReduceSumSquare"})
     t.push_back(axes_to_input(op, 18));
   for (const char* op : {"ReduceSum", "Squeeze", "Unsqueeze"}) t.push_back(axes_to_input(op, 13));
-  for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"}) t.push_back(flattening_normalizer(op));
-  for (const char* op : {"Max", "Min", "Sum", "Mean"}) t.push_back(variadic(op));
-  t.push_back({.op_type = "Slice", .below = 10, .becomes = "Slice", .rewrite = [](NodeBuild& n, BuildContext& ctx) {
-                 ints_to_input(n, ctx, "starts", 1);
-                 ints_to_input(n, ctx, "ends", 2);
-                 ints_to_input(n, ctx, "axes", 3);
+  for (const char* op : {"Hardmax", "LogSoftmax", "Softmax"}) t.push_back(flattening_normalizer(op));
+  // Before 8 these took inputs of one shape; 8 made them broadcast.
+  for (const char* op : {"Max", "Mean", "Min", "Sum"}) {
+    t.push_back({.op_type = op, .below = 8, .rewrite = [op = std::string(op)](NodeBuild& n, BuildContext& ctx) {
+                   require_equal_shapes(n, ctx, op + " before opset 8 takes inputs of one shape");
+                   return std::vector<graph::Value>{};
+                 }});
+    t.push_back(variadic(op));
+  }
+  // Version 7 had `spatial`; spatial = 1 (the default) is what version 9 and later always do.
+  t.push_back({.op_type = "BatchNormalization", .below = 9,
+               .unsupported =
+                   [](const ::onnx::NodeProto& node) {
+                     return refuse_int(node, "spatial", 0,
+                                       "BatchNormalization before opset 9 with spatial = 0 is not supported");
+                   },
+               .rewrite = [](NodeBuild& n, BuildContext&) {
+                 n.attrs = without(n.attrs, "spatial");
                  return std::vector<graph::Value>{};
                }});
-  t.push_back({.op_type = "Pad", .below = 11, .becomes = "Pad", .rewrite = [](NodeBuild& n, BuildContext& ctx) {
-                 DataType d = ctx.type(n.inputs.at(0)).dtype;
-                 ints_to_input(n, ctx, "pads", 1);
-                 float_to_input(n, ctx, "value", 2, d);
-                 return std::vector<graph::Value>{};
-               }});
-  t.push_back({.op_type = "Clip", .below = 11, .becomes = "Clip", .rewrite = [](NodeBuild& n, BuildContext& ctx) {
+  t.push_back({.op_type = "Clip", .below = 11, .rewrite = [](NodeBuild& n, BuildContext& ctx) {
                  DataType d = ctx.type(n.inputs.at(0)).dtype;
                  float_to_input(n, ctx, "min", 1, d);
                  float_to_input(n, ctx, "max", 2, d);
                  return std::vector<graph::Value>{};
                }});
+  t.push_back({.op_type = "Dropout", .below = 12, .rewrite = [](NodeBuild& n, BuildContext& ctx) {
+                 float_to_input(n, ctx, "ratio", 1, dtype::float32);
+                 return std::vector<graph::Value>{};
+               }});
+  t.push_back({.op_type = "GroupNormalization", .below = 21,
+               .unsupported = [](const ::onnx::NodeProto&) -> std::string {
+                 return "GroupNormalization before opset 21 scales per group; nnvm implements version 21 (per channel)";
+               }});
+  t.push_back({.op_type = "Pad", .below = 11, .rewrite = [](NodeBuild& n, BuildContext& ctx) {
+                 DataType d = ctx.type(n.inputs.at(0)).dtype;
+                 ints_to_input(n, ctx, "pads", 1);
+                 float_to_input(n, ctx, "value", 2, d);
+                 return std::vector<graph::Value>{};
+               }});
+  t.push_back({.op_type = "Resize", .below = 11, .rewrite = [](NodeBuild& n, BuildContext&) {
+                 resize_10_attrs(n);
+                 if (n.inputs.size() > 1) n.inputs = {n.inputs[0], graph::Value{}, n.inputs[1]};
+                 return std::vector<graph::Value>{};
+               }});
+  t.push_back({.op_type = "Scatter", .below = always, .becomes = "ScatterElements",
+               .rewrite = [](NodeBuild& n, BuildContext&) {
+                 n.op_type = "ScatterElements";
+                 return std::vector<graph::Value>{};
+               }});
+  t.push_back({.op_type = "Slice", .below = 10, .rewrite = [](NodeBuild& n, BuildContext& ctx) {
+                 ints_to_input(n, ctx, "starts", 1);
+                 ints_to_input(n, ctx, "ends", 2);
+                 ints_to_input(n, ctx, "axes", 3);
+                 return std::vector<graph::Value>{};
+               }});
   // Split before 13 had the sizes as an attribute; before 18 no `num_outputs` existed and a split
   // without sizes meant equal parts, one per declared output.
-  t.push_back({.op_type = "Split", .below = 18, .becomes = "Split", .rewrite = [](NodeBuild& n, BuildContext& ctx) {
+  t.push_back({.op_type = "Split", .below = 18, .rewrite = [](NodeBuild& n, BuildContext& ctx) {
                  ints_to_input(n, ctx, "split", 1);
                  bool sized = n.inputs.size() > 1 && n.inputs[1].defined();
                  if (!sized && !n.attrs.has("num_outputs")) n.attrs.set_int("num_outputs", int64_t(n.num_outputs));
                  return std::vector<graph::Value>{};
                }});
-  t.push_back({.op_type = "TopK", .below = 10, .becomes = "TopK", .rewrite = [](NodeBuild& n, BuildContext& ctx) {
+  t.push_back({.op_type = "TopK", .below = 10, .rewrite = [](NodeBuild& n, BuildContext& ctx) {
                  if (n.attrs.has("k")) {
                    int64_t k = n.attrs.get_int("k");
                    n.attrs = without(n.attrs, "k");
@@ -146,13 +208,10 @@ std::vector<VersionAdapter> make_table() {
                  }
                  return std::vector<graph::Value>{};
                }});
-  t.push_back({.op_type = "Dropout", .below = 12, .becomes = "Dropout", .rewrite = [](NodeBuild& n, BuildContext& ctx) {
-                 float_to_input(n, ctx, "ratio", 1, dtype::float32);
-                 return std::vector<graph::Value>{};
-               }});
   // Upsample (deprecated in 10): scales was an attribute before 9, then input 1; Resize takes
   // (X, roi, scales).
-  t.push_back({.op_type = "Upsample", .below = always, .becomes = "Resize", .rewrite = [](NodeBuild& n, BuildContext& ctx) {
+  t.push_back({.op_type = "Upsample", .below = always, .becomes = "Resize",
+               .rewrite = [](NodeBuild& n, BuildContext& ctx) {
                  n.op_type = "Resize";
                  resize_10_attrs(n);
                  if (n.attrs.has("scales")) {
@@ -164,41 +223,35 @@ std::vector<VersionAdapter> make_table() {
                  if (n.inputs.size() > 1) n.inputs = {n.inputs[0], graph::Value{}, n.inputs[1]};
                  return std::vector<graph::Value>{};
                }});
-  t.push_back({.op_type = "Resize", .below = 11, .becomes = "Resize", .rewrite = [](NodeBuild& n, BuildContext&) {
-                 resize_10_attrs(n);
-                 if (n.inputs.size() > 1) n.inputs = {n.inputs[0], graph::Value{}, n.inputs[1]};
-                 return std::vector<graph::Value>{};
-               }});
-  t.push_back({.op_type = "Scatter", .below = always, .becomes = "ScatterElements",
-               .rewrite = [](NodeBuild& n, BuildContext&) {
-                 n.op_type = "ScatterElements";
-                 return std::vector<graph::Value>{};
-               }});
-  // Version 7 had `spatial`; spatial = 1 (the default) is what version 9 and later always do.
-  t.push_back({.op_type = "BatchNormalization", .below = 9, .becomes = "BatchNormalization",
-               .unsupported = [](const ::onnx::NodeProto& node) -> std::string {
-                 for (auto& a : node.attribute())
-                   if (a.name() == "spatial" && a.i() == 0) return "BatchNormalization-7 with spatial = 0 is not supported";
-                 return "";
-               },
-               .rewrite = [](NodeBuild& n, BuildContext&) {
-                 n.attrs = without(n.attrs, "spatial");
-                 return std::vector<graph::Value>{};
-               }});
-  t.push_back({.op_type = "GroupNormalization", .below = 21, .becomes = "GroupNormalization",
-               .unsupported = [](const ::onnx::NodeProto&) -> std::string {
-                 return "GroupNormalization before opset 21 scales per group; nnvm implements version 21 (per channel)";
-               }});
   return t;
+}
+
+// Every op type's steps, oldest first (rows with the same `below` keep their table order).
+std::map<std::string, std::vector<VersionAdapter>> make_index() {
+  std::map<std::string, std::vector<VersionAdapter>> index;
+  for (auto* era : {legacy_adapters, later_adapters})
+    for (VersionAdapter& a : era()) index[a.op_type].push_back(std::move(a));
+  for (auto& [op, steps] : index)
+    std::stable_sort(steps.begin(), steps.end(), [](auto& a, auto& b) { return a.below < b.below; });
+  return index;
 }
 
 }  // namespace
 
-const VersionAdapter* find_adapter(const std::string& op_type, int64_t opset) {
-  static const std::vector<VersionAdapter> table = make_table();
-  for (auto& a : table)
-    if (a.op_type == op_type && opset < a.below) return &a;
-  return nullptr;
+std::vector<const VersionAdapter*> find_adapters(const std::string& op_type, int64_t opset) {
+  static const std::map<std::string, std::vector<VersionAdapter>> index = make_index();
+  std::vector<const VersionAdapter*> out;
+  if (auto it = index.find(op_type); it != index.end())
+    for (auto& a : it->second)
+      if (opset < a.below) out.push_back(&a);
+  return out;
+}
+
+std::string adapted_op_type(const std::string& op_type, const std::vector<const VersionAdapter*>& steps) {
+  std::string out = op_type;
+  for (auto* a : steps)
+    if (!a->becomes.empty()) out = a->becomes;
+  return out;
 }
 
 namespace {

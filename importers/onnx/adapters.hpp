@@ -2,11 +2,17 @@
 // from an older opset is rewritten first (attributes that became inputs turn into constant
 // inputs, changed defaults are spelled out, renamed operators get their new name). Variadic
 // operators (Max, Min, Sum, Mean) with more inputs than their op takes become chains.
+//
+// Each adapter is one step of an operator's history, like ONNX's own version converter: it takes
+// a node from before opset `below` to that opset's version. A node goes through every step its
+// model's opset needs, oldest first. The steps out of opsets 1 to 6 are in legacy_adapters.cpp,
+// the later ones in adapters.cpp.
 #pragma once
 
 #include <onnx/onnx_pb.h>
 
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -30,6 +36,8 @@ class BuildContext {
   // A constant named after the node being built plus `suffix`.
   virtual graph::Value constant(const std::string& suffix, NDArray data) = 0;
   virtual ops::TensorType type(const graph::Value& v) = 0;
+  // The value's data when it is a constant (an initializer, or folded), else nullptr.
+  virtual const NDArray* data(const graph::Value& v) = 0;
   // How many inputs the op answering to onnx:<op_type> takes at most; 0 when none answers.
   virtual size_t max_inputs(const std::string& op_type) = 0;
   // One more op, by ONNX op type, named after the node plus `suffix`; its outputs.
@@ -40,7 +48,7 @@ class BuildContext {
 struct VersionAdapter {
   std::string op_type;
   int64_t below = 0;    // applies when the model's default-domain opset is below this
-  std::string becomes;  // the op type the node is built as
+  std::string becomes;  // the op type the node is built as after this step; empty: op_type
   // Op types the rewrite always adds besides `becomes` (checked before building).
   std::vector<std::string> also_needs;
   // Why this node cannot be rewritten, or "" (checked before building); may be empty.
@@ -50,8 +58,30 @@ struct VersionAdapter {
   std::function<std::vector<graph::Value>(NodeBuild& n, BuildContext& ctx)> rewrite;
 };
 
-// The adapter for op_type at the model's opset, or nullptr.
-const VersionAdapter* find_adapter(const std::string& op_type, int64_t opset);
+// The adapters for op_type at the model's opset, in the order they apply (oldest step first).
+std::vector<const VersionAdapter*> find_adapters(const std::string& op_type, int64_t opset);
+
+// The op type a node of op_type is built as after `steps`.
+std::string adapted_op_type(const std::string& op_type, const std::vector<const VersionAdapter*>& steps);
+
+// The steps out of opsets 1 to 6 (legacy_adapters.cpp).
+std::vector<VersionAdapter> legacy_adapters();
+
+// Building blocks for the tables.
+constexpr int64_t always = std::numeric_limits<int64_t>::max();
+ops::Attrs without(const ops::Attrs& attrs, std::string_view name);
+void set_input(NodeBuild& n, size_t position, graph::Value v);
+// Attribute `name` (ints) becomes an int64 1-D constant at input `position`; absent stays absent.
+void ints_to_input(NodeBuild& n, BuildContext& ctx, const std::string& name, size_t position);
+// Attribute `name` (a float) becomes a rank-0 constant of `dtype` at input `position`.
+void float_to_input(NodeBuild& n, BuildContext& ctx, const std::string& name, size_t position, DataType dtype);
+// Removes attributes that a later version dropped without changing what the op computes.
+VersionAdapter dropping(std::string op, int64_t below, std::vector<std::string> attrs);
+// "" when the node's integer attribute `name` is absent or not `value`, else `why`.
+std::string refuse_int(const ::onnx::NodeProto& node, const std::string& name, int64_t value, const std::string& why);
+// UserError "nnvm.onnx.shape" unless the inputs' shapes are the same (`why` says which rule);
+// the importer adds the file and node to its context, as for an op's own errors.
+void require_equal_shapes(const NodeBuild& n, BuildContext& ctx, const std::string& why);
 
 // A rank-0 tensor of `dtype` holding `value` (converted as a C++ cast would).
 NDArray scalar(DataType dtype, double value);

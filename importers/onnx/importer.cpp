@@ -128,6 +128,10 @@ class Importer final : public BuildContext {
   }
   // Read from the graph being built: no copy, so adapting a node costs the same in any graph.
   ops::TensorType type(const graph::Value& v) override { return b_.graph().type(v); }
+  const NDArray* data(const graph::Value& v) override {
+    const graph::Node& n = b_.graph().node(v);
+    return n.kind == graph::NodeKind::constant ? n.data.get() : nullptr;
+  }
   size_t max_inputs(const std::string& op_type) override {
     auto* def = registry_.find_by_importer_name("onnx:" + op_type);
     return def ? def->input_names.size() : 0;
@@ -319,8 +323,8 @@ class Importer final : public BuildContext {
       NodeBuild nb{.op_type = n.op_type(), .attrs = convert_attributes(n, base_dir_, where_),
                    .num_outputs = size_t(n.output_size())};
       for (auto& in : n.input()) nb.inputs.push_back(in.empty() ? graph::Value{} : values_.at(in));
-      if (const VersionAdapter* adapter = find_adapter(n.op_type(), opset_)) outs = adapter->rewrite(nb, *this);
-      if (!outs.empty()) return;
+      for (const VersionAdapter* step : find_adapters(n.op_type(), opset_))
+        if (!(outs = step->rewrite(nb, *this)).empty()) return;
       while (!nb.inputs.empty() && !nb.inputs.back().defined()) nb.inputs.pop_back();
       outs = b_.op_outputs(op_name(nb.op_type), std::move(nb.inputs), std::move(nb.attrs), node_name_);
     });

@@ -125,22 +125,25 @@ SupportReport analyze(const ::onnx::ModelProto& m, const ops::OpRegistry& regist
     }
     for (auto& a : n.attribute()) {
       if (std::string why = unsupported_attribute(a); !why.empty()) report(why);
-      // Cast's target type decides the output's dtype, so an unsupported one is a model-level gap.
-      if (n.op_type() == "Cast" && a.name() == "to")
+      // Cast's target type decides the output's dtype, so an unsupported one is a model-level gap
+      // (before opset 6 `to` is a name, which the Cast adapter checks).
+      if (n.op_type() == "Cast" && a.name() == "to" && !a.has_s())
         if (std::string why = unsupported_dtype(a.i()); !why.empty()) report("Cast to " + why);
     }
     if (n.op_type() == "Constant") {
       if (std::string why = unsupported_constant(n); !why.empty()) report(why);
       continue;
     }
-    const VersionAdapter* adapter = find_adapter(n.op_type(), opset);
-    if (adapter && adapter->unsupported)
-      if (std::string why = adapter->unsupported(n); !why.empty()) {
-        report(why);
-        continue;
-      }
-    std::vector<std::string> needed{adapter ? adapter->becomes : n.op_type()};
-    if (adapter) needed.insert(needed.end(), adapter->also_needs.begin(), adapter->also_needs.end());
+    std::vector<const VersionAdapter*> steps = find_adapters(n.op_type(), opset);
+    std::string why;
+    for (auto* step : steps)
+      if (step->unsupported && why.empty()) why = step->unsupported(n);
+    if (!why.empty()) {
+      report(why);
+      continue;
+    }
+    std::vector<std::string> needed{adapted_op_type(n.op_type(), steps)};
+    for (auto* step : steps) needed.insert(needed.end(), step->also_needs.begin(), step->also_needs.end());
     for (auto& op : needed)
       if (!registry.find_by_importer_name("onnx:" + op))
         report(op == n.op_type() ? str_cat("no nnvm op answers to onnx:", op)

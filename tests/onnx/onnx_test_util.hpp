@@ -108,6 +108,20 @@ inline onnx::AttributeProto* attr_float(onnx::NodeProto* n, const std::string& n
   a->set_f(v);
   return a;
 }
+inline onnx::AttributeProto* attr_floats(onnx::NodeProto* n, const std::string& name, std::vector<float> v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::FLOATS);
+  for (auto x : v) a->add_floats(x);
+  return a;
+}
+inline onnx::AttributeProto* attr_string(onnx::NodeProto* n, const std::string& name, const std::string& v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(v);
+  return a;
+}
 inline onnx::AttributeProto* attr_tensor(onnx::NodeProto* n, const std::string& name) {
   auto* a = n->add_attribute();
   a->set_name(name);

@@ -5,8 +5,9 @@
 //
 // Nodes map to ops by importer name ("onnx:" + op_type); ops implement the newest ONNX version
 // of their operator and the importer rewrites older versions (attributes that became inputs,
-// changed defaults). Opsets 7 to 28 of the default domain are read. Every file is treated as
-// hostile: sizes, shapes, tensor data and external-data paths are validated before use.
+// changed defaults, broadcasting rules). Opsets 1 to 28 of the default domain are read. Every
+// file is treated as hostile: sizes, shapes, tensor data and external-data paths are validated
+// before use.
 //
 // Errors are ImportError (nnvm/error.hpp) with ids nnvm.onnx.file, nnvm.onnx.tensor,
 // nnvm.onnx.external_data, nnvm.onnx.unsupported, nnvm.onnx.graph, nnvm.onnx.shape,
@@ -28,7 +29,7 @@ NNVM_BEGIN_NAMESPACE
 namespace onnx_import {
 
 // The default-domain opsets the importer reads.
-inline constexpr int64_t oldest_opset = 7;
+inline constexpr int64_t oldest_opset = 1;
 inline constexpr int64_t newest_opset = 28;
 
 struct ImportOptions {
