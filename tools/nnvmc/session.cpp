@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #if NNVMC_WITH_LLVM
 #include "nnvm/codegen/llvm_graph.hpp"
@@ -19,20 +20,44 @@ std::vector<std::string> available_targets() {
 #endif
 }
 
-std::string resolve_target(const std::string& target) {
+namespace {
+// "host" means the LLVM back end when nnvmc was built with it, else the C compiler.
+std::string resolve_kind(const std::string& kind, const std::string& spec) {
   auto all = available_targets();
-  if (std::find(all.begin(), all.end(), target) == all.end()) {
+  if (std::find(all.begin(), all.end(), kind) == all.end()) {
     std::string known;
     for (auto& t : all) known += (known.empty() ? "" : ", ") + t;
-    std::string why = target == "llvm" ? " (this nnvmc was built without LLVM)" : "";
-    throw nv::UserError("nnvm.cli.target", "unknown target '" + target + "'" + why + "; available: " + known);
+    std::string why = kind == "llvm" ? " (this nnvmc was built without LLVM)" : "";
+    throw nv::UserError("nnvm.cli.target", "unknown target '" + spec + "'" + why + "; available: " + known +
+                                               ", each optionally with -mcpu=NAME");
   }
-  if (target != "host") return target;
+  if (kind != "host") return kind;
 #if NNVMC_WITH_LLVM
   return "llvm";
 #else
   return "c";
 #endif
+}
+}  // namespace
+
+nv::target::Target parse_target(const std::string& spec) {
+  std::istringstream in(spec);
+  std::string kind, word, cpu;
+  in >> kind;
+  while (in >> word) {
+    if (word.rfind("-mcpu=", 0) == 0 && word.size() > 6)
+      cpu = word.substr(6);
+    else
+      throw nv::UserError("nnvm.cli.target", "--target '" + spec + "': unknown option '" + word +
+                                                 "' (expected -mcpu=NAME, e.g. llvm -mcpu=x86-64-v3)");
+  }
+  // Without -mcpu kernels run here: this CPU's vector width and instructions.
+  return nv::target::Target::for_cpu(resolve_kind(kind, spec), cpu);
+}
+
+std::string resolve_target(const std::string& spec) {
+  nv::target::Target t = parse_target(spec);
+  return t.cpu.empty() ? t.kind : t.kind + " -mcpu=" + t.cpu;
 }
 
 std::pair<std::string, std::vector<int64_t>> parse_input_shape(const std::string& s) {
@@ -81,8 +106,7 @@ nv::graph::Graph load_model(const std::string& path, const Options& o) {
 
 nv::graph::CompileOptions compile_options(const Options& o, std::map<std::string, double>* pass_ms) {
   nv::graph::CompileOptions co;
-  std::string target = resolve_target(o.target);
-  co.target = nv::target::Target::host(target);  // kernels run here: this CPU's vector width
+  co.target = parse_target(o.target);
   co.target.num_threads = o.threads;
   co.opt_level = o.opt_level;
   for (auto& s : o.symbols) co.symbols.insert(parse_symbol(s));
@@ -100,9 +124,10 @@ nv::graph::CompileOptions compile_options(const Options& o, std::map<std::string
     };
   }
 #if NNVMC_WITH_LLVM
-  if (target == "llvm") {
+  if (co.target.kind == "llvm") {
     nv::codegen::LlvmOptions lo;
     lo.num_threads = o.threads;
+    lo.cpu = co.target.cpu;
     co.compiler = nv::codegen::llvm_kernel_compiler(lo);
   }
 #endif

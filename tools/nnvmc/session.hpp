@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "nnvm/graph/graph.hpp"
+#include "nnvm/target/target.hpp"
 #include "nnvm/onnx/importer.hpp"
 
 namespace nnvmc {
@@ -14,7 +15,7 @@ namespace nnvmc {
 namespace nv = nnvm;
 
 struct Options {
-  std::string target = "host";             // host | c | llvm
+  std::string target = "host";             // host | c | llvm, optionally " -mcpu=NAME"
   int opt_level = 2;                        // 0: no graph passes; 2: the default pipeline
   int threads = 0;                          // 0: NNVM_NUM_THREADS or all cores
   std::vector<std::string> input_shapes;    // "name:1x3x224x224"
@@ -25,8 +26,12 @@ struct Options {
   std::string out;                          // output file or directory
 };
 
-// "host" means the LLVM back end when nnvmc was built with it, else the C compiler.
-std::string resolve_target(const std::string& target);
+// A --target value, "KIND [-mcpu=NAME]": KIND is host, c or llvm ("host": llvm when nnvmc was
+// built with it, else c); NAME is a CPU as GCC's -march and LLVM's -mcpu spell it, which sets
+// the vector width schedules use. Without -mcpu, code is for this machine.
+nv::target::Target parse_target(const std::string& spec);
+// The same, normalized for printing: "llvm", "c -mcpu=x86-64-v3".
+std::string resolve_target(const std::string& spec);
 std::vector<std::string> available_targets();
 
 nv::onnx_import::ImportOptions import_options(const Options& o);

@@ -393,7 +393,9 @@ inline GroupKernel build_group(const Graph& g, const std::vector<size_t>& nodes,
   }
   std::vector<te::Tensor> args = params;
   args.insert(args.end(), outputs.begin(), outputs.end());
-  gk.func = lower::lower(sch, args, name, options.lower);
+  lower::LowerOptions lowering = options.lower;
+  lowering.vector_bits = options.target.vector_bits;
+  gk.func = lower::lower(sch, args, name, lowering);
   std::string ops_text;
   for (size_t i : nodes) ops_text += (ops_text.empty() ? "" : "+") + g.nodes[i].op;
   gk.func.origin = str_cat("fused ", ops_text, ": ", gk.func.origin);
@@ -558,7 +560,13 @@ inline std::vector<CompiledModel> link(std::vector<PreparedModel> prepared, cons
 inline CompiledModel compile(const Graph& g, const CompileOptions& options = {}) {
   std::vector<PreparedModel> one;
   one.push_back(prepare(g, options));
-  return std::move(link(std::move(one), options.compiler).front());
+  KernelCompiler compiler = options.compiler;
+  if (!compiler) {  // the host C compiler, for the target's CPU
+    target::CJitOptions c;
+    c.cpu = options.target.cpu;
+    compiler = c_kernel_compiler(c);
+  }
+  return std::move(link(std::move(one), compiler).front());
 }
 
 }  // namespace graph

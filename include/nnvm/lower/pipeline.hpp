@@ -16,10 +16,12 @@
 #include "nnvm/ir/simplify.hpp"
 #include "nnvm/ir/verifier.hpp"
 #include "nnvm/lower/infer_bounds.hpp"
+#include "nnvm/lower/legalize_vectors.hpp"
 #include "nnvm/lower/schedule_ops.hpp"
 #include "nnvm/lower/storage_flatten.hpp"
 #include "nnvm/lower/unroll.hpp"
 #include "nnvm/lower/vectorize.hpp"
+#include "nnvm/target/target.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace lower {
@@ -30,12 +32,16 @@ struct LowerOptions {
   // When set, each pass's wall time in milliseconds is added to (*pass_ms)[pass name]
   // ("schedule_ops" includes inlining and bound inference), summed over every kernel lowered.
   std::map<std::string, double>* pass_ms = nullptr;
+  // The target's SIMD register width in bits: legalize_vectors splits wider vectorized loops
+  // into register-wide ones. Defaults to this machine's, where JIT-compiled kernels run;
+  // graph::compile sets it from CompileOptions::target. 0 keeps vectors as scheduled.
+  int vector_bits = target::Target::host_vector_bits();
 };
 
 // The pass names, in order; NNVM_DUMP_IR accepts these.
 inline const std::vector<std::string>& pass_names() {
-  static const std::vector<std::string> names{"schedule_ops", "storage_flatten", "simplify",
-                                              "vectorize",    "unroll",          "final_simplify"};
+  static const std::vector<std::string> names{"schedule_ops", "storage_flatten",  "simplify", "legalize_vectors",
+                                              "vectorize",    "unroll",           "final_simplify"};
   return names;
 }
 
@@ -146,6 +152,7 @@ inline ir::LoweredFunc lower(const schedule::Schedule& sch, const std::vector<te
   ir::Stmt s = step("schedule_ops", schedule_ops(sch, bodies, infer_bounds(sch, bodies), args));
   s = step("storage_flatten", storage_flatten(s, arg_buffers));
   s = step("simplify", ir::simplify(s));
+  s = step("legalize_vectors", legalize_vectors(s, options.vector_bits));
   s = step("vectorize", vectorize_loops(s));
   s = step("unroll", unroll_loops(s));
   s = step("final_simplify", ir::simplify(s));

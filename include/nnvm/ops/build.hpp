@@ -55,7 +55,9 @@ inline BuiltOp build(const OpDef& def, const std::vector<TensorType>& inputs, co
     std::vector<te::Tensor> args;
     for (size_t i : out.kernel_inputs) args.push_back(out.inputs[i]);
     args.insert(args.end(), out.outputs.begin(), out.outputs.end());
-    out.func = lower::lower(out.schedule, args, name, options.lower);
+    lower::LowerOptions lowering = options.lower;
+    lowering.vector_bits = target.vector_bits;
+    out.func = lower::lower(out.schedule, args, name, lowering);
   } catch (const UserError& e) {
     detail::rethrow_with_context(e, "op " + def.name);
   }
@@ -69,6 +71,7 @@ inline target::CJitOptions jit_options(const Target& target) {
     throw UserError("nnvm.ops.target", str_cat("ops::jit compiles for target 'c', not '", target.kind, "'"));
   target::CJitOptions o;
   o.num_threads = target.num_threads;
+  o.cpu = target.cpu;
   return o;
 }
 }  // namespace detail

@@ -37,6 +37,7 @@ struct CJitOptions {
   std::vector<std::string> extra_flags;  // appended after the default flags
   std::string cache_dir;                // empty: the default cache directory
   int num_threads = 0;                  // threads for parallel loops; 0: NNVM_NUM_THREADS or all
+  std::string cpu;                      // -march= value (Target::cpu); empty: "native", this machine
 };
 
 namespace detail {
@@ -131,7 +132,10 @@ inline const std::string& host_cpu_identity() {
 inline std::shared_ptr<Library> compile_c(const std::string& source, const CJitOptions& o) {
   std::string cc = o.compiler;
   if (cc.empty()) cc = std::getenv("CC") && *std::getenv("CC") ? std::getenv("CC") : "cc";
-  std::string flags = "-O3 -march=native -ffp-contract=fast -std=c99 -fPIC -shared";
+  std::string march = o.cpu.empty() ? "native" : o.cpu;
+  if (march.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_.") != std::string::npos)
+    throw UserError("nnvm.codegen.c.cpu", str_cat("CPU name '", march, "' has characters no -march value has"));
+  std::string flags = str_cat("-O3 -march=", march, " -ffp-contract=fast -std=c99 -fPIC -shared");
   for (auto& f : o.extra_flags) flags += " " + shell_quote(f);
 
   static std::mutex mutex;
