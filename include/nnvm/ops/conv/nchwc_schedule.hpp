@@ -14,9 +14,13 @@
 // elementwise ops fused after the convolution (relu, a residual add) run on them at write-back.
 #pragma once
 
+#include <optional>
+
+#include "nnvm/ir/interval.hpp"
 #include "nnvm/ir/simplify.hpp"
 #include "nnvm/ops/op_def.hpp"
 #include "nnvm/ops/schedule_cpu.hpp"
+#include "nnvm/target/storage_plan.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -37,6 +41,41 @@ inline int64_t nchwc_row_tile(int64_t out_width, int64_t vectors_per_block, int6
   for (int64_t t = std::min<int64_t>(14, most); t >= 4; --t)
     if (out_width % t == 0) return std::min(t, out_width);
   return std::min({int64_t(6), most, out_width});
+}
+
+// Bytes of the padded input `pad` (rank 5, constant shape) that one output row of `Y` reads:
+// every channel block and column of the input rows one window spans (KH rows at dilation 1, more
+// when dilated). The span is bounded from the row index Y reads `pad` at, with the output row
+// fixed and the reduce axes over their ranges. Empty when a shape or the span is not constant.
+inline std::optional<int64_t> padded_rows_bytes(const te::Tensor& Y, const te::Tensor& pad) {
+  struct FindRow : ir::IRVisitor {
+    const te::TensorNode* pad;
+    ir::Expr row;
+    using ir::IRVisitor::visit;
+    void visit(const ir::ProducerLoad* op) override {
+      if (op->tensor.get() == pad && op->indices.size() == 5) row = op->indices[2];
+      ir::IRVisitor::visit(op);
+    }
+  } find;
+  find.pad = pad.get();
+  find.visit_expr(Y.op().body);
+  if (!find.row.defined()) return std::nullopt;
+  ir::IntervalMap ranges;
+  ranges[Y.op().axis[2].var().get()] = ir::Interval::point(0);
+  for (auto& r : Y.op().reduce_axes) {
+    auto* extent = ir::as_const_int(ir::simplify(r->dom.extent));
+    if (!extent || *extent < 1) return std::nullopt;
+    ranges[r.var().get()] = ir::Interval::range(0, *extent - 1);
+  }
+  ir::Interval span = ir::const_bound(find.row, ranges);
+  if (!span.is_bounded()) return std::nullopt;
+  int64_t bytes = (*span.max - *span.min + 1) * pad.dtype().bytes();
+  for (int d : {1, 3, 4}) {
+    auto* e = ir::as_const_int(ir::simplify(pad.shape()[d]));
+    if (!e) return std::nullopt;
+    bytes *= *e;
+  }
+  return bytes;
 }
 
 // Schedules conv stage `Y` (rank 5, a reduction) whose result reaches memory as `out`: `Y` itself
@@ -80,7 +119,10 @@ inline bool schedule_nchwc(schedule::Schedule& s, const te::Tensor& Y, const te:
   // The zero-padded input, when the convolution has pads: inlined into a channelwise op (see
   // above); for the others the rows one output row reads, padded per output row into a small
   // buffer that stays in cache (a whole padded copy of the input would cost a pass over memory),
-  // a few percent of the conv's work.
+  // a few percent of the conv's work. Inside the parallel loop that buffer is each task's own
+  // stack array, which the emitters cap at kMaxStackBytes: where the rows are wider (many
+  // channels, wide rows or tall windows: ResNet-50's 512-channel 3x3 convs, VGG's 224-wide rows)
+  // the whole input is padded once, in parallel, before the convolution.
   for (auto& in : Y.op().inputs)
     if (in->op->kind == te::OpKind::compute) {
       auto pad = s[te::Tensor(in)];
@@ -88,8 +130,14 @@ inline bool schedule_nchwc(schedule::Schedule& s, const te::Tensor& Y, const te:
         pad.compute_inline();
         continue;
       }
-      pad.compute_at(o, rows);
       const auto& pax = pad.tensor().op().axis;
+      std::optional<int64_t> tile = padded_rows_bytes(Y, pad.tensor());
+      if (tile && *tile <= target::kMaxStackBytes) {
+        pad.compute_at(o, rows);
+      } else if (pax.size() == 5) {
+        ir::IterVar pad_rows = pad.fuse({pax[0], pax[1], pax[2]});
+        if (worth_parallel(pad)) pad.parallel(pad_rows);
+      }
       if (pax.size() == 5 && *ob % lanes == 0) {
         auto [outer, inner] = pad.split(pax[4], lanes);
         (void)outer;
