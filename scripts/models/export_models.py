@@ -30,6 +30,28 @@ def randomize_batch_norms(model):
     return model
 
 
+class _LocalResponseNormFn(torch.autograd.Function):
+    """PyTorch's local_response_norm, exported as ONNX's own LRN node (as the model zoo's ZFNet
+    has it); torch's exporter would otherwise spell it as pads, pools and an If on the rank."""
+
+    @staticmethod
+    def forward(ctx, x, size, alpha, beta, k):
+        return torch.nn.functional.local_response_norm(x, size, alpha, beta, k)
+
+    @staticmethod
+    def symbolic(g, x, size, alpha, beta, k):
+        return g.op("LRN", x, size_i=size, alpha_f=alpha, beta_f=beta, bias_f=k)
+
+
+class LocalResponseNorm(torch.nn.Module):
+    def __init__(self, size, alpha, beta, k):
+        super().__init__()
+        self.args = (size, alpha, beta, k)
+
+    def forward(self, x):
+        return _LocalResponseNormFn.apply(x, *self.args)
+
+
 class ZFNet512(torch.nn.Module):
     """The ONNX model zoo's ZFNet-512 layout: wide 3x3 convs (512, 1024, 512 channels), LRN and
     4096-wide dense layers; large weights and a 1024-channel conv with its padded input."""
@@ -38,9 +60,9 @@ class ZFNet512(torch.nn.Module):
         super().__init__()
         c = torch.nn.Conv2d
         self.features = torch.nn.Sequential(
-            c(3, 96, 7, stride=2, padding=1), torch.nn.ReLU(), torch.nn.LocalResponseNorm(5, 1e-4, 0.75, 1.0),
+            c(3, 96, 7, stride=2, padding=1), torch.nn.ReLU(), LocalResponseNorm(5, 1e-4, 0.75, 1.0),
             torch.nn.MaxPool2d(3, 2, 1),
-            c(96, 256, 5, stride=2), torch.nn.ReLU(), torch.nn.LocalResponseNorm(5, 1e-4, 0.75, 1.0),
+            c(96, 256, 5, stride=2), torch.nn.ReLU(), LocalResponseNorm(5, 1e-4, 0.75, 1.0),
             torch.nn.MaxPool2d(3, 2, 1),
             c(256, 512, 3, padding=1), torch.nn.ReLU(),
             c(512, 1024, 3, padding=1), torch.nn.ReLU(),

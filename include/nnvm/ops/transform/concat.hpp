@@ -1,5 +1,6 @@
 // concat (ONNX Concat): inputs joined along `axis`. ONNX takes any number of inputs; this op
-// takes 1 to 16 (inputs0 .. inputs15, all after the first optional).
+// takes 1 to 256 (inputs0 .. inputs255, all after the first optional): DenseNets join every
+// earlier layer of a block (DenseNet-121: 25 inputs, DenseNet-264: 65).
 #pragma once
 
 #include "nnvm/ops/transform/common.hpp"
@@ -7,7 +8,7 @@
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
-inline constexpr size_t concat_max_inputs = 16;
+inline constexpr size_t concat_max_inputs = 256;
 
 // Each output element reads exactly one input: a chain of selects on the axis index, which
 // only evaluates the chosen branch, so no read leaves its input.
@@ -61,7 +62,7 @@ inline OpDef concat_def() {
             return std::vector<te::Tensor>{concat(in, attrs.get_int("axis"))};
           },
       .default_schedule = transform_detail::injective_schedule("concat"),
-      .doc = "inputs0 .. inputsN (1 to 16 inputs) joined along attribute axis",
+      .doc = "inputs0 .. inputsN (1 to 256 inputs) joined along attribute axis",
   };
 }
 
