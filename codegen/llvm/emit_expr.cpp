@@ -84,8 +84,9 @@ llvm::Value* LlvmEmitter::binary(ir::ExprKind k, const ir::Expr& ea, const ir::E
       case K::Mul: return b_.CreateFMul(a, b);
       case K::Div: return b_.CreateFDiv(a, b);
       case K::Mod: return b_.CreateFRem(a, b);
-      case K::Min: return b_.CreateSelect(b_.CreateFCmpOLT(a, b), a, b);
-      case K::Max: return b_.CreateSelect(b_.CreateFCmpOGT(a, b), a, b);
+      // A NaN on either side gives NaN (IEEE 754-2019 minimum/maximum; docs/lowered_ir.md).
+      case K::Min: return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOLT(a, b), b_.CreateFCmpUNO(a, a)), a, b);
+      case K::Max: return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOGT(a, b), b_.CreateFCmpUNO(a, a)), a, b);
       case K::EQ: return b_.CreateFCmpOEQ(a, b);
       case K::NE: return b_.CreateFCmpUNE(a, b);
       case K::LT: return b_.CreateFCmpOLT(a, b);

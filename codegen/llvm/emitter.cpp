@@ -10,6 +10,7 @@
 
 #include "compat.hpp"
 #include "kernel_emitter.hpp"
+#include "nnvm/target/reserved_names.hpp"
 #include "nnvm/runtime/kernel_abi.h"
 #include "nnvm/target/storage_plan.hpp"
 
@@ -112,14 +113,10 @@ llvm::Function* LlvmEmitter::new_function(llvm::FunctionType* type, const std::s
 }
 
 std::vector<std::string> kernel_symbols(const std::vector<ir::LoweredFunc>& fns) {
-  // Symbols avoid each other and the C math library names the code may call ...
-  std::set<std::string> taken = {"fabs", "fabsf", "nearbyint", "nearbyintf", "memcpy", "memset", "memmove"};
-  // ... and C's keywords and `main`, so that an object file's C header compiles and links.
-  for (const char* word : {"auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-                           "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
-                           "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
-                           "union", "unsigned", "void", "volatile", "while", "main"})
-    taken.insert(word);
+  // Symbols avoid each other, C's keywords and the C library's names (an object file's C header
+  // must compile, and an exported `expf` would capture the library's own calls to expf) ...
+  std::set<std::string> taken(target::reserved_c_names().begin(), target::reserved_c_names().end());
+  // ... and the names of the math functions the code may call.
   for (int op = 0; op <= int(ir::CallOp::copysign); ++op) {
     taken.insert(ir::call_op_name(ir::CallOp(op)));
     taken.insert(std::string(ir::call_op_name(ir::CallOp(op))) + "f");

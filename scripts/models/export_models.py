@@ -5,7 +5,8 @@ Usage: export_models.py OUT_DIR [NAME ...]     (no NAME: every network below)
 
 For each NAME writes OUT_DIR/NAME/model.onnx, OUT_DIR/NAME/input_0.npy and
 OUT_DIR/NAME/output_0.npy (PyTorch's result for that input), so nnvm's result can be checked
-against the framework's. Weights are random with a fixed seed (pretrained weights need a
+against the framework's; the same two files also in OUT_DIR/NAME/test_data_set_0, which makes
+the folder a case `nnvmc check` runs. Weights are random with a fixed seed (pretrained weights need a
 download); batch-norm statistics are randomised too, so a wrong batch-norm cannot pass as the
 identity. The .onnx is written last (through a rename), so its presence means the files
 beside it are complete. Runs with Debian 12's system python:
@@ -127,8 +128,12 @@ def export(name, out_root):
     tmp_path = onnx_path + ".tmp"
     torch.onnx.export(model, x, tmp_path, opset_version=opset, input_names=["input"], output_names=["output"],
                       do_constant_folding=True)
-    np.save(os.path.join(out_dir, "input_0.npy"), x.numpy())
-    np.save(os.path.join(out_dir, "output_0.npy"), y.numpy())
+    # Beside the model, and again as an ONNX-backend-style case (`nnvmc check OUT_DIR/NAME`).
+    data_set = os.path.join(out_dir, "test_data_set_0")
+    os.makedirs(data_set, exist_ok=True)
+    for folder in (out_dir, data_set):
+        np.save(os.path.join(folder, "input_0.npy"), x.numpy())
+        np.save(os.path.join(folder, "output_0.npy"), y.numpy())
     os.replace(tmp_path, onnx_path)
     print(f"exported {onnx_path}: input {tuple(x.shape)}, output {tuple(y.shape)}")
 

@@ -6,6 +6,7 @@
 // make the pool and the strided convs drop edges; a symbolic batch is bound at compile time.
 #include "support/pch.hpp"
 #include "support/check.hpp"
+#include "support/conv_reference.hpp"
 
 #if NNVM_TEST_WITH_LLVM
 #include "nnvm/codegen/llvm_graph.hpp"
@@ -15,51 +16,9 @@ using namespace nnvm;
 using graph::GraphBuilder;
 
 namespace {
-
-// A dense NCHW-style tensor of doubles for the reference.
-struct Ref {
-  std::vector<int64_t> shape;
-  std::vector<double> v;
-  double& at(int64_t n, int64_t c, int64_t h, int64_t w) {
-    return v[size_t(((n * shape[1] + c) * shape[2] + h) * shape[3] + w)];
-  }
-  double at(int64_t n, int64_t c, int64_t h, int64_t w) const {
-    return v[size_t(((n * shape[1] + c) * shape[2] + h) * shape[3] + w)];
-  }
-};
-
-Ref to_ref(const NDArray& a) {
-  Ref r{a.shape(), {}};
-  for (float f : a.values<float>()) r.v.push_back(double(f));
-  return r;
-}
-
-// ONNX Conv with symmetric pads, no dilation: Y[n, m] = B[m] + sum X[n, g*C/G + c, ...] * W[m, c, ...].
-Ref conv_ref(const Ref& x, const NDArray& w_arr, const NDArray* b_arr, int64_t stride, int64_t pad, int64_t group) {
-  Ref w = to_ref(w_arr);
-  int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
-  int64_t M = w.shape[0], Cg = w.shape[1], KH = w.shape[2], KW = w.shape[3];
-  int64_t OH = (H + 2 * pad - KH) / stride + 1, OW = (W + 2 * pad - KW) / stride + 1;
-  REQUIRE(Cg * group == C);
-  Ref y{{N, M, OH, OW}, std::vector<double>(size_t(N * M * OH * OW))};
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t m = 0; m < M; ++m) {
-      int64_t g = m / (M / group);
-      for (int64_t oh = 0; oh < OH; ++oh)
-        for (int64_t ow = 0; ow < OW; ++ow) {
-          double acc = b_arr ? double(b_arr->values<float>()[size_t(m)]) : 0.0;
-          for (int64_t c = 0; c < Cg; ++c)
-            for (int64_t kh = 0; kh < KH; ++kh)
-              for (int64_t kw = 0; kw < KW; ++kw) {
-                int64_t ih = oh * stride - pad + kh, iw = ow * stride - pad + kw;
-                if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
-                acc += x.at(n, g * Cg + c, ih, iw) * w.at(m, c, kh, kw);
-              }
-          y.at(n, m, oh, ow) = acc;
-        }
-    }
-  return y;
-}
+using nnvm_test::conv_ref;
+using nnvm_test::Ref;
+using nnvm_test::to_ref;
 
 struct CnnWeights {
   NDArray w1, b1, scale, shift, mean, var, w2, wp, bp, wd, bd;

@@ -6,9 +6,11 @@ using namespace nnvm;
 namespace {
 
 // Lowers and records the printed IR after every pass, plus the whole kernel under "kernel".
-std::map<std::string, std::string> lower_and_trace(const schedule::Schedule& s, const std::vector<te::Tensor>& args) {
+std::map<std::string, std::string> lower_and_trace(const schedule::Schedule& s, const std::vector<te::Tensor>& args,
+                                                   int vector_bits = 512) {
   std::map<std::string, std::string> out;
   lower::LowerOptions options;
+  options.vector_bits = vector_bits;
   options.on_pass = [&](const std::string& pass, const ir::Stmt& st) { out[pass] = ir::to_string(st); };
   out["kernel"] = ir::to_string(lower::lower(s, args, "f", options));
   return out;
@@ -58,6 +60,31 @@ TEST_CASE("a non-divisible vectorized split is partitioned into full vector tile
         "    B[i.inner + 8] = A[i.inner + 8]*2.0f\n"
         "  }\n"
         "}\n");
+}
+
+TEST_CASE("legalize_vectors splits a vectorized loop wider than the target's register into register-wide ones") {
+  te::Tensor A = te::placeholder({32}, dtype::float32, "A");
+  te::Tensor B = te::compute({32}, [&](auto& v) { return A(v[0]) + 1.0f; }, "B");
+  auto s = schedule::create_schedule(B);
+  auto [o, i] = s[B].split(s[B].axis(0), 16);
+  s[B].vectorize(i);
+  // AVX2: 16 floats are two 8-float registers, the two halves unrolled.
+  auto avx2 = lower_and_trace(s, {A, B}, 256);
+  CHECK(avx2["legalize_vectors"] ==
+        "for (i.outer, 0, 2) {\n"
+        "  unrolled (i.inner.reg, 0, 2) {\n"
+        "    vectorized (i.inner.lane, 0, 8) {\n"
+        "      B[(i.outer*16) + ((i.inner.reg*8) + i.inner.lane)] = A[(i.outer*16) + ((i.inner.reg*8) + i.inner.lane)] + "
+        "1.0f\n"
+        "    }\n"
+        "  }\n"
+        "}\n");
+  // AVX-512 holds the 16 floats in one register: the loop stays as scheduled.
+  auto avx512 = lower_and_trace(s, {A, B}, 512);
+  CHECK(avx512["legalize_vectors"] == avx512["simplify"]);
+  // 0 keeps every vector as scheduled.
+  auto kept = lower_and_trace(s, {A, B}, 0);
+  CHECK(kept["legalize_vectors"] == kept["simplify"]);
 }
 
 TEST_CASE("a reduction whose reduce loop is outermost initializes before it, and guards its tail") {

@@ -217,10 +217,11 @@ TEST_CASE("transform ops: concat, split, slice") {
   std::vector<NDArray> c2{iota(i64, {2, 3}, 4), iota(i64, {5, 3}, 5)};
   cases.push_back({"concat int64 axis 0", "concat", {c2[0], c2[1]}, ops::Attrs().set_int("axis", 0), {concatenated(c2, 0)}});
   cases.push_back({"concat one input", "concat", {c2[0]}, ops::Attrs().set_int("axis", 1), {c2[0]}});
-  std::vector<NDArray> c16;
-  for (int k = 0; k < 16; ++k) c16.push_back(iota(i32, {2, 1 + k % 3}, k));
-  std::vector<std::optional<NDArray>> in16(c16.begin(), c16.end());
-  cases.push_back({"concat 16 inputs", "concat", in16, ops::Attrs().set_int("axis", 1), {concatenated(c16, 1)}});
+  // DenseNet-121 joins 25 inputs (every earlier layer of its third block).
+  std::vector<NDArray> c25;
+  for (int k = 0; k < 25; ++k) c25.push_back(iota(i32, {2, 1 + k % 3}, k));
+  std::vector<std::optional<NDArray>> in25(c25.begin(), c25.end());
+  cases.push_back({"concat 25 inputs", "concat", in25, ops::Attrs().set_int("axis", 1), {concatenated(c25, 1)}});
 
   // split: piece k along `axis` starts at the sum of the earlier sizes.
   auto pieces = [](const NDArray& x, size_t axis, std::vector<int64_t> sizes) {

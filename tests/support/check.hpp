@@ -25,14 +25,15 @@ inline nnvm::NDArray random_array(nnvm::DataType t, std::vector<int64_t> shape, 
   return a;
 }
 
-// Returns an empty string when every element matches within |a-b| <= atol + rtol*|b|, else a
-// description of the first mismatch.
+// Returns an empty string when every element matches within |a-b| <= atol + rtol*|b| (a NaN
+// wants a NaN, an infinity the same infinity), else a description of the first mismatch.
 template <class T>
 std::string compare(std::span<const T> got, std::span<const T> want, double rtol = 1e-3, double atol = 1e-5) {
   if (got.size() != want.size()) return "size " + std::to_string(got.size()) + " != " + std::to_string(want.size());
   for (size_t i = 0; i < got.size(); ++i) {
     double g = double(got[i]), w = double(want[i]);
-    if (std::isnan(w) ? !std::isnan(g) : !(std::abs(g - w) <= atol + rtol * std::abs(w)))
+    bool ok = std::isnan(w) ? std::isnan(g) : std::isinf(w) ? g == w : std::abs(g - w) <= atol + rtol * std::abs(w);
+    if (!ok)
       return "element " + std::to_string(i) + ": got " + std::to_string(g) + ", want " + std::to_string(w);
   }
   return {};

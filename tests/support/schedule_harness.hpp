@@ -26,13 +26,17 @@ struct OpCase {
   std::function<std::vector<float>(const std::vector<nnvm::NDArray>&)> reference;
 };
 
-inline void check_schedules(const OpCase& op, const std::vector<ScheduleVariant>& variants, uint32_t seed = 1) {
+// `edit_inputs`, when given, changes the random inputs before anything runs (to plant NaNs,
+// infinities or ties where a case needs them).
+inline void check_schedules(const OpCase& op, const std::vector<ScheduleVariant>& variants, uint32_t seed = 1,
+                            const std::function<void(std::vector<nnvm::NDArray>&)>& edit_inputs = {}) {
   std::vector<nnvm::NDArray> inputs;
   for (size_t i = 0; i < op.inputs.size(); ++i) {
     std::vector<int64_t> shape;
     for (auto& e : op.inputs[i].shape()) shape.push_back(*nnvm::ir::as_const_int(e));
     inputs.push_back(random_array(op.inputs[i].dtype(), shape, seed + uint32_t(i)));
   }
+  if (edit_inputs) edit_inputs(inputs);
   std::vector<int64_t> out_shape;
   for (auto& e : op.output.shape()) out_shape.push_back(*nnvm::ir::as_const_int(e));
   std::vector<float> want = op.reference(inputs);

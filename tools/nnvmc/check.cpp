@@ -73,7 +73,8 @@ std::vector<std::string> sorted_files(const std::string& dir, const std::string&
   std::vector<std::pair<int, std::string>> files;
   for (auto& e : fs::directory_iterator(dir)) {
     std::string n = e.path().filename().string();
-    if (n.rfind(prefix, 0) == 0 && n.size() > prefix.size() + 3 && n.substr(n.size() - 3) == ".pb")
+    auto ends = [&](const std::string& ext) { return n.size() > prefix.size() + ext.size() && n.ends_with(ext); };
+    if (n.rfind(prefix, 0) == 0 && (ends(".pb") || ends(".npy")))
       files.push_back({std::atoi(n.c_str() + prefix.size()), e.path().string()});
   }
   std::sort(files.begin(), files.end());

@@ -73,8 +73,9 @@ inline Expr fold_binary(ExprKind k, const Expr& a, const Expr& b) {
         case ExprKind::Mul: return FloatImm::make(t, double(p * q));
         case ExprKind::Div: return FloatImm::make(t, double(p / q));
         case ExprKind::Mod: return FloatImm::make(t, double(std::fmod(p, q)));
-        case ExprKind::Min: return FloatImm::make(t, double(p < q ? p : q));
-        case ExprKind::Max: return FloatImm::make(t, double(p > q ? p : q));
+        // NaN-propagating, as the emitters and the interpreter (docs/lowered_ir.md).
+        case ExprKind::Min: return FloatImm::make(t, double(p < q || p != p ? p : q));
+        case ExprKind::Max: return FloatImm::make(t, double(p > q || p != p ? p : q));
         case ExprKind::EQ: return UIntImm::make(bt, p == q);
         case ExprKind::NE: return UIntImm::make(bt, p != q);
         case ExprKind::LT: return UIntImm::make(bt, p < q);

@@ -204,13 +204,14 @@ inline Expr FloatImm::make(DataType t, double v) {
                                                                     : float16::to_float(float16::from_float(float(v)));
   return make_expr<FloatImm>(t, v);
 }
-// The value x for which combine(x, y) == y: where a reduction starts.
+// The value x for which combine(x, y) == y: where a reduction starts. For floats that is +inf
+// for min and -inf for max (not the largest finite value: the max of {-inf} is -inf).
 inline Expr combiner_identity(Combiner c, DataType t) {
   switch (c) {
     case Combiner::sum: return make_zero(t);
     case Combiner::prod: return make_int_const(t, 1);
-    case Combiner::min: return max_value(t);
-    case Combiner::max: return min_value(t);
+    case Combiner::min: return t.is_float() ? make_const(t, INFINITY) : max_value(t);
+    case Combiner::max: return t.is_float() ? make_const(t, -INFINITY) : min_value(t);
   }
   return Expr();
 }

@@ -383,13 +383,7 @@ class Printer {
     os_ << ")";
   }
   static bool default_init(const Reduce* op) {
-    Expr id;
-    switch (op->combiner) {
-      case Combiner::sum: id = make_zero(op->dtype); break;
-      case Combiner::prod: id = make_int_const(op->dtype, 1); break;
-      case Combiner::min: id = max_value(op->dtype); break;
-      case Combiner::max: id = min_value(op->dtype); break;
-    }
+    Expr id = combiner_identity(op->combiner, op->dtype);
     auto value = [](const Expr& e) -> std::optional<double> {
       if (auto* i = e.as<IntImm>()) return double(i->value);
       if (auto* u = e.as<UIntImm>()) return double(u->value);

@@ -21,6 +21,7 @@
 #include "nnvm/ir/function.hpp"
 #include "nnvm/ir/substitute.hpp"
 #include "nnvm/target/kernel_abi_source.hpp"
+#include "nnvm/target/reserved_names.hpp"
 #include "nnvm/target/storage_plan.hpp"
 
 NNVM_BEGIN_NAMESPACE
@@ -127,19 +128,11 @@ class CLikeEmitter : public ir::IRVisitor {
   std::vector<std::string> context() const { return {"kernel " + kernel_name_}; }
   void line(const std::string& s) { out_ += std::string(size_t(indent_), ' ') + s + "\n"; }
 
-  // Names every emitted identifier must avoid: C keywords, library names the code calls, and
-  // the parameters of the kernel ABI.
+  // Names every emitted identifier must avoid: C keywords, the C library's names (see
+  // reserved_names.hpp), the nnvm math helpers the code calls, and the kernel ABI's parameters.
   void reserve_common_names() {
-    static const char* const words[] = {
-        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-        "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
-        "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
-        "union", "unsigned", "void", "volatile", "while", "main", "NULL", "INFINITY", "NAN",
-        "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-        "size_t", "uintptr_t", "isnan", "isinf", "fabs", "fabsf", "nearbyint", "nearbyintf",
-        "args", "sizes", "workspace", "workspace_bytes", "env", "lane", "bool", "true", "false",
-        "half", "signbit"};
-    for (auto* w : words) names_.reserve(w);
+    for (auto& w : reserved_c_names()) names_.reserve(w);
+    for (const char* w : {"args", "sizes", "workspace", "workspace_bytes", "env", "lane", "half"}) names_.reserve(w);
     for (int op = 0; op <= int(ir::CallOp::copysign); ++op) {
       std::string n = ir::call_op_name(ir::CallOp(op));
       names_.reserve(n);
@@ -726,6 +719,8 @@ class CLikeEmitter : public ir::IRVisitor {
     if (op->dtype.is_vector())
       return lanewise({op->a, op->b}, [](const std::vector<ir::Expr>& x) { return N::make(x[0], x[1]); });
     std::string a = atom(print(op->a), op->dtype), b = atom(print(op->b), op->dtype);
+    // Floats: a NaN on either side gives NaN (IEEE 754-2019 minimum/maximum; docs/lowered_ir.md).
+    if (op->dtype.is_float()) return {str_cat(a, " ", sym, " ", b, " || ", a, " != ", a, " ? ", a, " : ", b), cprec::cond};
     return {str_cat(a, " ", sym, " ", b, " ? ", a, " : ", b), cprec::cond};
   }
 

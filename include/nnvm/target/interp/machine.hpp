@@ -3,6 +3,7 @@
 // evaluate to one Lane, vector expressions into a LaneVec.
 #pragma once
 
+#include <optional>
 #include <memory>
 #include <span>
 #include <unordered_map>
@@ -256,9 +257,28 @@ class Machine {
   // And/Or evaluate both operands too: the contract promises no short-circuit (vector code and
   // LLVM cannot give one), so a kernel whose right operand is only safe when guarded by the
   // left one is reported rather than excused.
+  // a*b + c, c + a*b and a*b - c on float32/float64: one fused multiply-add, as LLVM's
+  // fmuladd and the C compiler's contraction give on FMA hardware (docs/lowered_ir.md).
+  struct FusedMulAdd {
+    const ir::Mul* mul;
+    const ir::Expr* addend;
+    bool negate;
+  };
+  static std::optional<FusedMulAdd> fused_mul_add(ir::ExprKind k, const ir::Expr& lhs, const ir::Expr& rhs) {
+    DataType t = lhs.dtype();
+    if (!t.is_float() || t.is_storage_only() || (k != ir::ExprKind::Add && k != ir::ExprKind::Sub)) return std::nullopt;
+    if (auto* m = lhs.as<ir::Mul>()) return FusedMulAdd{m, &rhs, k == ir::ExprKind::Sub};
+    if (auto* m = rhs.as<ir::Mul>(); m && k == ir::ExprKind::Add) return FusedMulAdd{m, &lhs, false};
+    return std::nullopt;
+  }
+
   Lane eval_binary(const ir::ExprNode* n, const ir::Expr& lhs, const ir::Expr& rhs) {
     DataType t = lhs.dtype();
     Elem c = elem_of(t);
+    if (auto f = fused_mul_add(n->kind, lhs, rhs)) {
+      Lane a = eval(f->mul->a), b = eval(f->mul->b);
+      return fused_multiply_add(c, a, b, eval(*f->addend), f->negate);
+    }
     Lane a = eval(lhs), b = eval(rhs);
     if ((n->kind == ir::ExprKind::Div || n->kind == ir::ExprKind::Mod) && is_integral(c) && b.u == 0) div_by_zero(n);
     return binop(n->kind, c, t.bits, a, b);
@@ -267,6 +287,17 @@ class Machine {
     DataType t = lhs.dtype();
     Elem c = elem_of(t);
     const int lanes = n->dtype.lanes;
+    if (auto f = fused_mul_add(n->kind, lhs, rhs)) {
+      LaneVec b, addend;
+      eval_vec(f->mul->a, out);
+      eval_vec(f->mul->b, b);
+      eval_vec(*f->addend, addend);
+      expect_lanes(out, lanes);
+      expect_lanes(b, lanes);
+      expect_lanes(addend, lanes);
+      for (int k = 0; k < lanes; ++k) out[k] = fused_multiply_add(c, out[k], b[k], addend[k], f->negate);
+      return;
+    }
     LaneVec b;
     eval_vec(lhs, out);
     eval_vec(rhs, b);

@@ -136,8 +136,9 @@ Lane float_binop(ir::ExprKind k, T a, T b) {
     case K::Mul: return Lane::of(T(a * b));
     case K::Div: return Lane::of(T(a / b));
     case K::Mod: return Lane::of(T(std::fmod(a, b)));
-    case K::Min: return Lane::of(a < b ? a : b);
-    case K::Max: return Lane::of(a > b ? a : b);
+    // IEEE 754-2019 minimum/maximum: a NaN operand gives NaN, whichever side it is on.
+    case K::Min: return Lane::of(a < b || a != a ? a : b);
+    case K::Max: return Lane::of(a > b || a != a ? a : b);
     case K::EQ: return {a == b};
     case K::NE: return {a != b};
     case K::LT: return {a < b};
@@ -146,6 +147,13 @@ Lane float_binop(ir::ExprKind k, T a, T b) {
     case K::GE: return {a >= b};
     default: return {0};
   }
+}
+
+// a*b + c (c negated when `negate_addend`) rounded once: the interpreter's reading of the
+// products the emitters fuse (docs/lowered_ir.md). f32 or f64 only.
+inline Lane fused_multiply_add(Elem c, Lane a, Lane b, Lane addend, bool negate_addend) {
+  if (c == Elem::f32) return Lane::of(std::fma(a.f(), b.f(), negate_addend ? -addend.f() : addend.f()));
+  return Lane::of(std::fma(a.d(), b.d(), negate_addend ? -addend.d() : addend.d()));
 }
 
 // Requires a non-zero divisor for Div and Mod (the caller reports division by zero).
