@@ -8867,6 +8867,59 @@ NNVM_END_NAMESPACE
 #include <algorithm>
 #include <unordered_set>
 
+// begin nnvm/target/kernel_signature.hpp
+// What a compiled kernel states about its parameters, for a loader that must not trust its
+// plan file: a deploy artifact's kernels.so exports, for each kernel symbol S, the C string
+//   const char S_signature[] = "float32 [1x64x56x56];float32 [64]";
+// (each parameter's dtype and shape in the deploy runtime's own spelling, in parameter order,
+// ';' between them). The runtime compares model.json's parameter types with it, so an edited
+// model.json cannot make a kernel read or write past the tensors it is given. Both back ends
+// (the C emitter and LLVM object code) compile the same source from here into the library.
+
+#include <string>
+#include <vector>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+// The suffix of the exported signature string's symbol; emitters keep kernel symbols from
+// colliding with it as they do with "_workspace_bytes".
+inline constexpr const char* kSignatureSuffix = "_signature";
+
+// "float32 [1x64]" for `b` (a symbolic extent is printed as its expression).
+inline std::string param_type_text(const ir::Buffer& b) {
+  std::string s = b->dtype.str() + " [";
+  for (size_t d = 0; d < b->shape.size(); ++d) {
+    ir::Expr e = ir::simplify(b->shape[d]);
+    const int64_t* c = ir::as_const_int(e);
+    s += (d ? "x" : "") + (c ? std::to_string(*c) : ir::to_string(e));
+  }
+  return s + "]";
+}
+
+// The signature of `fn`: its parameters' type texts joined by ';'.
+inline std::string kernel_signature(const ir::LoweredFunc& fn) {
+  std::string s;
+  for (size_t p = 0; p < fn.params.size(); ++p) s += (p ? ";" : "") + param_type_text(fn.params[p]);
+  return s;
+}
+
+// C99 source defining `<symbols[i]>_signature` for each kernel of `fns`.
+inline std::string signatures_c_source(const std::vector<ir::LoweredFunc>& fns, const std::vector<std::string>& symbols) {
+  std::string s = "\n/* Each kernel's parameter types, which the deploy runtime checks model.json against. */\n";
+  for (size_t i = 0; i < fns.size(); ++i) {
+    std::string text = kernel_signature(fns[i]);
+    std::string quoted;
+    for (char c : text) quoted += (c == '"' || c == '\\') ? std::string{'\\', c} : std::string(1, c);
+    s += "const char " + symbols.at(i) + kSignatureSuffix + "[] = \"" + quoted + "\";\n";
+  }
+  return s;
+}
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/kernel_signature.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace target {
@@ -8890,10 +8943,15 @@ class CEmitter : public CLikeEmitter {
     std::swap(names_, reserved);
     for (auto& fn : fns) {
       std::string base = NameTable::sanitize(fn.name.empty() ? "kernel" : fn.name), name = base;
-      for (int k = 1; reserved.taken(name) || module_names_.count(name) || module_names_.count(name + "_workspace_bytes"); ++k)
-        name = base + "_" + std::to_string(k);
+      // A kernel exports name, name_workspace_bytes and, in a deploy artifact, name_signature.
+      auto clashes = [&](const std::string& n) {
+        return reserved.taken(n) || module_names_.count(n) || module_names_.count(n + "_workspace_bytes") ||
+               module_names_.count(n + kSignatureSuffix);
+      };
+      for (int k = 1; clashes(name); ++k) name = base + "_" + std::to_string(k);
       module_names_.insert(name);
       module_names_.insert(name + "_workspace_bytes");
+      module_names_.insert(name + kSignatureSuffix);
       m.symbols.push_back(name);
     }
     std::string kernels;
@@ -20089,6 +20147,8 @@ class CompiledModel {
   const std::vector<size_t>& input_slots() const { return input_slots_; }
   const std::vector<size_t>& output_slots() const { return output_slots_; }
   const MemoryStats& memory() const { return memory_; }
+  // What the kernels were lowered and compiled for (CompileOptions::target).
+  const target::Target& target() const { return target_; }
   std::vector<std::string> input_names() const {
     std::vector<std::string> out;
     for (size_t s : input_slots_) out.push_back(slots_[s].name);
@@ -20212,6 +20272,7 @@ class CompiledModel {
   std::vector<Slot> slots_;
   std::vector<size_t> input_slots_, output_slots_;
   MemoryStats memory_;
+  target::Target target_;
 };
 
 namespace detail {
@@ -20398,6 +20459,7 @@ inline UserError with_node_context(const Graph& g, const Node& n, const UserErro
 inline PreparedModel prepare(const Graph& input, const CompileOptions& options = {}) {
   PreparedModel p;
   CompiledModel& m = p.model;
+  m.target_ = options.target;
   Graph bound = options.symbols.empty() ? input : bind_shapes(input, options.symbols);
   infer_types(bound);
   m.graph_ = optimize(bound, {.opt_level = options.opt_level, .target = options.target, .on_pass = options.on_graph_pass,
