@@ -12,6 +12,7 @@
 #include "kernel_emitter.hpp"
 #include "nnvm/target/reserved_names.hpp"
 #include "nnvm/runtime/kernel_abi.h"
+#include "nnvm/target/kernel_signature.hpp"
 #include "nnvm/target/storage_plan.hpp"
 
 NNVM_BEGIN_NAMESPACE
@@ -128,9 +129,14 @@ std::vector<std::string> kernel_symbols(const std::vector<ir::LoweredFunc>& fns)
       base += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
     if (std::isdigit(static_cast<unsigned char>(base[0])) || base[0] == '_' || base.rfind("nnvm_", 0) == 0) base = "v" + base;
     std::string name = base;
-    for (int k = 1; taken.count(name) || taken.count(name + "_workspace_bytes"); ++k) name = base + "_" + std::to_string(k);
+    // name, name_workspace_bytes and, in a deploy artifact, name_signature (kernel_signature.hpp).
+    auto clashes = [&](const std::string& n) {
+      return taken.count(n) || taken.count(n + "_workspace_bytes") || taken.count(n + target::kSignatureSuffix);
+    };
+    for (int k = 1; clashes(name); ++k) name = base + "_" + std::to_string(k);
     taken.insert(name);
     taken.insert(name + "_workspace_bytes");
+    taken.insert(name + target::kSignatureSuffix);
     symbols.push_back(name);
   }
   return symbols;

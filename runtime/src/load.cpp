@@ -257,6 +257,32 @@ class Loader {
     m_.weights_size = p ? size_t(weights_bytes_) : 0;
   }
 
+  // kernels.so states the parameter types each kernel was compiled for (S_signature:
+  // "float32 [1x64];float32 [64]"); the steps were checked against model.json's, which must
+  // agree, or an edited model.json would let a kernel read and write past its tensors.
+  void check_signature(size_t k, const char* sig) {
+    const Kernel& kernel = m_.kernels[k];
+    if (!sig)
+      fail(NNVM_ERROR_KERNEL, "%s/kernels.so has no %s_signature (the parameter types of kernel %s); rebuild the artifact",
+           dir_.c_str(), kernel.symbol.c_str(), kernel.symbol.c_str());
+    for (size_t p = 0;; ++p) {
+      const char* end = std::strchr(sig, ';');
+      if (!end) end = sig + std::strlen(sig);
+      bool json_done = p == kernel.params.size();
+      if (json_done && !*sig) return;
+      std::string compiled = *sig ? std::string(sig, end) : "nothing";
+      std::string given = json_done ? "nothing" : type_text(kernel.params[p]);
+      if (compiled != given) {
+        size_t st = 0;
+        while (st < m_.steps.size() && m_.steps[st].kernel != k) ++st;
+        fail(NNVM_ERROR_FORMAT, "%s: steps[%zu] (node '%s') calls kernel %s, whose parameter %zu was compiled for %s, but kernels[%zu].params[%zu] gives %s",
+             json_path_.c_str(), st, st < m_.steps.size() ? m_.steps[st].node.c_str() : "", kernel.symbol.c_str(), p,
+             compiled.c_str(), k, p, given.c_str());
+      }
+      sig = *end ? end + 1 : end;
+    }
+  }
+
   void load_kernels() {
     if (m_.kernels.empty()) return;
     std::string path = dir_ + "/kernels.so";
@@ -270,6 +296,7 @@ class Loader {
       if (!kernel.fn || !kernel.workspace_bytes)
         fail(NNVM_ERROR_KERNEL, "%s has no kernel '%s' (with its _workspace_bytes), which %s names in kernels[%zu].symbol",
              path.c_str(), kernel.symbol.c_str(), json_path_.c_str(), k);
+      check_signature(k, static_cast<const char*>(dlsym(m_.library, (kernel.symbol + "_signature").c_str())));
     }
     // Shapes are static, so each kernel's scratch size is known now; runs lend the largest.
     const int64_t no_sizes = 0;

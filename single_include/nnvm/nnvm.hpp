@@ -5830,6 +5830,72 @@ inline Bounds infer_bounds(const schedule::Schedule& sch, const BodyMap& bodies)
 }  // namespace lower
 NNVM_END_NAMESPACE
 // end nnvm/lower/infer_bounds.hpp
+// begin nnvm/lower/legalize_vectors.hpp
+// Vector legalization: a `vectorized` loop wider than one SIMD register of the target becomes an
+// unrolled loop over register-wide vectorized loops, so no emitter is asked for a vector wider
+// than the machine has. (GCC, given a 16-float vector on an AVX2 machine, moves it through the
+// stack: the kernel runs several times slower than with two 8-float vectors.)
+// Requires: flattened storage, before `vectorize`. Ensures: every vectorized loop of constant
+// extent that is a multiple of the register's lanes has at most that many iterations. A loop
+// whose extent is not such a multiple is left as scheduled: the schedule asked for it.
+
+#include <algorithm>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace lower {
+
+namespace detail {
+// The widest element, in bits, that the statement loads or stores: it decides the lanes of
+// one register for the loop's vectors.
+inline int widest_element_bits(const ir::Stmt& s) {
+  struct F : ir::IRVisitor {
+    int bits = 0;
+    void visit(const ir::Load* op) override {
+      bits = std::max(bits, int(op->buffer->dtype.bits));
+      ir::IRVisitor::visit(op);
+    }
+    void visit(const ir::Store* op) override {
+      bits = std::max(bits, int(op->buffer->dtype.bits));
+      ir::IRVisitor::visit(op);
+    }
+  } f;
+  f.visit_stmt(s);
+  return f.bits;
+}
+}  // namespace detail
+
+// `vector_bits`: the target's SIMD register width; 0 leaves every loop as scheduled.
+inline ir::Stmt legalize_vectors(const ir::Stmt& s, int vector_bits) {
+  struct Legalize : ir::IRMutator {
+    int vector_bits;
+    using ir::IRMutator::visit;
+    ir::Stmt visit(const ir::For* op, const ir::Stmt& st) override {
+      ir::Stmt inner = ir::IRMutator::visit(op, st);
+      auto* f = inner.as<ir::For>();
+      if (!f || f->for_kind != ir::ForKind::vectorized) return inner;
+      const int64_t* extent = ir::as_const_int(f->extent);
+      int bits = detail::widest_element_bits(f->body);
+      if (!extent || bits == 0) return inner;
+      const int64_t lanes = std::max(1, vector_bits / bits);
+      if (*extent <= lanes || *extent % lanes != 0) return inner;
+      ir::Var outer(f->loop_var.name() + ".reg", f->loop_var.dtype());
+      ir::Var lane(f->loop_var.name() + ".lane", f->loop_var.dtype());
+      ir::Stmt body = ir::substitute(f->body, f->loop_var, f->min + outer * lanes + lane);
+      DataType t = f->extent.dtype();
+      return ir::For::make(outer, ir::make_zero(t), ir::make_const(t, double(*extent / lanes)), ir::ForKind::unrolled,
+                           ir::For::make(lane, ir::make_zero(t), ir::make_const(t, double(lanes)),
+                                         ir::ForKind::vectorized, body));
+    }
+  } l;
+  if (vector_bits <= 0) return s;
+  l.vector_bits = vector_bits;
+  return l.mutate(s);
+}
+
+}  // namespace lower
+NNVM_END_NAMESPACE
+// end nnvm/lower/legalize_vectors.hpp
 // begin nnvm/lower/schedule_ops.hpp
 // Loop nest construction: turns each stage into loops over its leaf iter vars (each running
 // from 0; a leaf whose range starts elsewhere is offset where it is used) around a
@@ -6555,6 +6621,102 @@ inline ir::Stmt vectorize_loops(const ir::Stmt& s) { return detail::Vectorizer()
 }  // namespace lower
 NNVM_END_NAMESPACE
 // end nnvm/lower/vectorize.hpp
+// begin nnvm/target/target.hpp
+// What code is generated for: the back-end kind and the few machine facts that default schedules
+// need. Deliberately small; back ends add fields when a schedule needs to know more.
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+struct Target {
+  // "c": host CPU through the C emitter (JIT or source). Later kinds: "llvm", "cuda", ...
+  std::string kind = "c";
+  // Width of one SIMD register in bits: 128 (SSE, NEON), 256 (AVX2), 512 (AVX-512).
+  int vector_bits = 256;
+  // Threads for parallel loops; 0 means the thread pool's default (NNVM_NUM_THREADS or all).
+  int num_threads = 0;
+  // The CPU the code is for, in GCC's -march / LLVM's -mcpu spelling ("x86-64-v3", "znver3",
+  // "skylake-avx512"); empty means this machine ("native"). Emitters pass it to the compiler, and
+  // for_cpu() derives vector_bits from it, so schedules and instructions agree.
+  std::string cpu;
+
+  // This machine, for code JIT-compiled to run here: `kind` with the widest SIMD registers the
+  // CPU has (x86: 512 with AVX-512F, 256 with AVX2, else 128; Arm: 128). A default-constructed
+  // Target instead assumes 256, whatever the machine.
+  static Target host(std::string kind = "c") {
+    Target t;
+    t.kind = std::move(kind);
+    t.vector_bits = host_vector_bits();
+    return t;
+  }
+  static int host_vector_bits() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return 512;
+    return __builtin_cpu_supports("avx2") ? 256 : 128;
+#elif defined(__aarch64__) || defined(__arm__)
+    return 128;
+#else
+    return 256;
+#endif
+  }
+
+  // Code for `cpu` (empty or "native": this machine) through the emitter `kind`: vector_bits
+  // is the widest SIMD register that CPU has, so default schedules pick its lanes and register
+  // tiles. An unknown CPU name is an error that lists the known ones.
+  static Target for_cpu(std::string kind, const std::string& cpu) {
+    if (cpu.empty() || cpu == "native") return host(std::move(kind));
+    Target t;
+    t.kind = std::move(kind);
+    t.cpu = cpu;
+    t.vector_bits = cpu_vector_bits(cpu);
+    return t;
+  }
+  // SIMD register width of a named CPU; throws for a name not in the table.
+  static int cpu_vector_bits(const std::string& cpu) {
+    struct Row { const char* name; int bits; };
+    static constexpr Row rows[] = {
+        {"x86-64", 128},          {"x86-64-v2", 128},      {"nehalem", 128},        {"westmere", 128},
+        {"sandybridge", 128},     {"ivybridge", 128},      {"btver2", 128},         {"x86-64-v3", 256},
+        {"haswell", 256},         {"broadwell", 256},      {"skylake", 256},        {"alderlake", 256},
+        {"znver1", 256},          {"znver2", 256},         {"znver3", 256},         {"x86-64-v4", 512},
+        {"skylake-avx512", 512},  {"cascadelake", 512},    {"cooperlake", 512},     {"icelake-client", 512},
+        {"icelake-server", 512},  {"tigerlake", 512},      {"sapphirerapids", 512}, {"znver4", 512},
+        {"generic", 128},         {"armv8-a", 128},        {"neoverse-n1", 128},    {"cortex-a72", 128},
+        {"apple-m1", 128}};
+    std::string known;
+    for (auto& r : rows) {
+      if (cpu == r.name) return r.bits;
+      known += (known.empty() ? "" : ", ") + std::string(r.name);
+    }
+    throw UserError("nnvm.target.cpu", "unknown CPU '" + cpu + "'; known: native, " + known);
+  }
+  // Whether code for this target can run on this machine (its registers are no wider than
+  // this CPU's); tests use it to skip running what they can only compile.
+  bool runs_here() const { return vector_bits <= host_vector_bits(); }
+  // The instruction-set level code for this target uses, as benchmarks print it.
+  std::string isa_name() const {
+#if defined(__x86_64__) || defined(__i386__)
+    return vector_bits >= 512 ? "AVX-512" : vector_bits >= 256 ? "AVX2" : "SSE4.2";
+#else
+    return vector_bits >= 128 ? "NEON" : "scalar";
+#endif
+  }
+
+  // Elements of `t` in one SIMD register (at least 1).
+  int vector_lanes(DataType t) const { return std::max(1, vector_bits / std::max(1, int(t.bits))); }
+  bool is_cpu() const { return kind == "c" || kind == "llvm"; }
+};
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/target.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace lower {
@@ -6565,12 +6727,16 @@ struct LowerOptions {
   // When set, each pass's wall time in milliseconds is added to (*pass_ms)[pass name]
   // ("schedule_ops" includes inlining and bound inference), summed over every kernel lowered.
   std::map<std::string, double>* pass_ms = nullptr;
+  // The target's SIMD register width in bits: legalize_vectors splits wider vectorized loops
+  // into register-wide ones. Defaults to this machine's, where JIT-compiled kernels run;
+  // graph::compile sets it from CompileOptions::target. 0 keeps vectors as scheduled.
+  int vector_bits = target::Target::host_vector_bits();
 };
 
 // The pass names, in order; NNVM_DUMP_IR accepts these.
 inline const std::vector<std::string>& pass_names() {
-  static const std::vector<std::string> names{"schedule_ops", "storage_flatten", "simplify",
-                                              "vectorize",    "unroll",          "final_simplify"};
+  static const std::vector<std::string> names{"schedule_ops", "storage_flatten",  "simplify", "legalize_vectors",
+                                              "vectorize",    "unroll",           "final_simplify"};
   return names;
 }
 
@@ -6681,6 +6847,7 @@ inline ir::LoweredFunc lower(const schedule::Schedule& sch, const std::vector<te
   ir::Stmt s = step("schedule_ops", schedule_ops(sch, bodies, infer_bounds(sch, bodies), args));
   s = step("storage_flatten", storage_flatten(s, arg_buffers));
   s = step("simplify", ir::simplify(s));
+  s = step("legalize_vectors", legalize_vectors(s, options.vector_bits));
   s = step("vectorize", vectorize_loops(s));
   s = step("unroll", unroll_loops(s));
   s = step("final_simplify", ir::simplify(s));
@@ -8700,6 +8867,59 @@ NNVM_END_NAMESPACE
 #include <algorithm>
 #include <unordered_set>
 
+// begin nnvm/target/kernel_signature.hpp
+// What a compiled kernel states about its parameters, for a loader that must not trust its
+// plan file: a deploy artifact's kernels.so exports, for each kernel symbol S, the C string
+//   const char S_signature[] = "float32 [1x64x56x56];float32 [64]";
+// (each parameter's dtype and shape in the deploy runtime's own spelling, in parameter order,
+// ';' between them). The runtime compares model.json's parameter types with it, so an edited
+// model.json cannot make a kernel read or write past the tensors it is given. Both back ends
+// (the C emitter and LLVM object code) compile the same source from here into the library.
+
+#include <string>
+#include <vector>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+// The suffix of the exported signature string's symbol; emitters keep kernel symbols from
+// colliding with it as they do with "_workspace_bytes".
+inline constexpr const char* kSignatureSuffix = "_signature";
+
+// "float32 [1x64]" for `b` (a symbolic extent is printed as its expression).
+inline std::string param_type_text(const ir::Buffer& b) {
+  std::string s = b->dtype.str() + " [";
+  for (size_t d = 0; d < b->shape.size(); ++d) {
+    ir::Expr e = ir::simplify(b->shape[d]);
+    const int64_t* c = ir::as_const_int(e);
+    s += (d ? "x" : "") + (c ? std::to_string(*c) : ir::to_string(e));
+  }
+  return s + "]";
+}
+
+// The signature of `fn`: its parameters' type texts joined by ';'.
+inline std::string kernel_signature(const ir::LoweredFunc& fn) {
+  std::string s;
+  for (size_t p = 0; p < fn.params.size(); ++p) s += (p ? ";" : "") + param_type_text(fn.params[p]);
+  return s;
+}
+
+// C99 source defining `<symbols[i]>_signature` for each kernel of `fns`.
+inline std::string signatures_c_source(const std::vector<ir::LoweredFunc>& fns, const std::vector<std::string>& symbols) {
+  std::string s = "\n/* Each kernel's parameter types, which the deploy runtime checks model.json against. */\n";
+  for (size_t i = 0; i < fns.size(); ++i) {
+    std::string text = kernel_signature(fns[i]);
+    std::string quoted;
+    for (char c : text) quoted += (c == '"' || c == '\\') ? std::string{'\\', c} : std::string(1, c);
+    s += "const char " + symbols.at(i) + kSignatureSuffix + "[] = \"" + quoted + "\";\n";
+  }
+  return s;
+}
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/kernel_signature.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace target {
@@ -8723,10 +8943,15 @@ class CEmitter : public CLikeEmitter {
     std::swap(names_, reserved);
     for (auto& fn : fns) {
       std::string base = NameTable::sanitize(fn.name.empty() ? "kernel" : fn.name), name = base;
-      for (int k = 1; reserved.taken(name) || module_names_.count(name) || module_names_.count(name + "_workspace_bytes"); ++k)
-        name = base + "_" + std::to_string(k);
+      // A kernel exports name, name_workspace_bytes and, in a deploy artifact, name_signature.
+      auto clashes = [&](const std::string& n) {
+        return reserved.taken(n) || module_names_.count(n) || module_names_.count(n + "_workspace_bytes") ||
+               module_names_.count(n + kSignatureSuffix);
+      };
+      for (int k = 1; clashes(name); ++k) name = base + "_" + std::to_string(k);
       module_names_.insert(name);
       module_names_.insert(name + "_workspace_bytes");
+      module_names_.insert(name + kSignatureSuffix);
       m.symbols.push_back(name);
     }
     std::string kernels;
@@ -9016,8 +9241,8 @@ NNVM_END_NAMESPACE
 //
 // Compiled libraries are cached by an FNV-1a 64 hash of (source, flags, compiler command and its
 // --version, host CPU model and flags) both on disk (NNVM_CACHE_DIR, else $XDG_CACHE_HOME/nnvm,
-// else /tmp/nnvm-<uid>) and in a process-wide map, so a kernel is compiled once per machine,
-// not once per run.
+// else ~/.cache/nnvm; a folder this user alone may write, see kernel_cache.hpp) and in a
+// process-wide map, so a kernel is compiled once per machine, not once per run.
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -9037,6 +9262,110 @@ NNVM_END_NAMESPACE
 #include <sstream>
 #include <unordered_map>
 
+// begin nnvm/target/kernel_cache.hpp
+// Where the host C JIT keeps compiled kernels, and the checks that make the cache safe to load
+// from (POSIX only).
+//
+// A cached library is dlopen()ed, which runs its constructors: whoever can write into the cache
+// directory runs code in every process that uses it, and cache file names are hashes anyone can
+// compute. So the directory must belong to this user alone: it is created 0700 (as are the
+// missing folders above it), and an existing one is used only when lstat() shows a real
+// directory (not a symlink) owned by this user that neither group nor others may write. Each
+// cached library is checked the same way (a regular file, owned by this user, not group- or
+// other-writable) right before it is loaded.
+
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+namespace detail {
+
+// The cache directory when none is given: $NNVM_CACHE_DIR, else $XDG_CACHE_HOME/nnvm, else
+// ~/.cache/nnvm ($HOME, else the password database). Never a shared folder such as /tmp.
+inline std::string default_cache_dir() {
+  if (const char* d = std::getenv("NNVM_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/nnvm";
+  std::string home;
+  if (const char* h = std::getenv("HOME"); h && *h) {
+    home = h;
+  } else {
+    std::vector<char> buf(16384);
+    passwd pw{}, *found = nullptr;
+    if (getpwuid_r(geteuid(), &pw, buf.data(), buf.size(), &found) == 0 && found && found->pw_dir) home = found->pw_dir;
+  }
+  if (home.empty())
+    throw BackendError("nnvm.codegen.c.cache_dir",
+                       "no cache directory for compiled kernels: set NNVM_CACHE_DIR (or XDG_CACHE_HOME or HOME)");
+  return home + "/.cache/nnvm";
+}
+
+// Why `st` (lstat of a cache entry) is not this user's alone, or "" when it is.
+inline std::string cache_entry_problem(const struct stat& st, bool directory) {
+  if (S_ISLNK(st.st_mode)) return "is a symbolic link";
+  if (directory ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
+    return directory ? "is not a directory" : "is not a regular file";
+  if (st.st_uid != geteuid())
+    return str_cat("is owned by uid ", st.st_uid, ", not by this user (uid ", geteuid(), ")");
+  if (st.st_mode & (S_IWGRP | S_IWOTH))
+    return str_cat("is writable by ", (st.st_mode & S_IWOTH) ? "other users" : "its group", " (mode ",
+                   std::to_string((st.st_mode >> 6) & 7) + std::to_string((st.st_mode >> 3) & 7) +
+                       std::to_string(st.st_mode & 7),
+                   ")");
+  return "";
+}
+
+[[noreturn]] inline void refuse_cache_entry(const std::string& path, const std::string& why, bool directory) {
+  throw BackendError("nnvm.codegen.c.cache_unsafe",
+                     str_cat(directory ? "kernel cache directory " : "cached kernel library ", path, " ", why,
+                             "; nnvm loads compiled code from there, so it must belong to this user alone",
+                             directory ? " (a real directory, chmod 700; or set NNVM_CACHE_DIR to one)"
+                                       : " (delete it, and check who else can write to the cache directory)"));
+}
+
+// Creates `dir` (and missing folders above it) with mode 0700, then refuses it, with error
+// "nnvm.codegen.c.cache_unsafe" naming the path, unless it is a real directory owned by this
+// user with no group or other write permission.
+inline void ensure_private_cache_dir(const std::string& dir) {
+  if (dir.empty()) throw BackendError("nnvm.codegen.c.cache_dir", "the kernel cache directory is an empty path");
+  for (size_t i = 1; i <= dir.size(); ++i) {
+    if (i == dir.size() || dir[i] == '/') {
+      std::string prefix = dir.substr(0, i);
+      if (mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST)
+        throw BackendError("nnvm.codegen.c.cache_dir",
+                           str_cat("cannot create cache directory ", prefix, ": ", std::strerror(errno)));
+    }
+  }
+  struct stat st;
+  if (lstat(dir.c_str(), &st) != 0)
+    throw BackendError("nnvm.codegen.c.cache_dir", str_cat("cannot stat cache directory ", dir, ": ", std::strerror(errno)));
+  if (std::string why = cache_entry_problem(st, true); !why.empty()) refuse_cache_entry(dir, why, true);
+}
+
+// Whether `path` exists; when it does, refuses it (error "nnvm.codegen.c.cache_unsafe") unless
+// it is a regular file owned by this user with no group or other write permission.
+inline bool check_cached_library(const std::string& path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return false;
+    throw BackendError("nnvm.codegen.c.cache_dir", str_cat("cannot stat ", path, ": ", std::strerror(errno)));
+  }
+  if (std::string why = cache_entry_problem(st, false); !why.empty()) refuse_cache_entry(path, why, false);
+  return true;
+}
+
+}  // namespace detail
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/kernel_cache.hpp
 // begin nnvm/target/kernel_call.hpp
 // The host side of calling a compiled kernel through the kernel ABI (docs/lowered_ir.md), shared
 // by every JIT (C, LLVM) so that all validate arguments, lend workspace and threads, and report
@@ -9330,8 +9659,9 @@ namespace target {
 struct CJitOptions {
   std::string compiler;                 // empty: $CC, else "cc"
   std::vector<std::string> extra_flags;  // appended after the default flags
-  std::string cache_dir;                // empty: the default cache directory
+  std::string cache_dir;                // empty: detail::default_cache_dir()
   int num_threads = 0;                  // threads for parallel loops; 0: NNVM_NUM_THREADS or all
+  std::string cpu;                      // -march= value (Target::cpu); empty: "native", this machine
 };
 
 namespace detail {
@@ -9362,12 +9692,7 @@ inline std::pair<int, std::string> run_command(const std::string& cmd) {
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
 }
 
-inline std::string cache_dir(const CJitOptions& o) {
-  if (!o.cache_dir.empty()) return o.cache_dir;
-  if (const char* d = std::getenv("NNVM_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/nnvm";
-  return "/tmp/nnvm-" + std::to_string(getuid());
-}
+inline std::string cache_dir(const CJitOptions& o) { return o.cache_dir.empty() ? default_cache_dir() : o.cache_dir; }
 
 inline void make_dirs(const std::string& path) {
   for (size_t i = 1; i <= path.size(); ++i) {
@@ -9422,32 +9747,54 @@ inline const std::string& host_cpu_identity() {
   return id;
 }
 
-// Compiles (or finds in the caches) the shared library for `source`.
-inline std::shared_ptr<Library> compile_c(const std::string& source, const CJitOptions& o) {
-  std::string cc = o.compiler;
-  if (cc.empty()) cc = std::getenv("CC") && *std::getenv("CC") ? std::getenv("CC") : "cc";
-  std::string flags = "-O3 -march=native -ffp-contract=fast -std=c99 -fPIC -shared";
-  for (auto& f : o.extra_flags) flags += " " + shell_quote(f);
+// How `source` is compiled under `o`: the compiler command, its flags, and the cache key (an
+// FNV-1a 64 hash of the source, flags, compiler and its --version, and this CPU).
+struct CCompilePlan {
+  std::string cc, flags;
+  uint64_t key = 0;
+  // The cached library's path in cache directory `dir` (".so"; ".c" for its source).
+  std::string stem(const std::string& dir) const {
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(key));
+    return dir + "/nnvm_" + hex;
+  }
+};
 
+inline CCompilePlan plan_c_compile(const std::string& source, const CJitOptions& o) {
+  CCompilePlan p;
+  p.cc = o.compiler;
+  if (p.cc.empty()) p.cc = std::getenv("CC") && *std::getenv("CC") ? std::getenv("CC") : "cc";
+  std::string march = o.cpu.empty() ? "native" : o.cpu;
+  if (march.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_.") != std::string::npos)
+    throw UserError("nnvm.codegen.c.cpu", str_cat("CPU name '", march, "' has characters no -march value has"));
+  p.flags = str_cat("-O3 -march=", march, " -ffp-contract=fast -std=c99 -fPIC -shared");
+  for (auto& f : o.extra_flags) p.flags += " " + shell_quote(f);
   static std::mutex mutex;
   static std::unordered_map<std::string, std::string> versions;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto v = versions.find(p.cc);
+  if (v == versions.end()) v = versions.emplace(p.cc, run_command(p.cc + " --version").second).first;
+  p.key = fnv1a64(source + "\n" + p.flags + "\n" + p.cc + "\n" + v->second + "\n" + host_cpu_identity());
+  return p;
+}
+
+// Compiles (or finds in the caches) the shared library for `source`.
+inline std::shared_ptr<Library> compile_c(const std::string& source, const CJitOptions& o) {
+  CCompilePlan plan = plan_c_compile(source, o);
+  const std::string &cc = plan.cc, &flags = plan.flags;
+  static std::mutex mutex;
   static std::unordered_map<uint64_t, std::shared_ptr<Library>> loaded;
   std::lock_guard<std::mutex> lock(mutex);
-  auto v = versions.find(cc);
-  if (v == versions.end()) v = versions.emplace(cc, run_command(cc + " --version").second).first;
-  uint64_t h = fnv1a64(source + "\n" + flags + "\n" + cc + "\n" + v->second + "\n" + host_cpu_identity());
-  if (auto it = loaded.find(h); it != loaded.end()) return it->second;
+  if (auto it = loaded.find(plan.key); it != loaded.end()) return it->second;
 
   std::string dir = cache_dir(o);
-  make_dirs(dir);
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  std::string stem = dir + "/nnvm_" + hex, c_path = stem + ".c", so_path = stem + ".so";
+  ensure_private_cache_dir(dir);
+  std::string stem = plan.stem(dir), c_path = stem + ".c", so_path = stem + ".so";
 
   auto lib = std::make_shared<Library>();
   lib->path = so_path;
   lib->source = std::make_shared<const std::string>(source);
-  lib->handle = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);  // the disk cache
+  if (check_cached_library(so_path)) lib->handle = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);  // the disk cache
   if (!lib->handle) {
     write_atomically(c_path, source);
     std::string tmp = str_cat(so_path, ".tmp.", getpid());
@@ -9459,13 +9806,15 @@ inline std::shared_ptr<Library> compile_c(const std::string& source, const CJitO
                          str_cat("the C compiler failed (exit status ", status, ") on ", c_path, "\ncommand: ", cmd,
                                  "\n", output));
     }
+    // Whatever the umask, the library is this user's alone, as check_cached_library requires.
+    chmod(tmp.c_str(), S_IRWXU);
     if (std::rename(tmp.c_str(), so_path.c_str()) != 0)
       throw BackendError("nnvm.codegen.c.cache_dir", "cannot rename " + tmp + " to " + so_path);
     lib->handle = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib->handle)
       throw BackendError("nnvm.codegen.c.load_failed", str_cat("dlopen of ", so_path, " failed: ", dlerror()));
   }
-  loaded.emplace(h, lib);
+  loaded.emplace(plan.key, lib);
   return lib;
 }
 
@@ -9832,55 +10181,6 @@ NNVM_END_NAMESPACE
 #include <algorithm>
 #include <functional>
 
-// begin nnvm/target/target.hpp
-// What code is generated for: the back-end kind and the few machine facts that default schedules
-// need. Deliberately small; back ends add fields when a schedule needs to know more.
-
-#include <algorithm>
-#include <string>
-#include <utility>
-
-
-NNVM_BEGIN_NAMESPACE
-namespace target {
-
-struct Target {
-  // "c": host CPU through the C emitter (JIT or source). Later kinds: "llvm", "cuda", ...
-  std::string kind = "c";
-  // Width of one SIMD register in bits: 128 (SSE, NEON), 256 (AVX2), 512 (AVX-512).
-  int vector_bits = 256;
-  // Threads for parallel loops; 0 means the thread pool's default (NNVM_NUM_THREADS or all).
-  int num_threads = 0;
-
-  // This machine, for code JIT-compiled to run here: `kind` with the widest SIMD registers the
-  // CPU has (x86: 512 with AVX-512F, 256 with AVX2, else 128; Arm: 128). A default-constructed
-  // Target instead assumes 256, whatever the machine.
-  static Target host(std::string kind = "c") {
-    Target t;
-    t.kind = std::move(kind);
-    t.vector_bits = host_vector_bits();
-    return t;
-  }
-  static int host_vector_bits() {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return 512;
-    return __builtin_cpu_supports("avx2") ? 256 : 128;
-#elif defined(__aarch64__) || defined(__arm__)
-    return 128;
-#else
-    return 256;
-#endif
-  }
-
-  // Elements of `t` in one SIMD register (at least 1).
-  int vector_lanes(DataType t) const { return std::max(1, vector_bits / std::max(1, int(t.bits))); }
-  bool is_cpu() const { return kind == "c" || kind == "llvm"; }
-};
-
-}  // namespace target
-NNVM_END_NAMESPACE
-// end nnvm/target/target.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -18061,7 +18361,9 @@ inline BuiltOp build(const OpDef& def, const std::vector<TensorType>& inputs, co
     std::vector<te::Tensor> args;
     for (size_t i : out.kernel_inputs) args.push_back(out.inputs[i]);
     args.insert(args.end(), out.outputs.begin(), out.outputs.end());
-    out.func = lower::lower(out.schedule, args, name, options.lower);
+    lower::LowerOptions lowering = options.lower;
+    lowering.vector_bits = target.vector_bits;
+    out.func = lower::lower(out.schedule, args, name, lowering);
   } catch (const UserError& e) {
     detail::rethrow_with_context(e, "op " + def.name);
   }
@@ -18075,6 +18377,7 @@ inline target::CJitOptions jit_options(const Target& target) {
     throw UserError("nnvm.ops.target", str_cat("ops::jit compiles for target 'c', not '", target.kind, "'"));
   target::CJitOptions o;
   o.num_threads = target.num_threads;
+  o.cpu = target.cpu;
   return o;
 }
 }  // namespace detail
@@ -19844,6 +20147,8 @@ class CompiledModel {
   const std::vector<size_t>& input_slots() const { return input_slots_; }
   const std::vector<size_t>& output_slots() const { return output_slots_; }
   const MemoryStats& memory() const { return memory_; }
+  // What the kernels were lowered and compiled for (CompileOptions::target).
+  const target::Target& target() const { return target_; }
   std::vector<std::string> input_names() const {
     std::vector<std::string> out;
     for (size_t s : input_slots_) out.push_back(slots_[s].name);
@@ -19967,6 +20272,7 @@ class CompiledModel {
   std::vector<Slot> slots_;
   std::vector<size_t> input_slots_, output_slots_;
   MemoryStats memory_;
+  target::Target target_;
 };
 
 namespace detail {
@@ -20131,7 +20437,9 @@ inline GroupKernel build_group(const Graph& g, const std::vector<size_t>& nodes,
   }
   std::vector<te::Tensor> args = params;
   args.insert(args.end(), outputs.begin(), outputs.end());
-  gk.func = lower::lower(sch, args, name, options.lower);
+  lower::LowerOptions lowering = options.lower;
+  lowering.vector_bits = options.target.vector_bits;
+  gk.func = lower::lower(sch, args, name, lowering);
   std::string ops_text;
   for (size_t i : nodes) ops_text += (ops_text.empty() ? "" : "+") + g.nodes[i].op;
   gk.func.origin = str_cat("fused ", ops_text, ": ", gk.func.origin);
@@ -20151,6 +20459,7 @@ inline UserError with_node_context(const Graph& g, const Node& n, const UserErro
 inline PreparedModel prepare(const Graph& input, const CompileOptions& options = {}) {
   PreparedModel p;
   CompiledModel& m = p.model;
+  m.target_ = options.target;
   Graph bound = options.symbols.empty() ? input : bind_shapes(input, options.symbols);
   infer_types(bound);
   m.graph_ = optimize(bound, {.opt_level = options.opt_level, .target = options.target, .on_pass = options.on_graph_pass,
@@ -20296,7 +20605,13 @@ inline std::vector<CompiledModel> link(std::vector<PreparedModel> prepared, cons
 inline CompiledModel compile(const Graph& g, const CompileOptions& options = {}) {
   std::vector<PreparedModel> one;
   one.push_back(prepare(g, options));
-  return std::move(link(std::move(one), options.compiler).front());
+  KernelCompiler compiler = options.compiler;
+  if (!compiler) {  // the host C compiler, for the target's CPU
+    target::CJitOptions c;
+    c.cpu = options.target.cpu;
+    compiler = c_kernel_compiler(c);
+  }
+  return std::move(link(std::move(one), compiler).front());
 }
 
 }  // namespace graph

@@ -383,6 +383,54 @@ TEST_CASE("corrupt artifacts fail to load with a message naming the file, field 
   }
 }
 
+// The issue's attack: every check of model.json against itself passes when a tensor shrinks
+// everywhere at once, and then the kernel, compiled for the old shape, writes past the arena.
+// Only the types kernels.so states for its kernels (S_signature) catch it.
+TEST_CASE("a model.json edited consistently away from the kernels' types is refused at load") {
+  auto replace_all = [](const fs::path& file, const std::string& from, const std::string& to) {
+    std::string s = read_text(file);
+    size_t n = 0;
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()), ++n) s.replace(at, from.size(), to);
+    REQUIRE_MESSAGE(n > 0, from);
+    write_text(file, s);
+  };
+  struct Case {
+    std::string name;
+    std::function<void(const fs::path&)> edit;
+    nnvm_status_t status;
+    std::string message;
+  };
+  std::vector<Case> cases = {
+      {"batch_shrunk",
+       [&](const fs::path& d) {
+         replace_all(d / "model.json", "[5,13]", "[2,13]");
+         replace_all(d / "model.json", "[5,7]", "[2,7]");
+       },
+       NNVM_ERROR_FORMAT,
+       "model.json: steps[0] (node 'fc') calls kernel k0_dense, whose parameter 0 was compiled for float32 [5x13], "
+       "but kernels[0].params[0] gives float32 [2x13]"},
+      {"output_shrunk", [&](const fs::path& d) { replace_all(d / "model.json", "[5,7]", "[1,7]"); }, NNVM_ERROR_FORMAT,
+       "steps[0] (node 'fc') calls kernel k0_dense, whose parameter 3 was compiled for float32 [5x7], but "
+       "kernels[0].params[3] gives float32 [1x7]"},
+      {"retyped",
+       [&](const fs::path& d) {
+         replace_all(d / "model.json", "{\"dtype\":\"float32\",\"shape\":[7]}", "{\"dtype\":\"int32\",\"shape\":[7]}");
+         replace_all(d / "model.json", "\"name\":\"b\",\"dtype\":\"float32\"", "\"name\":\"b\",\"dtype\":\"int32\"");
+       },
+       NNVM_ERROR_FORMAT, "parameter 2 was compiled for float32 [7], but kernels[0].params[2] gives int32 [7]"},
+      {"no_signature",
+       [&](const fs::path& d) { replace_all(d / "kernels.so", "k1_softmax_signature", "k1_softmax_signaturX"); },
+       NNVM_ERROR_KERNEL, "kernels.so has no k1_softmax_signature (the parameter types of kernel k1_softmax)"},
+  };
+  for (auto& c : cases) {
+    CAPTURE(c.name);
+    Loaded l(corrupted(c.name, c.edit));
+    CHECK(l.status == c.status);
+    CHECK(l.model == nullptr);
+    CHECK_MESSAGE(l.error.find(c.message) != std::string::npos, l.error);
+  }
+}
+
 TEST_CASE("every truncation of model.json fails to load cleanly") {
   fs::path d = corrupted("prefixes", [](const fs::path&) {});
   std::string json = read_text(mlp_artifact() / "model.json");

@@ -1,9 +1,13 @@
 // The deploy artifact: a compiled model saved as a directory that the tiny runtime
 // (runtime/nnvm/runtime/nnvm_runtime.h, library nnvm_runtime) loads without the compiler:
-//   kernels.so  every kernel, compiled as one shared library from one C module (the host C JIT's
-//               compiler call and flags, so by default it runs on machines like this one:
-//               -march=native; pass CJitOptions::extra_flags such as -march=x86-64-v2 to widen);
-//   kernels.c   that module's source, for inspection;
+//   kernels.so  every kernel, compiled as one shared library by an ArtifactBuilder from the very
+//               lowered kernels the model runs in process (same schedules, same vector width):
+//               by default the C emitter with the C JIT's flags for the model's target CPU
+//               (-O3 -march=Target::cpu, "native" when empty), or LLVM object code
+//               (codegen/llvm_artifact.hpp). Each kernel S exports S, S_workspace_bytes and
+//               S_signature, its parameter types (target/kernel_signature.hpp), which the
+//               runtime checks model.json against;
+//   kernels.c   the C module's source, for inspection (the C builder only);
 //   model.json  the plan: kernels, value slots, steps, inputs and outputs (format below);
 //   weights.bin every constant, each at a 64-byte aligned offset.
 //
@@ -29,11 +33,13 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <string>
 
 #include "nnvm/graph/executor.hpp"
 #include "nnvm/target/c_jit.hpp"
+#include "nnvm/target/kernel_signature.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace graph {
@@ -206,37 +212,68 @@ inline void write_artifact_file(const std::string& path, const std::string& byte
   }
 }
 
+inline std::string read_binary_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw BackendError("nnvm.artifact.write", "cannot read the compiled library " + path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 }  // namespace detail
 
-// Saves `model` as a deploy artifact in directory `dir` (created when missing; files there are
-// replaced). The kernels are compiled again from their lowered IR with the C compiler (a cache
-// hit when the model was compiled with it), whatever back end compiled them first.
-// Errors: "nnvm.artifact.symbolic_kernel" for a kernel with a non-constant extent,
-// "nnvm.artifact.write" when a file cannot be written, the C JIT's errors when compiling fails.
-inline void save_artifact(const CompiledModel& model, const std::string& dir,
-                          const target::CJitOptions& options = {}) {
-  std::vector<ir::LoweredFunc> funcs = detail::kernel_funcs(model);
-  target::CModule module = target::emit_c_module(funcs);
-  std::string blob;
-  std::string json = detail::model_json(model, module.symbols, &blob, false);
+// A built kernels.so: the library's bytes, each kernel's exported symbol (in kernel order), and
+// sources saved beside it for inspection (file name, text).
+struct ArtifactLibrary {
+  std::string so;
+  std::vector<std::string> symbols;
+  std::vector<std::pair<std::string, std::string>> sources;
+};
+// Builds kernels.so for a model's lowered kernels (never empty): each kernel exported under its
+// symbol S with S_workspace_bytes and S_signature (target::signatures_c_source).
+using ArtifactBuilder = std::function<ArtifactLibrary(const std::vector<ir::LoweredFunc>&)>;
 
+// The C emitter's kernels.so, compiled as the C JIT compiles (its flags, `options.cpu` as
+// -march, and its cache), with the signatures in the same module; kernels.c holds the source.
+inline ArtifactBuilder c_artifact_builder(target::CJitOptions options = {}) {
+  return [options](const std::vector<ir::LoweredFunc>& fns) {
+    target::CModule module = target::emit_c_module(fns);
+    std::string source = module.source + target::signatures_c_source(fns, module.symbols);
+    auto lib = target::detail::compile_c(source, options);
+    return ArtifactLibrary{detail::read_binary_file(lib->path), module.symbols, {{"kernels.c", source}}};
+  };
+}
+
+// Saves `model` as a deploy artifact in directory `dir` (created when missing; files there are
+// replaced), its kernels.so made by `build` from the model's lowered kernels.
+// Errors: "nnvm.artifact.symbolic_kernel" for a kernel with a non-constant extent,
+// "nnvm.artifact.write" when a file cannot be written, the builder's when compiling fails.
+inline void save_artifact(const CompiledModel& model, const std::string& dir, const ArtifactBuilder& build) {
+  std::vector<ir::LoweredFunc> funcs = detail::kernel_funcs(model);
+  for (auto& fn : funcs)  // symbolic kernels are refused before anything is compiled
+    for (size_t p = 0; p < fn.params.size(); ++p) detail::artifact_param_shape(fn, p);
+  ArtifactLibrary lib;
+  if (!funcs.empty()) lib = build(funcs);
+  if (lib.symbols.size() != funcs.size())
+    throw InternalError("nnvm.artifact.symbols", str_cat("the artifact builder named ", lib.symbols.size(),
+                                                         " symbols for ", funcs.size(), " kernels"));
+  std::string blob;
+  std::string json = detail::model_json(model, lib.symbols, &blob, false);
   try {
     target::detail::make_dirs(dir);
   } catch (const BackendError& e) {
     throw BackendError("nnvm.artifact.write", e.message());
   }
-  std::string so;
-  if (!funcs.empty()) {
-    auto lib = target::detail::compile_c(module.source, options);
-    std::ifstream in(lib->path, std::ios::binary);
-    if (!in) throw BackendError("nnvm.artifact.write", "cannot read the compiled library " + lib->path);
-    so.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
-  detail::write_artifact_file(dir + "/kernels.c", module.source);
-  if (!so.empty()) detail::write_artifact_file(dir + "/kernels.so", so);
+  for (auto& [name, text] : lib.sources) detail::write_artifact_file(dir + "/" + name, text);
+  if (!lib.so.empty()) detail::write_artifact_file(dir + "/kernels.so", lib.so);
   detail::write_artifact_file(dir + "/weights.bin", blob);
   // Last, so that a directory with a model.json holds a complete artifact.
   detail::write_artifact_file(dir + "/model.json", json);
+}
+
+// Saves `model` with the C emitter's kernels (c_artifact_builder), compiled for `options.cpu`,
+// or for the CPU the model was compiled for (CompiledModel::target) when that is empty.
+inline void save_artifact(const CompiledModel& model, const std::string& dir, target::CJitOptions options = {}) {
+  if (options.cpu.empty()) options.cpu = model.target().cpu;
+  save_artifact(model, dir, c_artifact_builder(std::move(options)));
 }
 
 // The compiled model's optimized graph as JSON for readers (nnvmc --emit=json): model.json's

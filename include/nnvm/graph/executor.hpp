@@ -106,6 +106,8 @@ class CompiledModel {
   const std::vector<size_t>& input_slots() const { return input_slots_; }
   const std::vector<size_t>& output_slots() const { return output_slots_; }
   const MemoryStats& memory() const { return memory_; }
+  // What the kernels were lowered and compiled for (CompileOptions::target).
+  const target::Target& target() const { return target_; }
   std::vector<std::string> input_names() const {
     std::vector<std::string> out;
     for (size_t s : input_slots_) out.push_back(slots_[s].name);
@@ -229,6 +231,7 @@ class CompiledModel {
   std::vector<Slot> slots_;
   std::vector<size_t> input_slots_, output_slots_;
   MemoryStats memory_;
+  target::Target target_;
 };
 
 namespace detail {
@@ -415,6 +418,7 @@ inline UserError with_node_context(const Graph& g, const Node& n, const UserErro
 inline PreparedModel prepare(const Graph& input, const CompileOptions& options = {}) {
   PreparedModel p;
   CompiledModel& m = p.model;
+  m.target_ = options.target;
   Graph bound = options.symbols.empty() ? input : bind_shapes(input, options.symbols);
   infer_types(bound);
   m.graph_ = optimize(bound, {.opt_level = options.opt_level, .target = options.target, .on_pass = options.on_graph_pass,

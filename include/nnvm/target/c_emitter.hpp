@@ -20,6 +20,7 @@
 #include <unordered_set>
 
 #include "nnvm/target/c_like.hpp"
+#include "nnvm/target/kernel_signature.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace target {
@@ -43,10 +44,15 @@ class CEmitter : public CLikeEmitter {
     std::swap(names_, reserved);
     for (auto& fn : fns) {
       std::string base = NameTable::sanitize(fn.name.empty() ? "kernel" : fn.name), name = base;
-      for (int k = 1; reserved.taken(name) || module_names_.count(name) || module_names_.count(name + "_workspace_bytes"); ++k)
-        name = base + "_" + std::to_string(k);
+      // A kernel exports name, name_workspace_bytes and, in a deploy artifact, name_signature.
+      auto clashes = [&](const std::string& n) {
+        return reserved.taken(n) || module_names_.count(n) || module_names_.count(n + "_workspace_bytes") ||
+               module_names_.count(n + kSignatureSuffix);
+      };
+      for (int k = 1; clashes(name); ++k) name = base + "_" + std::to_string(k);
       module_names_.insert(name);
       module_names_.insert(name + "_workspace_bytes");
+      module_names_.insert(name + kSignatureSuffix);
       m.symbols.push_back(name);
     }
     std::string kernels;

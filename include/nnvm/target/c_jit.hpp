@@ -3,8 +3,8 @@
 //
 // Compiled libraries are cached by an FNV-1a 64 hash of (source, flags, compiler command and its
 // --version, host CPU model and flags) both on disk (NNVM_CACHE_DIR, else $XDG_CACHE_HOME/nnvm,
-// else /tmp/nnvm-<uid>) and in a process-wide map, so a kernel is compiled once per machine,
-// not once per run.
+// else ~/.cache/nnvm; a folder this user alone may write, see kernel_cache.hpp) and in a
+// process-wide map, so a kernel is compiled once per machine, not once per run.
 #pragma once
 
 #include <dlfcn.h>
@@ -27,6 +27,7 @@
 
 #include "nnvm/target/arguments.hpp"
 #include "nnvm/target/c_emitter.hpp"
+#include "nnvm/target/kernel_cache.hpp"
 #include "nnvm/target/kernel_call.hpp"
 
 NNVM_BEGIN_NAMESPACE
@@ -35,7 +36,7 @@ namespace target {
 struct CJitOptions {
   std::string compiler;                 // empty: $CC, else "cc"
   std::vector<std::string> extra_flags;  // appended after the default flags
-  std::string cache_dir;                // empty: the default cache directory
+  std::string cache_dir;                // empty: detail::default_cache_dir()
   int num_threads = 0;                  // threads for parallel loops; 0: NNVM_NUM_THREADS or all
   std::string cpu;                      // -march= value (Target::cpu); empty: "native", this machine
 };
@@ -68,12 +69,7 @@ inline std::pair<int, std::string> run_command(const std::string& cmd) {
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
 }
 
-inline std::string cache_dir(const CJitOptions& o) {
-  if (!o.cache_dir.empty()) return o.cache_dir;
-  if (const char* d = std::getenv("NNVM_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/nnvm";
-  return "/tmp/nnvm-" + std::to_string(getuid());
-}
+inline std::string cache_dir(const CJitOptions& o) { return o.cache_dir.empty() ? default_cache_dir() : o.cache_dir; }
 
 inline void make_dirs(const std::string& path) {
   for (size_t i = 1; i <= path.size(); ++i) {
@@ -128,35 +124,54 @@ inline const std::string& host_cpu_identity() {
   return id;
 }
 
-// Compiles (or finds in the caches) the shared library for `source`.
-inline std::shared_ptr<Library> compile_c(const std::string& source, const CJitOptions& o) {
-  std::string cc = o.compiler;
-  if (cc.empty()) cc = std::getenv("CC") && *std::getenv("CC") ? std::getenv("CC") : "cc";
+// How `source` is compiled under `o`: the compiler command, its flags, and the cache key (an
+// FNV-1a 64 hash of the source, flags, compiler and its --version, and this CPU).
+struct CCompilePlan {
+  std::string cc, flags;
+  uint64_t key = 0;
+  // The cached library's path in cache directory `dir` (".so"; ".c" for its source).
+  std::string stem(const std::string& dir) const {
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(key));
+    return dir + "/nnvm_" + hex;
+  }
+};
+
+inline CCompilePlan plan_c_compile(const std::string& source, const CJitOptions& o) {
+  CCompilePlan p;
+  p.cc = o.compiler;
+  if (p.cc.empty()) p.cc = std::getenv("CC") && *std::getenv("CC") ? std::getenv("CC") : "cc";
   std::string march = o.cpu.empty() ? "native" : o.cpu;
   if (march.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_.") != std::string::npos)
     throw UserError("nnvm.codegen.c.cpu", str_cat("CPU name '", march, "' has characters no -march value has"));
-  std::string flags = str_cat("-O3 -march=", march, " -ffp-contract=fast -std=c99 -fPIC -shared");
-  for (auto& f : o.extra_flags) flags += " " + shell_quote(f);
-
+  p.flags = str_cat("-O3 -march=", march, " -ffp-contract=fast -std=c99 -fPIC -shared");
+  for (auto& f : o.extra_flags) p.flags += " " + shell_quote(f);
   static std::mutex mutex;
   static std::unordered_map<std::string, std::string> versions;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto v = versions.find(p.cc);
+  if (v == versions.end()) v = versions.emplace(p.cc, run_command(p.cc + " --version").second).first;
+  p.key = fnv1a64(source + "\n" + p.flags + "\n" + p.cc + "\n" + v->second + "\n" + host_cpu_identity());
+  return p;
+}
+
+// Compiles (or finds in the caches) the shared library for `source`.
+inline std::shared_ptr<Library> compile_c(const std::string& source, const CJitOptions& o) {
+  CCompilePlan plan = plan_c_compile(source, o);
+  const std::string &cc = plan.cc, &flags = plan.flags;
+  static std::mutex mutex;
   static std::unordered_map<uint64_t, std::shared_ptr<Library>> loaded;
   std::lock_guard<std::mutex> lock(mutex);
-  auto v = versions.find(cc);
-  if (v == versions.end()) v = versions.emplace(cc, run_command(cc + " --version").second).first;
-  uint64_t h = fnv1a64(source + "\n" + flags + "\n" + cc + "\n" + v->second + "\n" + host_cpu_identity());
-  if (auto it = loaded.find(h); it != loaded.end()) return it->second;
+  if (auto it = loaded.find(plan.key); it != loaded.end()) return it->second;
 
   std::string dir = cache_dir(o);
-  make_dirs(dir);
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  std::string stem = dir + "/nnvm_" + hex, c_path = stem + ".c", so_path = stem + ".so";
+  ensure_private_cache_dir(dir);
+  std::string stem = plan.stem(dir), c_path = stem + ".c", so_path = stem + ".so";
 
   auto lib = std::make_shared<Library>();
   lib->path = so_path;
   lib->source = std::make_shared<const std::string>(source);
-  lib->handle = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);  // the disk cache
+  if (check_cached_library(so_path)) lib->handle = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);  // the disk cache
   if (!lib->handle) {
     write_atomically(c_path, source);
     std::string tmp = str_cat(so_path, ".tmp.", getpid());
@@ -168,13 +183,15 @@ inline std::shared_ptr<Library> compile_c(const std::string& source, const CJitO
                          str_cat("the C compiler failed (exit status ", status, ") on ", c_path, "\ncommand: ", cmd,
                                  "\n", output));
     }
+    // Whatever the umask, the library is this user's alone, as check_cached_library requires.
+    chmod(tmp.c_str(), S_IRWXU);
     if (std::rename(tmp.c_str(), so_path.c_str()) != 0)
       throw BackendError("nnvm.codegen.c.cache_dir", "cannot rename " + tmp + " to " + so_path);
     lib->handle = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib->handle)
       throw BackendError("nnvm.codegen.c.load_failed", str_cat("dlopen of ", so_path, " failed: ", dlerror()));
   }
-  loaded.emplace(h, lib);
+  loaded.emplace(plan.key, lib);
   return lib;
 }
 
