@@ -46,18 +46,24 @@ int run(int reps) {
   auto k2 = reduce_axis<n>("k");
   auto Cp = compute<Shape<n, n>>([&](auto i, auto j) { return sum(A(i, k2) * Bp(j / P, k2, j % P), k2); }, "C");
 
-  // The register tile of the last two steps, for C = A * B or for C = A * Bp.
+  // The register tile of the last two steps, for C = A * B or for C = A * Bp, sized from this
+  // machine's vector registers (Target::host()): each of `rows` rows holds P / lanes vector
+  // accumulators, and 4 registers stay free for the B vectors and the broadcast of A. AVX-512
+  // (32 registers of 16 floats): 8 rows x 2 vectors; AVX2 (16 of 8): 3 rows x 4 vectors.
+  const target::Target host = target::Target::host();
+  const int64_t lanes = host.vector_lanes(dtype::float32), registers = host.vector_bits >= 512 ? 32 : 16;
+  const int64_t rows = std::clamp<int64_t>((registers - 4) / (P / lanes), 1, 8);
   auto register_tile = [&](schedule::Schedule& s, const te::Tensor& out) {
     te::Tensor CL = s.cache_write(out, MemoryScope::local);  // before other primitives on out
     auto c = s[out];
-    auto [io, ii] = c.split(c.axis(0), 8);
+    auto [io, ii] = c.split(c.axis(0), rows);
     auto [jo, ji] = c.split(c.axis(1), P);
     c.reorder({jo, io, ii, ji});
     c.vectorize(ji);
     c.parallel(jo);
     auto cl = s[CL];
     cl.compute_at(c, io);
-    auto [jv, jl] = cl.split(cl.axis(1), 16);
+    auto [jv, jl] = cl.split(cl.axis(1), lanes);
     auto [ko, ki] = cl.split(cl.reduce_axis(0), 4);
     cl.reorder({ko, ki, cl.axis(0), jv, jl});
     cl.unroll(ki);
@@ -138,9 +144,10 @@ int run(int reps) {
 
       {"register tile",
        "Until now each row of C was loaded and stored again for every block of k.\n"
-       "cache_write(C, local) makes a stage C.local that accumulates an 8 x 32 block of C (8 rows\n"
-       "x 2 vectors = 16 of the 32 AVX-512 registers) over all of k, then copies it out once.\n"
-       "compute_at puts it inside C's loop over 8-row blocks, so the block is all the storage it\n"
+       "cache_write(C, local) makes a stage C.local that accumulates a block of C over all of k\n"
+       "(AVX-512: 8 rows x 2 vectors, 16 of its 32 registers; AVX2: 3 rows x 4 vectors, 12 of\n"
+       "16), then copies it out once.\n"
+       "compute_at puts it inside C's loop over row blocks, so the block is all the storage it\n"
        "needs; unrolling rows and vectors turns it into registers. Per k: 2 loads of Bp, 8\n"
        "broadcasts of A, 16 independent FMAs. The panel loop jo goes outside the row loop (and\n"
        "in parallel), so the panel a thread works on stays in its L2 while it walks all rows.",

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <nnvm/error.hpp>
+#include <nnvm/target/target.hpp>
 
 namespace bench {
 
@@ -50,11 +51,15 @@ inline void set_environment_and_reexec(char** argv) {
             << "); idle library threads may spin\n";
 }
 
+// The CPU's name and the instruction set nnvm's kernels use on it (AVX-512, AVX2, SSE4.2): the
+// numbers of one ISA say little about another, so every benchmark prints it.
 inline std::string cpu_model() {
+  std::string isa = " [nnvm kernels: " + nnvm::target::Target::host().isa_name() + ", " +
+                    std::to_string(nnvm::target::Target::host_vector_bits()) + "-bit vectors]";
   std::ifstream f("/proc/cpuinfo");
   for (std::string line; std::getline(f, line);)
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown CPU";
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2) + isa;
+  return "unknown CPU" + isa;
 }
 
 inline std::string load_average() {

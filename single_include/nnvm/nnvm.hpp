@@ -820,13 +820,14 @@ inline Expr FloatImm::make(DataType t, double v) {
                                                                     : float16::to_float(float16::from_float(float(v)));
   return make_expr<FloatImm>(t, v);
 }
-// The value x for which combine(x, y) == y: where a reduction starts.
+// The value x for which combine(x, y) == y: where a reduction starts. For floats that is +inf
+// for min and -inf for max (not the largest finite value: the max of {-inf} is -inf).
 inline Expr combiner_identity(Combiner c, DataType t) {
   switch (c) {
     case Combiner::sum: return make_zero(t);
     case Combiner::prod: return make_int_const(t, 1);
-    case Combiner::min: return max_value(t);
-    case Combiner::max: return min_value(t);
+    case Combiner::min: return t.is_float() ? make_const(t, INFINITY) : max_value(t);
+    case Combiner::max: return t.is_float() ? make_const(t, -INFINITY) : min_value(t);
   }
   return Expr();
 }
@@ -2062,13 +2063,7 @@ class Printer {
     os_ << ")";
   }
   static bool default_init(const Reduce* op) {
-    Expr id;
-    switch (op->combiner) {
-      case Combiner::sum: id = make_zero(op->dtype); break;
-      case Combiner::prod: id = make_int_const(op->dtype, 1); break;
-      case Combiner::min: id = max_value(op->dtype); break;
-      case Combiner::max: id = min_value(op->dtype); break;
-    }
+    Expr id = combiner_identity(op->combiner, op->dtype);
     auto value = [](const Expr& e) -> std::optional<double> {
       if (auto* i = e.as<IntImm>()) return double(i->value);
       if (auto* u = e.as<UIntImm>()) return double(u->value);
@@ -2960,8 +2955,9 @@ inline Expr fold_binary(ExprKind k, const Expr& a, const Expr& b) {
         case ExprKind::Mul: return FloatImm::make(t, double(p * q));
         case ExprKind::Div: return FloatImm::make(t, double(p / q));
         case ExprKind::Mod: return FloatImm::make(t, double(std::fmod(p, q)));
-        case ExprKind::Min: return FloatImm::make(t, double(p < q ? p : q));
-        case ExprKind::Max: return FloatImm::make(t, double(p > q ? p : q));
+        // NaN-propagating, as the emitters and the interpreter (docs/lowered_ir.md).
+        case ExprKind::Min: return FloatImm::make(t, double(p < q || p != p ? p : q));
+        case ExprKind::Max: return FloatImm::make(t, double(p > q || p != p ? p : q));
         case ExprKind::EQ: return UIntImm::make(bt, p == q);
         case ExprKind::NE: return UIntImm::make(bt, p != q);
         case ExprKind::LT: return UIntImm::make(bt, p < q);
@@ -7127,8 +7123,9 @@ Lane float_binop(ir::ExprKind k, T a, T b) {
     case K::Mul: return Lane::of(T(a * b));
     case K::Div: return Lane::of(T(a / b));
     case K::Mod: return Lane::of(T(std::fmod(a, b)));
-    case K::Min: return Lane::of(a < b ? a : b);
-    case K::Max: return Lane::of(a > b ? a : b);
+    // IEEE 754-2019 minimum/maximum: a NaN operand gives NaN, whichever side it is on.
+    case K::Min: return Lane::of(a < b || a != a ? a : b);
+    case K::Max: return Lane::of(a > b || a != a ? a : b);
     case K::EQ: return {a == b};
     case K::NE: return {a != b};
     case K::LT: return {a < b};
@@ -7137,6 +7134,13 @@ Lane float_binop(ir::ExprKind k, T a, T b) {
     case K::GE: return {a >= b};
     default: return {0};
   }
+}
+
+// a*b + c (c negated when `negate_addend`) rounded once: the interpreter's reading of the
+// products the emitters fuse (docs/lowered_ir.md). f32 or f64 only.
+inline Lane fused_multiply_add(Elem c, Lane a, Lane b, Lane addend, bool negate_addend) {
+  if (c == Elem::f32) return Lane::of(std::fma(a.f(), b.f(), negate_addend ? -addend.f() : addend.f()));
+  return Lane::of(std::fma(a.d(), b.d(), negate_addend ? -addend.d() : addend.d()));
 }
 
 // Requires a non-zero divisor for Div and Mod (the caller reports division by zero).
@@ -7412,6 +7416,7 @@ NNVM_END_NAMESPACE
 // variables and buffers resolved through maps keyed by node identity. Scalar expressions
 // evaluate to one Lane, vector expressions into a LaneVec.
 
+#include <optional>
 #include <memory>
 #include <span>
 #include <unordered_map>
@@ -7661,9 +7666,28 @@ class Machine {
   // And/Or evaluate both operands too: the contract promises no short-circuit (vector code and
   // LLVM cannot give one), so a kernel whose right operand is only safe when guarded by the
   // left one is reported rather than excused.
+  // a*b + c, c + a*b and a*b - c on float32/float64: one fused multiply-add, as LLVM's
+  // fmuladd and the C compiler's contraction give on FMA hardware (docs/lowered_ir.md).
+  struct FusedMulAdd {
+    const ir::Mul* mul;
+    const ir::Expr* addend;
+    bool negate;
+  };
+  static std::optional<FusedMulAdd> fused_mul_add(ir::ExprKind k, const ir::Expr& lhs, const ir::Expr& rhs) {
+    DataType t = lhs.dtype();
+    if (!t.is_float() || t.is_storage_only() || (k != ir::ExprKind::Add && k != ir::ExprKind::Sub)) return std::nullopt;
+    if (auto* m = lhs.as<ir::Mul>()) return FusedMulAdd{m, &rhs, k == ir::ExprKind::Sub};
+    if (auto* m = rhs.as<ir::Mul>(); m && k == ir::ExprKind::Add) return FusedMulAdd{m, &lhs, false};
+    return std::nullopt;
+  }
+
   Lane eval_binary(const ir::ExprNode* n, const ir::Expr& lhs, const ir::Expr& rhs) {
     DataType t = lhs.dtype();
     Elem c = elem_of(t);
+    if (auto f = fused_mul_add(n->kind, lhs, rhs)) {
+      Lane a = eval(f->mul->a), b = eval(f->mul->b);
+      return fused_multiply_add(c, a, b, eval(*f->addend), f->negate);
+    }
     Lane a = eval(lhs), b = eval(rhs);
     if ((n->kind == ir::ExprKind::Div || n->kind == ir::ExprKind::Mod) && is_integral(c) && b.u == 0) div_by_zero(n);
     return binop(n->kind, c, t.bits, a, b);
@@ -7672,6 +7696,17 @@ class Machine {
     DataType t = lhs.dtype();
     Elem c = elem_of(t);
     const int lanes = n->dtype.lanes;
+    if (auto f = fused_mul_add(n->kind, lhs, rhs)) {
+      LaneVec b, addend;
+      eval_vec(f->mul->a, out);
+      eval_vec(f->mul->b, b);
+      eval_vec(*f->addend, addend);
+      expect_lanes(out, lanes);
+      expect_lanes(b, lanes);
+      expect_lanes(addend, lanes);
+      for (int k = 0; k < lanes; ++k) out[k] = fused_multiply_add(c, out[k], b[k], addend[k], f->negate);
+      return;
+    }
     LaneVec b;
     eval_vec(lhs, out);
     eval_vec(rhs, b);
@@ -7969,6 +8004,62 @@ inline const std::string& kernel_abi_source() {
 }  // namespace target
 NNVM_END_NAMESPACE
 // end nnvm/target/kernel_abi_source.hpp
+// begin nnvm/target/reserved_names.hpp
+// Names a kernel symbol or a generated identifier must never take: C's keywords, everything the
+// C99 <math.h>, <stdint.h> and <stddef.h> that generated C includes declare (functions in their
+// double, float and long double forms, and macros), glibc's extra math functions, and the C
+// library functions generated code or its loader calls. A kernel named after an op or a node
+// ("nan", "exp", "floor", "free") would otherwise clash with the declaration (a compile error in
+// the C emitter) or, exported from a shared library, capture the calls the library makes to that
+// function (LLVM artifacts). Both emitters add a suffix to a name found here.
+
+#include <string>
+#include <unordered_set>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+inline const std::unordered_set<std::string>& reserved_c_names() {
+  static const std::unordered_set<std::string> names = [] {
+    std::unordered_set<std::string> s = {
+        // keywords and main
+        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
+        "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
+        "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "main",
+        "bool", "true", "false",
+        // <stdint.h>, <stddef.h>
+        "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "intptr_t",
+        "uintptr_t", "intmax_t", "uintmax_t", "size_t", "ptrdiff_t", "wchar_t", "max_align_t", "offsetof", "NULL",
+        // <math.h> macros and types
+        "INFINITY", "NAN", "HUGE_VAL", "HUGE_VALF", "HUGE_VALL", "float_t", "double_t", "fpclassify", "isfinite",
+        "isinf", "isnan", "isnormal", "signbit", "isgreater", "isgreaterequal", "isless", "islessequal",
+        "islessgreater", "isunordered", "math_errhandling", "MATH_ERRNO", "MATH_ERREXCEPT", "FP_NAN", "FP_INFINITE",
+        "FP_ZERO", "FP_SUBNORMAL", "FP_NORMAL", "FP_FAST_FMA", "FP_FAST_FMAF", "FP_ILOGB0", "FP_ILOGBNAN",
+        // C library functions generated code or loaders call
+        "memcpy", "memset", "memmove", "memcmp", "malloc", "calloc", "realloc", "free", "abort", "exit", "strlen",
+        "printf", "puts", "errno"};
+    // <math.h> functions (C99) and glibc's extras, each with its f and l forms.
+    for (const char* f :
+         {"acos", "asin", "atan", "atan2", "cos", "sin", "tan", "acosh", "asinh", "atanh", "cosh", "sinh", "tanh",
+          "exp", "exp2", "expm1", "frexp", "ilogb", "ldexp", "log", "log10", "log1p", "log2", "logb", "modf", "scalbn",
+          "scalbln", "cbrt", "fabs", "hypot", "pow", "sqrt", "erf", "erfc", "lgamma", "tgamma", "ceil", "floor",
+          "nearbyint", "rint", "lrint", "llrint", "round", "lround", "llround", "trunc", "fmod", "remainder", "remquo",
+          "copysign", "nan", "nextafter", "nexttoward", "fdim", "fmax", "fmin", "fma", "j0", "j1", "jn", "y0", "y1",
+          "yn", "gamma", "drem", "finite", "significand", "scalb", "exp10", "pow10", "sincos", "lgamma_r", "roundeven",
+          "isinf", "isnan"}) {
+      s.insert(f);
+      s.insert(std::string(f) + "f");
+      s.insert(std::string(f) + "l");
+    }
+    return s;
+  }();
+  return names;
+}
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/reserved_names.hpp
 // begin nnvm/target/storage_plan.hpp
 // Decisions every CPU emitter (C, LLVM) makes the same way, so that they agree on the workspace
 // layout and on what an outlined parallel body captures.
@@ -8181,19 +8272,11 @@ class CLikeEmitter : public ir::IRVisitor {
   std::vector<std::string> context() const { return {"kernel " + kernel_name_}; }
   void line(const std::string& s) { out_ += std::string(size_t(indent_), ' ') + s + "\n"; }
 
-  // Names every emitted identifier must avoid: C keywords, library names the code calls, and
-  // the parameters of the kernel ABI.
+  // Names every emitted identifier must avoid: C keywords, the C library's names (see
+  // reserved_names.hpp), the nnvm math helpers the code calls, and the kernel ABI's parameters.
   void reserve_common_names() {
-    static const char* const words[] = {
-        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-        "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
-        "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
-        "union", "unsigned", "void", "volatile", "while", "main", "NULL", "INFINITY", "NAN",
-        "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-        "size_t", "uintptr_t", "isnan", "isinf", "fabs", "fabsf", "nearbyint", "nearbyintf",
-        "args", "sizes", "workspace", "workspace_bytes", "env", "lane", "bool", "true", "false",
-        "half", "signbit"};
-    for (auto* w : words) names_.reserve(w);
+    for (auto& w : reserved_c_names()) names_.reserve(w);
+    for (const char* w : {"args", "sizes", "workspace", "workspace_bytes", "env", "lane", "half"}) names_.reserve(w);
     for (int op = 0; op <= int(ir::CallOp::copysign); ++op) {
       std::string n = ir::call_op_name(ir::CallOp(op));
       names_.reserve(n);
@@ -8780,6 +8863,8 @@ class CLikeEmitter : public ir::IRVisitor {
     if (op->dtype.is_vector())
       return lanewise({op->a, op->b}, [](const std::vector<ir::Expr>& x) { return N::make(x[0], x[1]); });
     std::string a = atom(print(op->a), op->dtype), b = atom(print(op->b), op->dtype);
+    // Floats: a NaN on either side gives NaN (IEEE 754-2019 minimum/maximum; docs/lowered_ir.md).
+    if (op->dtype.is_float()) return {str_cat(a, " ", sym, " ", b, " || ", a, " != ", a, " ? ", a, " : ", b), cprec::cond};
     return {str_cat(a, " ", sym, " ", b, " ? ", a, " : ", b), cprec::cond};
   }
 
@@ -11149,6 +11234,8 @@ NNVM_END_NAMESPACE
 // FMA throughput, not by loads or FMA latency; the accumulators never go to memory, and the
 // elementwise ops fused after the convolution (relu, a residual add) run on them at write-back.
 
+#include <optional>
+
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -11169,6 +11256,41 @@ inline int64_t nchwc_row_tile(int64_t out_width, int64_t vectors_per_block, int6
   for (int64_t t = std::min<int64_t>(14, most); t >= 4; --t)
     if (out_width % t == 0) return std::min(t, out_width);
   return std::min({int64_t(6), most, out_width});
+}
+
+// Bytes of the padded input `pad` (rank 5, constant shape) that one output row of `Y` reads:
+// every channel block and column of the input rows one window spans (KH rows at dilation 1, more
+// when dilated). The span is bounded from the row index Y reads `pad` at, with the output row
+// fixed and the reduce axes over their ranges. Empty when a shape or the span is not constant.
+inline std::optional<int64_t> padded_rows_bytes(const te::Tensor& Y, const te::Tensor& pad) {
+  struct FindRow : ir::IRVisitor {
+    const te::TensorNode* pad;
+    ir::Expr row;
+    using ir::IRVisitor::visit;
+    void visit(const ir::ProducerLoad* op) override {
+      if (op->tensor.get() == pad && op->indices.size() == 5) row = op->indices[2];
+      ir::IRVisitor::visit(op);
+    }
+  } find;
+  find.pad = pad.get();
+  find.visit_expr(Y.op().body);
+  if (!find.row.defined()) return std::nullopt;
+  ir::IntervalMap ranges;
+  ranges[Y.op().axis[2].var().get()] = ir::Interval::point(0);
+  for (auto& r : Y.op().reduce_axes) {
+    auto* extent = ir::as_const_int(ir::simplify(r->dom.extent));
+    if (!extent || *extent < 1) return std::nullopt;
+    ranges[r.var().get()] = ir::Interval::range(0, *extent - 1);
+  }
+  ir::Interval span = ir::const_bound(find.row, ranges);
+  if (!span.is_bounded()) return std::nullopt;
+  int64_t bytes = (*span.max - *span.min + 1) * pad.dtype().bytes();
+  for (int d : {1, 3, 4}) {
+    auto* e = ir::as_const_int(ir::simplify(pad.shape()[d]));
+    if (!e) return std::nullopt;
+    bytes *= *e;
+  }
+  return bytes;
 }
 
 // Schedules conv stage `Y` (rank 5, a reduction) whose result reaches memory as `out`: `Y` itself
@@ -11212,7 +11334,10 @@ inline bool schedule_nchwc(schedule::Schedule& s, const te::Tensor& Y, const te:
   // The zero-padded input, when the convolution has pads: inlined into a channelwise op (see
   // above); for the others the rows one output row reads, padded per output row into a small
   // buffer that stays in cache (a whole padded copy of the input would cost a pass over memory),
-  // a few percent of the conv's work.
+  // a few percent of the conv's work. Inside the parallel loop that buffer is each task's own
+  // stack array, which the emitters cap at kMaxStackBytes: where the rows are wider (many
+  // channels, wide rows or tall windows: ResNet-50's 512-channel 3x3 convs, VGG's 224-wide rows)
+  // the whole input is padded once, in parallel, before the convolution.
   for (auto& in : Y.op().inputs)
     if (in->op->kind == te::OpKind::compute) {
       auto pad = s[te::Tensor(in)];
@@ -11220,8 +11345,14 @@ inline bool schedule_nchwc(schedule::Schedule& s, const te::Tensor& Y, const te:
         pad.compute_inline();
         continue;
       }
-      pad.compute_at(o, rows);
       const auto& pax = pad.tensor().op().axis;
+      std::optional<int64_t> tile = padded_rows_bytes(Y, pad.tensor());
+      if (tile && *tile <= target::kMaxStackBytes) {
+        pad.compute_at(o, rows);
+      } else if (pax.size() == 5) {
+        ir::IterVar pad_rows = pad.fuse({pax[0], pax[1], pax[2]});
+        if (worth_parallel(pad)) pad.parallel(pad_rows);
+      }
       if (pax.size() == 5 && *ob % lanes == 0) {
         auto [outer, inner] = pad.split(pax[4], lanes);
         (void)outer;
@@ -16079,13 +16210,14 @@ NNVM_END_NAMESPACE
 // end nnvm/ops/transform/center_crop_pad.hpp
 // begin nnvm/ops/transform/concat.hpp
 // concat (ONNX Concat): inputs joined along `axis`. ONNX takes any number of inputs; this op
-// takes 1 to 16 (inputs0 .. inputs15, all after the first optional).
+// takes 1 to 256 (inputs0 .. inputs255, all after the first optional): DenseNets join every
+// earlier layer of a block (DenseNet-121: 25 inputs, DenseNet-264: 65).
 
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
-inline constexpr size_t concat_max_inputs = 16;
+inline constexpr size_t concat_max_inputs = 256;
 
 // Each output element reads exactly one input: a chain of selects on the axis index, which
 // only evaluates the chosen branch, so no read leaves its input.
@@ -16139,7 +16271,7 @@ inline OpDef concat_def() {
             return std::vector<te::Tensor>{concat(in, attrs.get_int("axis"))};
           },
       .default_schedule = transform_detail::injective_schedule("concat"),
-      .doc = "inputs0 .. inputsN (1 to 16 inputs) joined along attribute axis",
+      .doc = "inputs0 .. inputsN (1 to 256 inputs) joined along attribute axis",
   };
 }
 

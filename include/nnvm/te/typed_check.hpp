@@ -72,10 +72,14 @@ void report_rank_mismatch() {
 
 // An index variable's static extent must equal the static extent of the axis it indexes
 // (index arithmetic such as `i + 1` has no static extent and is checked at run time instead).
+// Reading part of a larger axis on purpose (a stencil's A(i) beside A(i + 1), a slice) takes
+// as_dynamic(i), which the message says.
 template <size_t Axis, int64_t IndexExtent, int64_t TensorExtent>
 constexpr bool extent_matches() {
   constexpr bool ok = IndexExtent == dyn || TensorExtent == dyn || IndexExtent == TensorExtent;
-  static_assert(ok, "index extent does not match the tensor's extent on this axis");
+  static_assert(ok,
+                "index extent does not match the tensor's extent on this axis; to read part of a longer axis "
+                "on purpose (a stencil's A(i) beside A(i + 1), a slice), write A(as_dynamic(i))");
   return ok;
 }
 
