@@ -29,7 +29,7 @@ AttributeProto::AttributeType kind_of(const AttributeProto& a) {
 }  // namespace
 
 std::string unsupported_attribute(const AttributeProto& a) {
-  std::string name = "attribute '" + a.name() + "' ";
+  std::string name = "attribute '" + printable(a.name()) + "' ";
   if (!a.ref_attr_name().empty()) return name + "refers to a function attribute (functions are not supported)";
   switch (kind_of(a)) {
     case AttributeProto::INT:
@@ -56,7 +56,7 @@ ops::Attrs convert_attributes(const ::onnx::NodeProto& node, const std::string& 
   ops::Attrs out;
   for (auto& a : node.attribute()) {
     std::vector<std::string> at = where;
-    at.push_back("attribute " + a.name());
+    at.push_back("attribute " + printable(a.name()));
     if (a.name().empty()) throw ImportError("nnvm.onnx.attribute", "an attribute has no name", where);
     if (out.has(a.name())) throw ImportError("nnvm.onnx.attribute", "the attribute appears twice", at);
     if (std::string why = unsupported_attribute(a); !why.empty()) throw ImportError("nnvm.onnx.unsupported", why, at);

@@ -27,7 +27,7 @@ struct Fd {
 };
 
 [[noreturn]] void file_error(const std::string& path, const std::string& why) {
-  throw ImportError("nnvm.onnx.file", why, {"file " + path});
+  throw ImportError("nnvm.onnx.file", why, {"file " + printable(path)});
 }
 
 // Reads exactly `bytes` bytes at `offset`; false on a short read or an I/O error.
@@ -44,7 +44,12 @@ bool read_at(int fd, void* dst, uint64_t bytes, uint64_t offset) {
 }
 
 std::string read_limited(const std::string& path, uint64_t max_bytes) {
-  Fd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // Opening a FIFO blocks until a writer comes, so anything but a regular file is refused
+  // before the open, and the open does not block in case the path changed in between.
+  struct stat before {};
+  if (::stat(path.c_str(), &before) != 0) file_error(path, str_cat("cannot open the file: ", std::strerror(errno)));
+  if (!S_ISREG(before.st_mode)) file_error(path, "not a regular file");
+  Fd f(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   if (f.fd < 0) file_error(path, str_cat("cannot open the file: ", std::strerror(errno)));
   struct stat st {};
   if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) file_error(path, "not a regular file");
@@ -74,14 +79,14 @@ Message parse(const std::string& path, uint64_t max_bytes, const char* what) {
 // A decimal external_data number ("offset", "length"): digits only, no overflow.
 uint64_t parse_number(const std::string& key, const std::string& s, const std::vector<std::string>& where) {
   if (s.empty() || s.size() > 19 || s.find_first_not_of("0123456789") != std::string::npos)
-    external_error(where, str_cat("external_data '", key, "' is '", s, "', not a decimal byte count"));
+    external_error(where, str_cat("external_data '", key, "' is '", printable(s), "', not a decimal byte count"));
   return std::stoull(s);
 }
 
 // Opens `location` below `base_dir` one component at a time with O_NOFOLLOW, so neither the file
 // nor a parent directory can be a symbolic link, even one swapped in while we walk.
 int open_confined(const std::string& base_dir, const std::string& location, const std::vector<std::string>& where) {
-  auto bad = [&](const std::string& why) { external_error(where, str_cat("location '", location, "' ", why)); };
+  auto bad = [&](const std::string& why) { external_error(where, str_cat("location '", printable(location), "' ", why)); };
   if (location.empty()) bad("is empty");
   if (location.find('\0') != std::string::npos) bad("contains a NUL character");
   if (location.front() == '/') bad("is absolute; it must be relative to the model's directory");
@@ -101,11 +106,14 @@ int open_confined(const std::string& base_dir, const std::string& location, cons
     bool last = i + 1 == parts.size();
     struct stat st {};
     if (::fstatat(dir.fd, parts[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
-      bad(str_cat("cannot be opened: '", parts[i], "': ", std::strerror(errno)));
-    if (S_ISLNK(st.st_mode)) bad(str_cat("goes through the symbolic link '", parts[i], "'"));
-    int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (last ? 0 : O_DIRECTORY);
+      bad(str_cat("cannot be opened: '", printable(parts[i]), "': ", std::strerror(errno)));
+    if (S_ISLNK(st.st_mode)) bad(str_cat("goes through the symbolic link '", printable(parts[i]), "'"));
+    // A FIFO or device would block the open or the read: only directories, then a regular file.
+    if (last && !S_ISREG(st.st_mode)) bad("is not a regular file");
+    if (!last && !S_ISDIR(st.st_mode)) bad(str_cat("goes through '", printable(parts[i]), "', which is not a directory"));
+    int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (last ? 0 : O_DIRECTORY);
     int fd = ::openat(dir.fd, parts[i].c_str(), flags);
-    if (fd < 0) bad(str_cat("cannot be opened: '", parts[i], "': ", std::strerror(errno)));
+    if (fd < 0) bad(str_cat("cannot be opened: '", printable(parts[i]), "': ", std::strerror(errno)));
     if (last) return fd;
     Fd next(fd);
     std::swap(dir.fd, next.fd);
@@ -137,9 +145,9 @@ void read_external(const ::onnx::TensorProto& t, const std::string& base_dir, ui
   std::map<std::string, std::string> keys;
   for (auto& kv : t.external_data()) {
     if (kv.key() != "location" && kv.key() != "offset" && kv.key() != "length" && kv.key() != "checksum")
-      external_error(where, str_cat("unknown external_data key '", kv.key(), "' (known: location, offset, length, checksum)"));
+      external_error(where, str_cat("unknown external_data key '", printable(kv.key()), "' (known: location, offset, length, checksum)"));
     if (!keys.emplace(kv.key(), kv.value()).second)
-      external_error(where, str_cat("external_data key '", kv.key(), "' appears twice"));
+      external_error(where, str_cat("external_data key '", printable(kv.key()), "' appears twice"));
   }
   if (!keys.count("location")) external_error(where, "external data without a 'location' key");
   const std::string& location = keys["location"];
@@ -147,21 +155,21 @@ void read_external(const ::onnx::TensorProto& t, const std::string& base_dir, ui
   Fd f(open_confined(base_dir, location, where));
   struct stat st {};
   if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode))
-    external_error(where, str_cat("location '", location, "' is not a regular file"));
+    external_error(where, str_cat("location '", printable(location), "' is not a regular file"));
   // A hard link could alias a file outside the directory that no path check would see.
   if (st.st_nlink > 1)
-    external_error(where, str_cat("location '", location, "' has ", st.st_nlink, " hard links; external data must have one"));
+    external_error(where, str_cat("location '", printable(location), "' has ", st.st_nlink, " hard links; external data must have one"));
   uint64_t size = uint64_t(st.st_size);
   if (offset > size)
-    external_error(where, str_cat("offset ", offset, " lies beyond the end of '", location, "' (", size, " bytes)"));
+    external_error(where, str_cat("offset ", offset, " lies beyond the end of '", printable(location), "' (", size, " bytes)"));
   uint64_t length = keys.count("length") ? parse_number("length", keys["length"], where) : size - offset;
   if (length > size - offset)
-    external_error(where, str_cat("offset ", offset, " + length ", length, " lies beyond the end of '", location, "' (",
+    external_error(where, str_cat("offset ", offset, " + length ", length, " lies beyond the end of '", printable(location), "' (",
                                   size, " bytes)"));
   if (length != bytes)
     external_error(where, str_cat("external data holds ", length, " bytes but the tensor's shape and type need ", bytes));
   if (!read_at(f.fd, destination(), bytes, offset))
-    external_error(where, str_cat("location '", location, "' could not be read"));
+    external_error(where, str_cat("location '", printable(location), "' could not be read"));
 }
 
 }  // namespace onnx_import::detail

@@ -26,18 +26,18 @@ using ::onnx::NodeProto;
 std::vector<size_t> topological_order(const ::onnx::GraphProto& g, const std::set<std::string>& available,
                                       const std::vector<std::string>& where) {
   size_t n = size_t(g.node_size());
-  auto label = [&](size_t i) { return "'" + node_label(g.node(int(i)), i) + "'"; };
+  auto label = [&](size_t i) { return "'" + printable(node_label(g.node(int(i)), i)) + "'"; };
   std::map<std::string, size_t> producer;
   for (size_t i = 0; i < n; ++i)
     for (auto& out : g.node(int(i)).output()) {
       if (out.empty()) continue;
       if (available.count(out))
         throw ImportError("nnvm.onnx.graph",
-                          str_cat("node ", label(i), " writes '", out, "', which is also a graph input or initializer"),
+                          str_cat("node ", label(i), " writes '", printable(out), "', which is also a graph input or initializer"),
                           where);
       if (auto [it, fresh] = producer.emplace(out, i); !fresh)
         throw ImportError("nnvm.onnx.graph",
-                          str_cat("value '", out, "' is written by both node ", label(it->second), " and node ", label(i)),
+                          str_cat("value '", printable(out), "' is written by both node ", label(it->second), " and node ", label(i)),
                           where);
     }
   std::vector<size_t> pending(n, 0);
@@ -48,7 +48,7 @@ std::vector<size_t> topological_order(const ::onnx::GraphProto& g, const std::se
       auto it = producer.find(in);
       if (it == producer.end())
         throw ImportError("nnvm.onnx.graph",
-                          str_cat("node ", label(i), " reads '", in,
+                          str_cat("node ", label(i), " reads '", printable(in),
                                   "', which no node, graph input or initializer provides"),
                           where);
       readers[it->second].push_back(i);
@@ -92,19 +92,19 @@ class Importer final : public BuildContext {
            const ops::OpRegistry& registry)
       : m_(m),
         base_dir_(directory_of(path)),
-        file_("file " + path),
+        file_("file " + printable(path)),
         options_(options),
         registry_(registry),
         opset_(default_opset(m)),
         b_(m.graph().name().empty() ? std::filesystem::path(path).stem().string() : m.graph().name(), registry) {
-    b_.fold_constants(true);
+    b_.fold_constants(true, FoldBudget{options.fold_budget_bytes});
   }
 
   graph::Graph run() {
     const ::onnx::GraphProto& g = m_.graph();
     std::set<std::string> available;
     for (auto& t : g.initializer()) {
-      std::vector<std::string> where{file_, "initializer " + t.name()};
+      std::vector<std::string> where{file_, "initializer " + printable(t.name())};
       if (t.name().empty()) throw ImportError("nnvm.onnx.graph", "an initializer has no name", {file_});
       if (!available.insert(t.name()).second) throw ImportError("nnvm.onnx.graph", "the initializer appears twice", where);
       define(t.name(), guarded(where, [&] { return b_.constant(claim(t.name()), decode_tensor(t, base_dir_, where)); }));
@@ -116,7 +116,7 @@ class Importer final : public BuildContext {
       auto it = values_.find(out.name());
       if (it == values_.end())
         throw ImportError("nnvm.onnx.graph",
-                          str_cat("graph output '", out.name(), "' is not produced by any node, input or initializer"),
+                          str_cat("graph output '", printable(out.name()), "' is not produced by any node, input or initializer"),
                           {file_});
       b_.output(it->second);
     }
@@ -151,8 +151,15 @@ class Importer final : public BuildContext {
     } catch (const UserError& e) {
       std::vector<std::string> ctx = where;
       for (auto& c : e.context())
-        if (c.rfind("graph ", 0) != 0 && c != "node " + node_name_) ctx.push_back(c);
+        if (c.rfind("graph ", 0) != 0 && c != "node " + printable(node_name_)) ctx.push_back(c);
       throw ImportError(e.id(), e.message(), std::move(ctx));
+    } catch (const std::bad_alloc&) {
+      throw ImportError("nnvm.onnx.out_of_memory", "memory ran out while importing", where);
+    } catch (const std::out_of_range& e) {
+      // A bug (an unchecked index or substr), but the user learns which file and node hit it.
+      throw InternalError("nnvm.onnx.internal", str_cat("out-of-range access: ", e.what()), where);
+    } catch (const std::length_error& e) {
+      throw ImportError("nnvm.onnx.out_of_memory", str_cat("a size is too large: ", e.what()), where);
     }
   }
 
@@ -187,7 +194,7 @@ class Importer final : public BuildContext {
     std::map<std::string, ir::Var> vars;
     for (auto& in : g.input()) {
       if (initializers.count(in.name())) continue;
-      std::vector<std::string> where{file_, "input " + in.name()};
+      std::vector<std::string> where{file_, "input " + printable(in.name())};
       if (in.name().empty()) throw ImportError("nnvm.onnx.graph", "a graph input has no name", {file_});
       if (!inputs.insert(in.name()).second) throw ImportError("nnvm.onnx.graph", "the graph input appears twice", where);
       available.insert(in.name());
@@ -232,6 +239,7 @@ class Importer final : public BuildContext {
           }
         }
       }
+      check_input_size(dtype, shape, where);
       define(in.name(), guarded(where, [&] { return b_.input(claim(in.name()), dtype, shape); }));
     }
     for (auto& [name, data] : options_.constant_inputs)
@@ -260,6 +268,19 @@ class Importer final : public BuildContext {
                           {file_});
       }
     }
+  }
+
+  // ImportError "nnvm.onnx.too_large" when an input's constant extents (declared in the model or
+  // given by ImportOptions::input_shapes) make it larger than max_tensor_bytes.
+  static void check_input_size(DataType dtype, const std::vector<ir::Expr>& shape, const std::vector<std::string>& where) {
+    std::vector<int64_t> extents;
+    for (auto& e : shape)
+      if (const int64_t* c = ir::as_const_int(e)) extents.push_back(*c);
+    if (checked_tensor_bytes(extents, uint64_t(dtype.bytes()))) return;
+    std::string dims;
+    for (auto& e : shape) dims += (dims.empty() ? "" : ", ") + ir::to_string(e);
+    throw ImportError("nnvm.onnx.too_large", str_cat("a ", dtype, " input of shape [", dims, "] is larger than 2^48 bytes"),
+                      where);
   }
 
   NDArray constant_value(const NodeProto& n) {
@@ -312,7 +333,7 @@ class Importer final : public BuildContext {
 
   void build_node(const NodeProto& n, size_t index) {
     std::string label = node_label(n, index);
-    where_ = {file_, str_cat("node ", label, " (", n.op_type(), ")")};
+    where_ = {file_, str_cat("node ", printable(label), " (", printable(n.op_type()), ")")};
     std::vector<graph::Value> outs;
     guarded(where_, [&] {
       node_name_ = claim(label, size_t(std::max(n.output_size(), 1)));
@@ -353,28 +374,55 @@ class Importer final : public BuildContext {
 
 const ops::OpRegistry& registry_of(const ImportOptions& o) { return o.registry ? *o.registry : ops::default_registry(); }
 
+graph::Graph import_file(const std::string& path, const ImportOptions& options) {
+  ::onnx::ModelProto m = load_model(path, options.max_file_bytes);
+  const ops::OpRegistry& registry = registry_of(options);
+  SupportReport report = analyze(m, registry);
+  if (!report.supported()) {
+    std::string items = report.to_string();
+    throw ImportError("nnvm.onnx.unsupported", items.substr(items.find('\n') + 1), {"file " + printable(path)});
+  }
+  return Importer(m, path, options, registry).run();
+}
+
+// Runs `f` for the file at `path`; what the standard library throws (out of memory, a size
+// too large, an out-of-range access) becomes a named error that says which file.
+template <class F>
+auto for_file(const std::string& path, F&& f) -> decltype(f()) {
+  std::vector<std::string> where{"file " + printable(path)};
+  try {
+    return f();
+  } catch (const Error&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw ImportError("nnvm.onnx.out_of_memory", "memory ran out while importing", where);
+  } catch (const std::length_error& e) {
+    throw ImportError("nnvm.onnx.out_of_memory", str_cat("a size is too large: ", e.what()), where);
+  } catch (const std::out_of_range& e) {
+    throw InternalError("nnvm.onnx.internal", str_cat("out-of-range access: ", e.what()), where);
+  }
+}
+
 }  // namespace
 }  // namespace detail
 
 SupportReport check_support(const std::string& path, const ImportOptions& options) {
-  return detail::analyze(detail::load_model(path, options.max_file_bytes), detail::registry_of(options));
+  return detail::for_file(path, [&] {
+    return detail::analyze(detail::load_model(path, options.max_file_bytes), detail::registry_of(options));
+  });
 }
 
 graph::Graph import_model(const std::string& path, const ImportOptions& options) {
-  ::onnx::ModelProto m = detail::load_model(path, options.max_file_bytes);
-  const ops::OpRegistry& registry = detail::registry_of(options);
-  SupportReport report = detail::analyze(m, registry);
-  if (!report.supported()) {
-    std::string items = report.to_string();
-    throw ImportError("nnvm.onnx.unsupported", items.substr(items.find('\n') + 1), {"file " + path});
-  }
-  return detail::Importer(m, path, options, registry).run();
+  return detail::for_file(path, [&] { return detail::import_file(path, options); });
 }
 
 NDArray read_tensor_pb(const std::string& path, const ImportOptions& options) {
-  return detail::decode_tensor(detail::load_tensor(path, options.max_file_bytes), detail::directory_of(path),
-                               {"file " + path});
+  return detail::for_file(path, [&] {
+    return detail::decode_tensor(detail::load_tensor(path, options.max_file_bytes), detail::directory_of(path),
+                                 {"file " + printable(path)});
+  });
 }
+
 
 }  // namespace onnx_import
 NNVM_END_NAMESPACE

@@ -157,17 +157,19 @@ SupportReport analyze(const ::onnx::ModelProto& m, const ops::OpRegistry& regist
 
 std::string SupportReport::to_string() const {
   std::string s = str_cat("ONNX model: ir_version ", ir_version, ", opsets");
-  for (auto& [domain, version] : opsets) s += str_cat(" ", domain.empty() ? "ai.onnx" : domain, "=", version);
-  if (!producer.empty()) s += ", producer " + producer;
+  // Every name below comes from the file, so it is escaped (printable) before it is printed.
+  for (auto& [domain, version] : opsets) s += str_cat(" ", domain.empty() ? "ai.onnx" : printable(domain), "=", version);
+  if (!producer.empty()) s += ", producer " + printable(producer);
   s += "; ops:";
-  for (auto& [op, count] : op_counts) s += str_cat(" ", op, " x", count);
+  for (auto& [op, count] : op_counts) s += str_cat(" ", printable(op), " x", count);
   s += str_cat("\n", items.empty() ? "everything is supported" : str_cat(items.size(), " unsupported:"));
   for (auto& u : items) {
     s += "\n  ";
-    if (!u.node.empty()) s += "'" + u.node + "' ";
-    if (!u.op.empty()) s += str_cat("(", u.domain.empty() ? "" : u.domain + ":", u.op, ", opset ", u.opset, ") ");
+    if (!u.node.empty()) s += "'" + printable(u.node) + "' ";
+    if (!u.op.empty())
+      s += str_cat("(", u.domain.empty() ? "" : printable(u.domain) + ":", printable(u.op), ", opset ", u.opset, ") ");
     if (!u.dtypes.empty()) s += "[" + u.dtypes + "] ";
-    s += u.reason;
+    s += printable(u.reason);
   }
   return s;
 }

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "files.hpp"
+#include "nnvm/limits.hpp"
 #include "nnvm/ops/dtype_code.hpp"
 
 NNVM_BEGIN_NAMESPACE
@@ -146,16 +147,19 @@ NDArray decode_tensor(const TensorProto& t, const std::string& base_dir, const s
   DataType d = *ops::try_dtype_from_onnx(t.data_type());
   if (t.has_segment()) throw ImportError("nnvm.onnx.unsupported", "segmented tensors are not supported", where);
   std::vector<int64_t> shape;
-  int64_t numel = 1, bytes = 0;
   for (int k = 0; k < t.dims_size(); ++k) {
     int64_t e = t.dims(k);
     if (e < 0) tensor_error(where, str_cat("dimension ", k, " is ", e, "; extents must be >= 0"));
-    if (__builtin_mul_overflow(numel, e, &numel))
-      tensor_error(where, str_cat("the element count of dims ", shape.size() + 1, "... overflows int64"));
     shape.push_back(e);
   }
-  if (__builtin_mul_overflow(numel, int64_t(d.bytes()), &bytes))
-    tensor_error(where, str_cat("the byte size of ", numel, " ", d, " elements overflows int64"));
+  std::optional<uint64_t> size = checked_tensor_bytes(shape, uint64_t(d.bytes()));
+  if (!size) {
+    std::string dims;
+    for (size_t k = 0; k < shape.size(); ++k) dims += str_cat(k ? ", " : "", shape[k]);
+    throw ImportError("nnvm.onnx.too_large", str_cat("a ", d, " tensor of shape [", dims, "] is larger than 2^48 bytes"),
+                      where);
+  }
+  int64_t bytes = int64_t(*size), numel = bytes / int64_t(d.bytes());
 
   bool external = t.data_location() == TensorProto::EXTERNAL;
   if (!external && t.external_data_size() > 0)

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -66,6 +67,26 @@ void append_all(std::ostringstream& os, const T& first, const Rest&... rest) {
   append_all(os, rest...);
 }
 }  // namespace detail
+
+// `s` with control characters (and DEL) written as \xNN, for echoing names and paths from a
+// model file or command line inside a message: a terminal escape sequence stays inert text, and
+// a NUL cannot cut the message short where it is read as a C string.
+inline std::string printable(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      out += c;
+      continue;
+    }
+    static const char hex[] = "0123456789abcdef";
+    out += "\\x";
+    out += hex[u >> 4];
+    out += hex[u & 15];
+  }
+  return out;
+}
 
 // Concatenates streamable parts into one string; keeps error sites short.
 template <class... Parts>

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "nnvm/ir/dtype.hpp"
+#include "nnvm/limits.hpp"
 
 NNVM_BEGIN_NAMESPACE
 
@@ -31,9 +32,15 @@ class NDArray {
   NDArray(DataType dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(std::move(shape)) {
     for (int64_t d : shape_)
       if (d < 0) throw UserError("nnvm.ndarray.negative_extent", "NDArray extents must be non-negative");
+    if (!checked_tensor_bytes(shape_, uint64_t(dtype_.bytes())))
+      throw UserError("nnvm.ndarray.too_large", str_cat("a ", dtype_, " tensor of shape ", shape_text(),
+                                                        " would be larger than 2^48 bytes"));
     size_t bytes = std::max<size_t>(64, (nbytes() + 63) / 64 * 64);
     data_.reset(static_cast<std::byte*>(std::aligned_alloc(64, bytes)));
-    if (!data_) throw std::bad_alloc();
+    // Named, with the size: a bare std::bad_alloc would reach the user saying neither.
+    if (!data_)
+      throw UserError("nnvm.ndarray.out_of_memory",
+                      str_cat("cannot allocate ", bytes, " bytes for a ", dtype_, " tensor of shape ", shape_text()));
     std::fill(data_.get(), data_.get() + bytes, std::byte{0});
   }
   // Copies are deep, like std::vector's; moves are cheap.
@@ -85,6 +92,11 @@ class NDArray {
   operator BufferView() { return view(); }
 
  private:
+  std::string shape_text() const {
+    std::string s = "[";
+    for (size_t i = 0; i < shape_.size(); ++i) s += (i ? ", " : "") + std::to_string(shape_[i]);
+    return s + "]";
+  }
   template <class T>
   void check_type() const {
     if (dtype_v<T> != dtype_)

@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "json.hpp"
+#include "nnvm/limits.hpp"
 #include "model.hpp"
 
 nnvm_model::~nnvm_model() {
@@ -58,7 +59,7 @@ class Loader {
     if (version != 1) r_.error(root_ / "version", "this runtime reads version 1, got %lld", static_cast<long long>(version));
     m_.name = string(doc, root_, "name");
     weights_bytes_ = uint64_t(integer(doc, root_, "weights_bytes", 0, INT64_MAX));
-    planned_bytes_ = uint64_t(integer(doc, root_, "arena_bytes", 0, int64_t(1) << 48));
+    planned_bytes_ = uint64_t(integer(doc, root_, "arena_bytes", 0, int64_t(max_tensor_bytes)));
     m_.arena_bytes = (planned_bytes_ + 63) / 64 * 64;
     const auto& inputs = array(doc, root_, "inputs");
     read_slots(array(doc, root_, "slots"), inputs.size());
@@ -97,7 +98,7 @@ class Loader {
     t.bytes = dtype_bytes(t.dtype);
     for (size_t d = 0; d < shape.size(); ++d) {
       t.shape.push_back(r_.integer(shape[d], shape_path[d], 0, INT64_MAX));
-      if (__builtin_mul_overflow(t.bytes, uint64_t(t.shape.back()), &t.bytes) || t.bytes > (uint64_t(1) << 48))
+      if (__builtin_mul_overflow(t.bytes, uint64_t(t.shape.back()), &t.bytes) || t.bytes > max_tensor_bytes)
         r_.error(shape_path, "the tensor is larger than 2^48 bytes");
     }
     return t;

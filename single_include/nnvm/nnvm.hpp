@@ -29,6 +29,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -89,6 +90,26 @@ void append_all(std::ostringstream& os, const T& first, const Rest&... rest) {
   append_all(os, rest...);
 }
 }  // namespace detail
+
+// `s` with control characters (and DEL) written as \xNN, for echoing names and paths from a
+// model file or command line inside a message: a terminal escape sequence stays inert text, and
+// a NUL cannot cut the message short where it is read as a C string.
+inline std::string printable(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      out += c;
+      continue;
+    }
+    static const char hex[] = "0123456789abcdef";
+    out += "\\x";
+    out += hex[u >> 4];
+    out += hex[u & 15];
+  }
+  return out;
+}
 
 // Concatenates streamable parts into one string; keeps error sites short.
 template <class... Parts>
@@ -3768,6 +3789,63 @@ NNVM_END_NAMESPACE
 #include <span>
 #include <vector>
 
+// begin nnvm/limits.hpp
+// The bounds every layer applies to what a model, possibly a hostile one, can cost. One size
+// bound per tensor: the importer (initializers, declared input shapes), shape inference,
+// NDArray, nnvmc's --input-shape and .npy reader, and the deploy runtime's loader all check it,
+// so a byte or element count that passed can be multiplied by a dtype size or used as an int64
+// offset without wrapping. And one budget for constant folding (FoldBudget).
+//
+// Only the standard library and config.hpp: the deploy runtime includes it too.
+
+#include <cstdint>
+#include <optional>
+
+
+NNVM_BEGIN_NAMESPACE
+
+// 2^48 bytes (256 TiB): far above any real tensor, far below where int64 byte offsets wrap.
+inline constexpr uint64_t max_tensor_bytes = uint64_t(1) << 48;
+
+// The byte size of a compact tensor with `extents` and `elem_bytes` bytes per element, or
+// nullopt when an extent is negative or the size exceeds max_tensor_bytes (overflow included).
+// A zero extent makes the tensor empty whatever the other extents are.
+template <class Extents>
+std::optional<uint64_t> checked_tensor_bytes(const Extents& extents, uint64_t elem_bytes) {
+  bool empty = false;
+  for (auto e : extents) {
+    if (e < 0) return std::nullopt;
+    if (e == 0) empty = true;
+  }
+  if (empty) return 0;
+  uint64_t bytes = elem_bytes;
+  for (auto e : extents)
+    if (__builtin_mul_overflow(bytes, uint64_t(e), &bytes) || bytes > max_tensor_bytes) return std::nullopt;
+  return bytes;
+}
+
+// Folding turns work into memory, so a small hostile file (a chain of ConstantOfShape + Add)
+// could make an import hold gigabytes of folded constants and spend minutes computing them. A
+// budget of folded bytes per import (and per compile) bounds both; nodes past it stay ops, which
+// compute the same values at run time. Results of at most `always_bytes` fold regardless and are
+// not counted: shape arithmetic (Shape -> Gather -> Concat) must fold for Reshape's shape to be
+// known, and it is tiny.
+struct FoldBudget {
+  static constexpr uint64_t default_bytes = uint64_t(256) << 20;
+  static constexpr uint64_t always_bytes = 8192;
+  uint64_t left = default_bytes;
+
+  // True (and the bytes are taken) when a result of `bytes` bytes may be folded.
+  bool take(uint64_t bytes) {
+    if (bytes <= always_bytes) return true;
+    if (bytes > left) return false;
+    left -= bytes;
+    return true;
+  }
+};
+
+NNVM_END_NAMESPACE
+// end nnvm/limits.hpp
 
 NNVM_BEGIN_NAMESPACE
 
@@ -3790,9 +3868,15 @@ class NDArray {
   NDArray(DataType dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(std::move(shape)) {
     for (int64_t d : shape_)
       if (d < 0) throw UserError("nnvm.ndarray.negative_extent", "NDArray extents must be non-negative");
+    if (!checked_tensor_bytes(shape_, uint64_t(dtype_.bytes())))
+      throw UserError("nnvm.ndarray.too_large", str_cat("a ", dtype_, " tensor of shape ", shape_text(),
+                                                        " would be larger than 2^48 bytes"));
     size_t bytes = std::max<size_t>(64, (nbytes() + 63) / 64 * 64);
     data_.reset(static_cast<std::byte*>(std::aligned_alloc(64, bytes)));
-    if (!data_) throw std::bad_alloc();
+    // Named, with the size: a bare std::bad_alloc would reach the user saying neither.
+    if (!data_)
+      throw UserError("nnvm.ndarray.out_of_memory",
+                      str_cat("cannot allocate ", bytes, " bytes for a ", dtype_, " tensor of shape ", shape_text()));
     std::fill(data_.get(), data_.get() + bytes, std::byte{0});
   }
   // Copies are deep, like std::vector's; moves are cheap.
@@ -3844,6 +3928,11 @@ class NDArray {
   operator BufferView() { return view(); }
 
  private:
+  std::string shape_text() const {
+    std::string s = "[";
+    for (size_t i = 0; i < shape_.size(); ++i) s += (i ? ", " : "") + std::to_string(shape_[i]);
+    return s + "]";
+  }
   template <class T>
   void check_type() const {
     if (dtype_v<T> != dtype_)
@@ -3977,10 +4066,14 @@ void report_rank_mismatch() {
 
 // An index variable's static extent must equal the static extent of the axis it indexes
 // (index arithmetic such as `i + 1` has no static extent and is checked at run time instead).
+// Reading part of a larger axis on purpose (a stencil's A(i) beside A(i + 1), a slice) takes
+// as_dynamic(i), which the message says.
 template <size_t Axis, int64_t IndexExtent, int64_t TensorExtent>
 constexpr bool extent_matches() {
   constexpr bool ok = IndexExtent == dyn || TensorExtent == dyn || IndexExtent == TensorExtent;
-  static_assert(ok, "index extent does not match the tensor's extent on this axis");
+  static_assert(ok,
+                "index extent does not match the tensor's extent on this axis; to read part of a longer axis "
+                "on purpose (a stencil's A(i) beside A(i + 1), a slice), write A(as_dynamic(i))");
   return ok;
 }
 
@@ -10342,6 +10435,13 @@ struct OpDef {
   // Required. Checks ranks, extents, dtypes and attributes (UserError ids nnvm.ops.input_shape,
   // nnvm.ops.input_dtype, nnvm.ops.attr) and returns the output tensors (at least one).
   ComputeFn compute;
+  // Optional: checks the data of inputs that are constants in the graph, for what ONNX calls an
+  // error but a kernel cannot report (Gather's indices out of range). `data[i]` is the data of
+  // input i, or null when it is not a constant; the types and attributes are infer_types'.
+  // UserError (nnvm.ops.index_range) with "input <name>" as context.
+  std::function<void(const std::vector<TensorType>& inputs, const std::vector<const NDArray*>& data,
+                     const Attrs& attrs)>
+      check_constants;
   // Optional: without it the op lowers to its plain loop nest.
   ScheduleFn default_schedule;
   // Optional, for out_fusable ops: the schedule when elementwise ops follow in the same kernel.
@@ -14707,6 +14807,16 @@ inline void check_output_extent(int64_t extent, size_t axis, const std::string& 
                     str_cat("output axis ", axis, " would have extent ", extent, " (", why, ")"));
 }
 
+// An output extent computed in floating point (Resize's floor(scale * n)): "nnvm.ops.too_large"
+// when it is not finite or above max_tensor_bytes, which no tensor's extent can be, so a
+// hostile scale cannot wrap the int64 conversion.
+inline int64_t extent_from_double(double v, size_t axis, const std::string& why) {
+  if (!(v <= double(max_tensor_bytes)))
+    throw UserError("nnvm.ops.too_large",
+                    str_cat("output axis ", axis, " would have extent ", v, " (", why, "), larger than 2^48"));
+  return int64_t(v);
+}
+
 // "[2, -1, 3]", for messages.
 inline std::string list_string(const std::vector<int64_t>& v) {
   std::string s = "[";
@@ -14745,6 +14855,39 @@ inline ir::Expr wrap_negative(const ir::Expr& i, const ir::Expr& n) {
 // [0, n - 1]: the read stays inside the tensor (ONNX leaves the result undefined).
 inline ir::Expr wrap_clamp(const ir::Expr& i, const ir::Expr& n) {
   return ir::min(ir::max(wrap_negative(i, n), ir::Expr(int64_t(0))), n - int64_t(1));
+}
+
+// "nnvm.ops.index_range" unless every value of the constant index tensor `idx` (int32 or int64)
+// lies in [-n, n), where n = extents[flat position % extents.size()] (one extent for Gather, one
+// per coordinate of GatherND's last axis). A negative extent is symbolic: not checked. ONNX calls
+// an index out of range an error; a kernel cannot report one, so only constants are caught.
+inline void check_index_values(const NDArray& idx, const std::vector<int64_t>& extents, const char* input,
+                               const std::string& what) {
+  if (extents.empty() || (idx.dtype() != dtype::int32 && idx.dtype() != dtype::int64)) return;
+  for (int64_t i = 0; i < idx.numel(); ++i) {
+    int64_t v = idx.dtype() == dtype::int64 ? idx.data<int64_t>()[i] : idx.data<int32_t>()[i];
+    int64_t n = extents[size_t(i) % extents.size()];
+    if (n >= 0 && (v < -n || v >= n))
+      throw UserError("nnvm.ops.index_range",
+                      str_cat(input, " holds ", v, " at flat position ", i, ", outside [", -n, ", ", n, ") for ",
+                              what, " (extent ", n, ")"),
+                      {str_cat("input ", input)});
+  }
+}
+
+// "nnvm.ops.empty_axis" when `extent` is the constant 0 but the op reads from it (`reads`: the
+// output is not empty): every index is out of range, and clamping has no element to clamp to.
+inline void check_readable_axis(const ir::Expr& extent, const std::vector<ir::Expr>& out_shape, const std::string& what) {
+  if (!ir::is_const_int(ir::simplify(extent), 0)) return;
+  for (auto& e : out_shape)
+    if (auto* c = ir::as_const_int(ir::simplify(e)); !c || *c == 0) return;
+  throw UserError("nnvm.ops.empty_axis", str_cat(what, " has extent 0, so no index into it is valid"), {"input data"});
+}
+
+// The constant extents of `t`'s axes (-1 for a symbolic one).
+inline int64_t extent_or_unknown(const TensorType& t, size_t axis) {
+  auto* c = axis < t.shape.size() ? ir::as_const_int(ir::simplify(t.shape[axis])) : nullptr;
+  return c ? *c : -1;
 }
 
 // "nnvm.ops.input_dtype" unless `t` holds int32 or int64 (ONNX's index types).
@@ -16466,8 +16609,10 @@ NNVM_END_NAMESPACE
 // begin nnvm/ops/transform/gather.hpp
 // The gathers: gather (ONNX Gather), gather_elements (ONNX GatherElements) and gather_nd (ONNX
 // GatherND). Index tensors are int32 or int64; a negative index counts from the end of its axis.
-// An index still out of range is clamped to the nearest valid one (ONNX leaves it undefined;
-// a kernel cannot report it, and must not read outside the data).
+// ONNX calls an index out of range an error: constant indices are checked when the graph is
+// built (check_constants, nnvm.ops.index_range); at run time a kernel cannot report one, so it
+// clamps to the nearest valid index and never reads outside the data. Reading from an axis of
+// extent 0 has nothing to clamp to and is refused (nnvm.ops.empty_axis).
 
 
 NNVM_BEGIN_NAMESPACE
@@ -16483,6 +16628,7 @@ inline te::Tensor gather(const te::Tensor& data, const te::Tensor& indices, int6
   std::vector<ir::Expr> shape(data.shape().begin(), data.shape().begin() + a);
   shape.insert(shape.end(), indices.shape().begin(), indices.shape().end());
   shape.insert(shape.end(), data.shape().begin() + a + 1, data.shape().end());
+  check_readable_axis(data.shape()[a], shape, str_cat("axis ", a, " of data"));
   return te::compute(
       shape,
       [&](const std::vector<ir::Var>& v) {
@@ -16514,6 +16660,7 @@ inline te::Tensor gather_elements(const te::Tensor& data, const te::Tensor& indi
                               ", more than data's ", ir::to_string(data.shape()[d])),
                       {"input indices"});
   }
+  check_readable_axis(data.shape()[a], indices.shape(), str_cat("axis ", a, " of data"));
   return te::compute(
       indices.shape(),
       [&](const std::vector<ir::Var>& v) {
@@ -16549,6 +16696,7 @@ inline te::Tensor gather_nd(const te::Tensor& data, const te::Tensor& indices, i
                     {"input indices"});
   std::vector<ir::Expr> shape(indices.shape().begin(), indices.shape().end() - 1);
   shape.insert(shape.end(), data.shape().begin() + b + k, data.shape().end());
+  for (int64_t j = 0; j < k; ++j) check_readable_axis(data.shape()[b + j], shape, str_cat("axis ", b + j, " of data"));
   return te::compute(
       shape,
       [&](const std::vector<ir::Var>& v) {
@@ -16574,6 +16722,12 @@ inline OpDef gather_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{gather(in[0], in[1], attrs.get_int("axis", 0))};
           },
+      .check_constants =
+          [](const std::vector<TensorType>& in, const std::vector<const NDArray*>& data, const Attrs& attrs) {
+            using namespace transform_detail;
+            size_t a = normalize_axis(attrs.get_int("axis", 0), in[0].shape.size(), "axis");
+            if (data[1]) check_index_values(*data[1], {extent_or_unknown(in[0], a)}, "indices", str_cat("axis ", a, " of data"));
+          },
       .default_schedule = transform_detail::injective_schedule("gather"),
       .doc = "data indexed along attribute axis by indices (negative wrap, out of range clamps)",
   };
@@ -16589,6 +16743,12 @@ inline OpDef gather_elements_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{gather_elements(in[0], in[1], attrs.get_int("axis", 0))};
           },
+      .check_constants =
+          [](const std::vector<TensorType>& in, const std::vector<const NDArray*>& data, const Attrs& attrs) {
+            using namespace transform_detail;
+            size_t a = normalize_axis(attrs.get_int("axis", 0), in[0].shape.size(), "axis");
+            if (data[1]) check_index_values(*data[1], {extent_or_unknown(in[0], a)}, "indices", str_cat("axis ", a, " of data"));
+          },
       .default_schedule = transform_detail::injective_schedule("gather_elements"),
       .doc = "data[p with p[axis] = indices[p]] for every position p of indices",
   };
@@ -16603,6 +16763,17 @@ inline OpDef gather_nd_def() {
       .compute =
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{gather_nd(in[0], in[1], attrs.get_int("batch_dims", 0))};
+          },
+      .check_constants =
+          [](const std::vector<TensorType>& in, const std::vector<const NDArray*>& data, const Attrs& attrs) {
+            using namespace transform_detail;
+            if (!data[1]) return;
+            // Coordinate j of each index (indices' last axis) addresses data's axis batch_dims + j.
+            size_t b = size_t(attrs.get_int("batch_dims", 0));
+            int64_t k = extent_or_unknown(in[1], in[1].shape.size() - 1);
+            std::vector<int64_t> extents;
+            for (int64_t j = 0; j < k; ++j) extents.push_back(extent_or_unknown(in[0], b + size_t(j)));
+            check_index_values(*data[1], extents, "indices", str_cat("data's axes ", b, " to ", b + size_t(k) - 1));
           },
       .default_schedule = transform_detail::injective_schedule("gather_nd"),
       .doc = "slices of data at the coordinates in indices' last axis (attribute batch_dims)",
@@ -17421,7 +17592,7 @@ inline te::Tensor resize(const te::Tensor& x, const ResizeSpec& spec, std::strin
     }
     for (auto& a : info) {
       a.scale = s;
-      a.m = int64_t(std::floor(s * double(a.n) + 0.5));
+      a.m = extent_from_double(std::floor(s * double(a.n) + 0.5), axes[&a - info.data()], "resize");
     }
   } else {
     for (size_t i = 0; i < k; ++i) {
@@ -17434,7 +17605,7 @@ inline te::Tensor resize(const te::Tensor& x, const ResizeSpec& spec, std::strin
         if (!(a.scale > 0))
           throw UserError("nnvm.ops.input_shape", str_cat("input scales has ", a.scale, " for axis ", axes[i], "; scales must be positive"),
                           {"input scales"});
-        a.m = int64_t(std::floor(a.scale * double(a.n)));
+        a.m = extent_from_double(std::floor(a.scale * double(a.n)), axes[i], "resize");
       }
     }
   }
@@ -18552,6 +18723,7 @@ NNVM_END_NAMESPACE
 // interpreter. The interpreter runs the same compute the kernels run, so a folded constant
 // equals what the compiled model would have computed, and folding needs no C compiler.
 
+#include <optional>
 #include <set>
 
 // begin nnvm/graph/infer.hpp
@@ -18632,10 +18804,30 @@ struct Graph {
 };
 
 namespace detail {
+// Names come from model files, so they are escaped (printable) before they enter a message.
 inline std::vector<std::string> where(const Graph& g, const Node* n = nullptr) {
-  std::vector<std::string> ctx{"graph " + (g.name.empty() ? std::string("<unnamed>") : g.name)};
-  if (n) ctx.push_back("node " + n->name);
+  std::vector<std::string> ctx{"graph " + (g.name.empty() ? std::string("<unnamed>") : printable(g.name))};
+  if (n) ctx.push_back("node " + printable(n->name));
   return ctx;
+}
+
+// UserError "nnvm.graph.too_large" when output `k` of `n`, typed `t`, is larger than
+// max_tensor_bytes. Only a type whose extents are all constants is checked; a symbolic one is
+// checked again once bind_shapes has replaced its extents with numbers.
+inline void check_size(const Graph& g, const Node& n, const TensorType& t, size_t k) {
+  std::vector<int64_t> extents;
+  for (auto& e : t.shape) {
+    const int64_t* c = ir::as_const_int(e);
+    if (!c) return;
+    extents.push_back(*c);
+  }
+  if (checked_tensor_bytes(extents, uint64_t(t.dtype.bytes()))) return;
+  std::string shape;
+  for (size_t d = 0; d < extents.size(); ++d) shape += str_cat(d ? ", " : "", extents[d]);
+  throw UserError("nnvm.graph.too_large",
+                  str_cat(n.kind == NodeKind::op ? str_cat("output ", k, " would be") : std::string("it is"), " a ",
+                          t.dtype, " tensor of shape [", shape, "], larger than 2^48 bytes"),
+                  where(g, &n));
 }
 inline const char* kind_name(NodeKind k) {
   static const char* const names[] = {"input", "constant", "op"};
@@ -18663,6 +18855,7 @@ inline void check_node(const Graph& g, size_t i) {
   if (n.kind != NodeKind::op && (!n.inputs.empty() || n.types.size() != 1))
     throw UserError("nnvm.graph.invalid",
                     str_cat("a graph ", kind_name(n.kind), " has no inputs and exactly one output"), where(g, &n));
+  if (n.kind == NodeKind::input) check_size(g, n, n.types[0], 0);
   if (n.kind == NodeKind::constant) {
     const TensorType& t = n.types[0];
     bool ok = n.data && n.data->dtype() == t.dtype && n.data->shape().size() == t.shape.size();
@@ -18794,10 +18987,33 @@ inline std::vector<TensorType> input_types(const Graph& g, const Node& n) {
   return in;
 }
 
+// Runs the op's check_constants on the node's constant inputs (none: nothing to check).
+inline void check_constants(const Graph& g, const Node& n, const ops::OpDef& def, const std::vector<TensorType>& in,
+                            const Attrs& attrs) {
+  std::vector<const NDArray*> data;
+  bool any = false;
+  for (auto& v : n.inputs) {
+    const Node* p = v.defined() ? &g.node(v) : nullptr;
+    data.push_back(p && p->kind == NodeKind::constant ? p->data.get() : nullptr);
+    any = any || data.back();
+  }
+  if (!any) return;
+  try {
+    def.check_constants(in, data, attrs);
+  } catch (const UserError& e) {
+    ops::detail::rethrow_with_context(e, "op " + def.name);
+  }
+}
+
 inline std::vector<TensorType> infer_node(const Graph& g, const Node& n) {
   try {
     const ops::OpDef& def = g.registry->get(n.op);
-    return ops::infer_types(def, input_types(g, n), node_attrs(g, n, def));
+    std::vector<TensorType> in = input_types(g, n);
+    Attrs attrs = node_attrs(g, n, def);
+    std::vector<TensorType> types = ops::infer_types(def, in, attrs);
+    for (size_t k = 0; k < types.size(); ++k) check_size(g, n, types[k], k);
+    if (def.check_constants) check_constants(g, n, def, in, attrs);
+    return types;
   } catch (const UserError& e) {
     if (!e.context().empty() && e.context()[0].rfind("graph ", 0) == 0) throw;
     std::vector<std::string> ctx = where(g, &n);
@@ -18904,6 +19120,22 @@ inline std::vector<int64_t> constant_shape(const TensorType& t, const Graph& g, 
 }
 }  // namespace detail
 
+// The bytes of node `n`'s outputs together, or nullopt when an extent is symbolic.
+inline std::optional<uint64_t> output_bytes(const Node& n) {
+  uint64_t total = 0;
+  for (auto& t : n.types) {
+    std::vector<int64_t> extents;
+    for (auto& d : t.shape) {
+      auto* c = ir::as_const_int(ir::simplify(d));
+      if (!c) return std::nullopt;
+      extents.push_back(*c);
+    }
+    // Inference already bounded each output (nnvm.graph.too_large), so this cannot fail or wrap.
+    total += checked_tensor_bytes(extents, uint64_t(t.dtype.bytes())).value_or(max_tensor_bytes);
+  }
+  return total;
+}
+
 // True when node `n` can be folded: every input its computed outputs actually read is a
 // constant (a Shape op reads none), and its outputs have constant extents.
 inline bool foldable(const Graph& g, const Node& n) {
@@ -18943,7 +19175,20 @@ inline std::vector<NDArray> evaluate(const Graph& g, const Node& n) {
     }
   }
   for (auto& o : outs) views.push_back(o.view());
-  target::interpret(b.func, std::span<const BufferView>(views));
+  // The interpreter's own errors (nnvm.interp.*) know the buffer but not the node being folded.
+  auto at_node = [&](const Error& e) {
+    std::vector<std::string> ctx = detail::where(g, &n);
+    ctx.push_back("constant folding");
+    ctx.insert(ctx.end(), e.context().begin(), e.context().end());
+    return ctx;
+  };
+  try {
+    target::interpret(b.func, std::span<const BufferView>(views));
+  } catch (const InternalError& e) {
+    throw InternalError(e.id(), e.message(), at_node(e));
+  } catch (const UserError& e) {
+    throw UserError(e.id(), e.message(), at_node(e));
+  }
   return outs;
 }
 
@@ -19008,8 +19253,10 @@ class GraphBuilder {
   // evaluated when it is added and becomes constant nodes: output 0 keeps the node's name,
   // output k is named "<name>:<k>". Importers turn it on, so shape arithmetic (Shape → Gather →
   // Concat → Reshape) is known by the time a Reshape needs its shape.
-  GraphBuilder& fold_constants(bool on = true) {
+  // Folding stops taking big results once `budget` is spent (FoldBudget); those nodes stay ops.
+  GraphBuilder& fold_constants(bool on = true, FoldBudget budget = {}) {
     fold_ = on;
+    budget_ = budget;
     return *this;
   }
 
@@ -19034,7 +19281,8 @@ class GraphBuilder {
       detail::check_node(g_, g_.nodes.size() - 1);
       Node& added = g_.nodes.back();
       if (added.kind == NodeKind::op) added.types = detail::infer_node(g_, added);
-      if (fold_ && worth_folding(added) && foldable(g_, added)) folded = evaluate(g_, added);
+      if (fold_ && worth_folding(added) && foldable(g_, added) && budget_.take(*output_bytes(added)))
+        folded = evaluate(g_, added);
     } catch (...) {
       g_.nodes.pop_back();  // a failed call leaves the graph as it was
       throw;
@@ -19084,6 +19332,7 @@ class GraphBuilder {
 
   Graph g_;
   bool fold_ = false;
+  FoldBudget budget_;
   std::map<std::string, size_t> counts_;  // next automatic name per op
   std::set<std::string, std::less<>> names_;
 };
@@ -19924,9 +20173,11 @@ namespace graph {
 
 struct FoldOptions {
   int64_t max_elements = int64_t(1) << 22;  // per folded node, all outputs together
+  FoldBudget budget;                        // for the whole graph (limits.hpp)
 };
 
 inline Graph fold_constants(const Graph& g, const FoldOptions& options = {}) {
+  FoldBudget budget = options.budget;
   GraphRewriter rw(g);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     size_t at = rw.keep(i);
@@ -19943,7 +20194,9 @@ inline Graph fold_constants(const Graph& g, const FoldOptions& options = {}) {
       }
       elements += e;
     }
-    if (!static_shape || elements > options.max_elements || !foldable(rw.result(), n)) continue;
+    if (!static_shape || elements > options.max_elements || !foldable(rw.result(), n) ||
+        !budget.take(*output_bytes(n)))
+      continue;
     std::vector<NDArray> data = evaluate(rw.result(), n);
     std::string name = n.name;
     rw.pop();

@@ -168,7 +168,7 @@ int run_run(const std::string& model, const Options& o, const RunOptions& r) {
     double ms = ms_since(t0);
     auto infos = a.model.outputs();
     for (size_t k = 0; k < outs.size(); ++k) {
-      std::cout << "output " << k << " (" << infos[k].name << "): " << summary(outs[k]) << "\n";
+      std::cout << "output " << k << " (" << nv::printable(infos[k].name) << "): " << summary(outs[k]) << "\n";
       if (!r.save_outputs.empty()) {
         fs::create_directories(r.save_outputs);
         write_npy(r.save_outputs + "/output_" + std::to_string(k) + ".npy", outs[k]);
@@ -183,7 +183,7 @@ int run_run(const std::string& model, const Options& o, const RunOptions& r) {
   auto outs = l.model.run(inputs, o.threads);
   double ms = ms_since(t0);
   for (size_t k = 0; k < outs.size(); ++k) {
-    std::cout << "output " << k << " (" << l.model.slots()[l.model.output_slots()[k]].name << "): " << summary(outs[k])
+    std::cout << "output " << k << " (" << nv::printable(l.model.slots()[l.model.output_slots()[k]].name) << "): " << summary(outs[k])
               << "\n";
     if (!r.save_outputs.empty()) {
       fs::create_directories(r.save_outputs);
@@ -246,16 +246,16 @@ int run_inspect(const std::string& model, const Options& o) {
   std::vector<std::pair<int64_t, std::string>> ops;
   for (auto& [op, n] : report.op_counts) ops.push_back({-n, op});
   std::sort(ops.begin(), ops.end());
-  for (auto& [n, op] : ops) std::cout << "  " << op << " " << -n << "\n";
+  for (auto& [n, op] : ops) std::cout << "  " << nv::printable(op) << " " << -n << "\n";
   if (!report.supported()) return 0;
   nv::graph::Graph g = load_model(model, o);
   int64_t params = 0;
   for (auto& n : g.nodes)
     if (n.kind == nv::graph::NodeKind::constant) params += n.data->numel();
   std::cout << "inputs:\n";
-  for (size_t i : g.inputs()) std::cout << "  " << g.nodes[i].name << ": " << nv::graph::to_string(g.nodes[i].types[0]) << "\n";
+  for (size_t i : g.inputs()) std::cout << "  " << nv::printable(g.nodes[i].name) << ": " << nv::graph::to_string(g.nodes[i].types[0]) << "\n";
   std::cout << "outputs:\n";
-  for (auto& v : g.outputs) std::cout << "  " << g.node(v).name << ": " << nv::graph::to_string(g.type(v)) << "\n";
+  for (auto& v : g.outputs) std::cout << "  " << nv::printable(g.node(v).name) << ": " << nv::graph::to_string(g.type(v)) << "\n";
   std::cout << "parameters (after constant folding): " << params << "\n";
   std::cout << "nodes after import: " << g.nodes.size() << "\n";
   return 0;

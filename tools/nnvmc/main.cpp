@@ -81,6 +81,10 @@ int main(int argc, char** argv) {
     if (*bench) return nnvmc::run_bench(model, o, r);
     if (*inspect) return nnvmc::run_inspect(model, o);
     if (*check) return nnvmc::run_check(cases, o, c);
+  } catch (const std::bad_alloc&) {
+    // Importer and compiler name the file and node where they can; this is the last resort.
+    std::cerr << "nnvmc: error: [nnvm.cli.out_of_memory] memory ran out (model " << nnvm::printable(model) << ")\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "nnvmc: error: " << e.what() << "\n";
     return 1;

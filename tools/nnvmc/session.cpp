@@ -6,6 +6,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "nnvm/limits.hpp"
+
 #if NNVMC_WITH_LLVM
 #include "nnvm/codegen/llvm_graph.hpp"
 #endif
@@ -79,6 +81,9 @@ std::pair<std::string, std::vector<int64_t>> parse_input_shape(const std::string
     if (x == std::string::npos) break;
     pos = x + 1;
   }
+  // The element count alone (the input's dtype is not known yet) must stay within the tensor
+  // bound; the importer checks the byte size once it knows the dtype.
+  if (!nv::checked_tensor_bytes(dims, 1)) return bad("the shape has more than 2^48 elements");
   return {s.substr(0, colon), dims};
 }
 
@@ -109,7 +114,8 @@ nv::graph::CompileOptions compile_options(const Options& o, std::map<std::string
   co.target = parse_target(o.target);
   co.target.num_threads = o.threads;
   co.opt_level = o.opt_level;
-  for (auto& s : o.symbols) co.symbols.insert(parse_symbol(s));
+  // --define-symbol is bound once, by the importer (import_options): the graph it returns has
+  // the numbers in place, so binding the names again here would find no such extent.
   co.lower.pass_ms = pass_ms;
   if (!o.print_ir_after.empty()) {
     std::string want = o.print_ir_after;

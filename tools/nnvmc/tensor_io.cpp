@@ -1,11 +1,18 @@
 #include "tensor_io.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 
+#include "nnvm/limits.hpp"
 #include "nnvm/onnx/importer.hpp"
 
 namespace nnvmc {
@@ -15,7 +22,7 @@ namespace nv = nnvm;
 namespace {
 
 [[noreturn]] void bad_file(const std::string& path, const std::string& why) {
-  throw nv::UserError("nnvm.cli.tensor_file", why, {"file " + path});
+  throw nv::UserError("nnvm.cli.tensor_file", why, {"file " + nv::printable(path)});
 }
 
 struct NpyType {
@@ -46,56 +53,97 @@ std::string header_field(const std::string& header, const std::string& key, cons
   return header.substr(start, end == std::string::npos ? std::string::npos : end - start);
 }
 
+// The bytes of the regular file at `path`: a FIFO or device is refused before it is opened
+// (opening a FIFO blocks until a writer comes), and the open is non-blocking besides, in case
+// the path is swapped between the check and the open.
+class TensorFile {
+ public:
+  explicit TensorFile(const std::string& path) : path_(path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) bad_file(path, std::string("cannot open the file: ") + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) bad_file(path, "not a regular file");
+    fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd_ < 0) bad_file(path, std::string("cannot open the file: ") + std::strerror(errno));
+    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) bad_file(path, "not a regular file");
+    size_ = uint64_t(st.st_size);
+  }
+  TensorFile(const TensorFile&) = delete;
+  TensorFile& operator=(const TensorFile&) = delete;
+  ~TensorFile() { ::close(fd_); }
+
+  uint64_t size() const { return size_; }
+  // Exactly `bytes` bytes at `offset`; false when the file ends first.
+  bool read(void* dst, uint64_t bytes, uint64_t offset) const {
+    auto* p = static_cast<char*>(dst);
+    while (bytes > 0) {
+      ssize_t got = ::pread(fd_, p, size_t(std::min<uint64_t>(bytes, uint64_t(1) << 30)), off_t(offset));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) return false;
+      p += got, bytes -= uint64_t(got), offset += uint64_t(got);
+    }
+    return true;
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
 nv::NDArray read_npy(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) bad_file(path, "cannot open the file");
-  char magic[8];
-  if (!f.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0) bad_file(path, "not a .npy file (bad magic)");
-  uint32_t header_len = 0;
+  TensorFile f(path);
+  unsigned char magic[8];
+  if (!f.read(magic, 8, 0) || std::memcmp(magic, "\x93NUMPY", 6) != 0) bad_file(path, "not a .npy file (bad magic)");
+  uint64_t header_len = 0, at = 8;
   if (magic[6] == 1) {
     unsigned char b[2];
-    if (!f.read(reinterpret_cast<char*>(b), 2)) bad_file(path, "truncated .npy header");
-    header_len = b[0] | (b[1] << 8);
+    if (!f.read(b, 2, at)) bad_file(path, "truncated .npy header");
+    header_len = b[0] | (b[1] << 8), at += 2;
   } else if (magic[6] == 2 || magic[6] == 3) {
     unsigned char b[4];
-    if (!f.read(reinterpret_cast<char*>(b), 4)) bad_file(path, "truncated .npy header");
-    header_len = b[0] | (b[1] << 8) | (b[2] << 16) | (uint32_t(b[3]) << 24);
+    if (!f.read(b, 4, at)) bad_file(path, "truncated .npy header");
+    header_len = b[0] | (b[1] << 8) | (b[2] << 16) | (uint32_t(b[3]) << 24), at += 4;
   } else {
     bad_file(path, "unsupported .npy version " + std::to_string(int(magic[6])));
   }
   if (header_len > (1u << 20)) bad_file(path, "the .npy header is implausibly long");
   std::string header(header_len, '\0');
-  if (!f.read(header.data(), header_len)) bad_file(path, "truncated .npy header");
+  if (!f.read(header.data(), header_len, at)) bad_file(path, "truncated .npy header");
+  at += header_len;
   std::string descr = header_field(header, "descr", path);
   std::string fortran = header_field(header, "fortran_order", path);
   std::string shape_text = header_field(header, "shape", path);
   if (fortran.rfind("True", 0) == 0) bad_file(path, "Fortran-order .npy arrays are not supported; save with C order");
-  if (descr.size() < 2) bad_file(path, "malformed dtype " + descr);
+  if (descr.size() < 2) bad_file(path, "malformed dtype " + nv::printable(descr));
   descr = descr.substr(1, descr.size() - 2);
   const NpyType* type = nullptr;
   for (auto& t : npy_types)
     if (descr == t.descr || (descr.size() == 3 && descr[0] == '=' && descr.substr(1) == std::string(t.descr).substr(1)))
       type = &t;
-  if (!type) bad_file(path, "dtype '" + descr + "' is not supported (big-endian, strings and objects are not)");
+  if (!type) bad_file(path, "dtype '" + nv::printable(descr) + "' is not supported (big-endian, strings and objects are not)");
+  if (shape_text.size() < 2 || shape_text.front() != '(')
+    bad_file(path, "shape " + nv::printable(shape_text) + " is malformed");
   std::vector<int64_t> shape;
-  std::string inner = shape_text.substr(1, shape_text.size() - 2);
-  std::stringstream ss(inner);
+  std::stringstream ss(shape_text.substr(1, shape_text.size() - 2));
   std::string part;
-  int64_t count = 1;
   while (std::getline(ss, part, ',')) {
     size_t a = part.find_first_not_of(' '), b = part.find_last_not_of(' ');
     if (a == std::string::npos) continue;
     part = part.substr(a, b - a + 1);
-    if (part.find_first_not_of("0123456789") != std::string::npos || part.size() > 12)
-      bad_file(path, "shape " + shape_text + " is malformed");
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 15)
+      bad_file(path, "shape " + nv::printable(shape_text) + " is malformed");
     shape.push_back(std::stoll(part));
-    if (shape.back() != 0 && count > (int64_t(1) << 40) / shape.back()) bad_file(path, "shape " + shape_text + " is too large");
-    count *= shape.back();
   }
-  nv::NDArray a(type->dtype, shape);
-  if (!f.read(static_cast<char*>(a.raw()), std::streamsize(a.nbytes())))
-    bad_file(path, "the data is shorter than shape " + shape_text + " needs (" + std::to_string(a.nbytes()) + " bytes)");
-  return a;
+  // The header's claim is checked against the bound and the file's real size before anything
+  // is allocated: a 16-byte file cannot make us allocate gigabytes.
+  std::optional<uint64_t> bytes = nv::checked_tensor_bytes(shape, uint64_t(type->dtype.bytes()));
+  if (!bytes) bad_file(path, "shape " + nv::printable(shape_text) + " is larger than 2^48 bytes");
+  if (f.size() - at < *bytes)
+    bad_file(path, "the data is shorter than shape " + nv::printable(shape_text) + " needs (" + std::to_string(*bytes) +
+                       " bytes, the file holds " + std::to_string(f.size() - at) + ")");
+  nv::NDArray arr(type->dtype, shape);
+  if (!f.read(arr.raw(), *bytes, at)) bad_file(path, "the file could not be read completely");
+  return arr;
 }
 
 // IEEE half from float, rounding to nearest even (inputs here are small normal numbers or 0).

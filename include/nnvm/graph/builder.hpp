@@ -71,8 +71,10 @@ class GraphBuilder {
   // evaluated when it is added and becomes constant nodes: output 0 keeps the node's name,
   // output k is named "<name>:<k>". Importers turn it on, so shape arithmetic (Shape → Gather →
   // Concat → Reshape) is known by the time a Reshape needs its shape.
-  GraphBuilder& fold_constants(bool on = true) {
+  // Folding stops taking big results once `budget` is spent (FoldBudget); those nodes stay ops.
+  GraphBuilder& fold_constants(bool on = true, FoldBudget budget = {}) {
     fold_ = on;
+    budget_ = budget;
     return *this;
   }
 
@@ -97,7 +99,8 @@ class GraphBuilder {
       detail::check_node(g_, g_.nodes.size() - 1);
       Node& added = g_.nodes.back();
       if (added.kind == NodeKind::op) added.types = detail::infer_node(g_, added);
-      if (fold_ && worth_folding(added) && foldable(g_, added)) folded = evaluate(g_, added);
+      if (fold_ && worth_folding(added) && foldable(g_, added) && budget_.take(*output_bytes(added)))
+        folded = evaluate(g_, added);
     } catch (...) {
       g_.nodes.pop_back();  // a failed call leaves the graph as it was
       throw;
@@ -147,6 +150,7 @@ class GraphBuilder {
 
   Graph g_;
   bool fold_ = false;
+  FoldBudget budget_;
   std::map<std::string, size_t> counts_;  // next automatic name per op
   std::set<std::string, std::less<>> names_;
 };

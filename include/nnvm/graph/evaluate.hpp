@@ -4,6 +4,7 @@
 // equals what the compiled model would have computed, and folding needs no C compiler.
 #pragma once
 
+#include <optional>
 #include <set>
 
 #include "nnvm/graph/infer.hpp"
@@ -39,6 +40,22 @@ inline std::vector<int64_t> constant_shape(const TensorType& t, const Graph& g, 
   return shape;
 }
 }  // namespace detail
+
+// The bytes of node `n`'s outputs together, or nullopt when an extent is symbolic.
+inline std::optional<uint64_t> output_bytes(const Node& n) {
+  uint64_t total = 0;
+  for (auto& t : n.types) {
+    std::vector<int64_t> extents;
+    for (auto& d : t.shape) {
+      auto* c = ir::as_const_int(ir::simplify(d));
+      if (!c) return std::nullopt;
+      extents.push_back(*c);
+    }
+    // Inference already bounded each output (nnvm.graph.too_large), so this cannot fail or wrap.
+    total += checked_tensor_bytes(extents, uint64_t(t.dtype.bytes())).value_or(max_tensor_bytes);
+  }
+  return total;
+}
 
 // True when node `n` can be folded: every input its computed outputs actually read is a
 // constant (a Shape op reads none), and its outputs have constant extents.
@@ -79,7 +96,20 @@ inline std::vector<NDArray> evaluate(const Graph& g, const Node& n) {
     }
   }
   for (auto& o : outs) views.push_back(o.view());
-  target::interpret(b.func, std::span<const BufferView>(views));
+  // The interpreter's own errors (nnvm.interp.*) know the buffer but not the node being folded.
+  auto at_node = [&](const Error& e) {
+    std::vector<std::string> ctx = detail::where(g, &n);
+    ctx.push_back("constant folding");
+    ctx.insert(ctx.end(), e.context().begin(), e.context().end());
+    return ctx;
+  };
+  try {
+    target::interpret(b.func, std::span<const BufferView>(views));
+  } catch (const InternalError& e) {
+    throw InternalError(e.id(), e.message(), at_node(e));
+  } catch (const UserError& e) {
+    throw UserError(e.id(), e.message(), at_node(e));
+  }
   return outs;
 }
 

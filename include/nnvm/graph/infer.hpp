@@ -93,10 +93,33 @@ inline std::vector<TensorType> input_types(const Graph& g, const Node& n) {
   return in;
 }
 
+// Runs the op's check_constants on the node's constant inputs (none: nothing to check).
+inline void check_constants(const Graph& g, const Node& n, const ops::OpDef& def, const std::vector<TensorType>& in,
+                            const Attrs& attrs) {
+  std::vector<const NDArray*> data;
+  bool any = false;
+  for (auto& v : n.inputs) {
+    const Node* p = v.defined() ? &g.node(v) : nullptr;
+    data.push_back(p && p->kind == NodeKind::constant ? p->data.get() : nullptr);
+    any = any || data.back();
+  }
+  if (!any) return;
+  try {
+    def.check_constants(in, data, attrs);
+  } catch (const UserError& e) {
+    ops::detail::rethrow_with_context(e, "op " + def.name);
+  }
+}
+
 inline std::vector<TensorType> infer_node(const Graph& g, const Node& n) {
   try {
     const ops::OpDef& def = g.registry->get(n.op);
-    return ops::infer_types(def, input_types(g, n), node_attrs(g, n, def));
+    std::vector<TensorType> in = input_types(g, n);
+    Attrs attrs = node_attrs(g, n, def);
+    std::vector<TensorType> types = ops::infer_types(def, in, attrs);
+    for (size_t k = 0; k < types.size(); ++k) check_size(g, n, types[k], k);
+    if (def.check_constants) check_constants(g, n, def, in, attrs);
+    return types;
   } catch (const UserError& e) {
     if (!e.context().empty() && e.context()[0].rfind("graph ", 0) == 0) throw;
     std::vector<std::string> ctx = where(g, &n);

@@ -69,10 +69,30 @@ struct Graph {
 };
 
 namespace detail {
+// Names come from model files, so they are escaped (printable) before they enter a message.
 inline std::vector<std::string> where(const Graph& g, const Node* n = nullptr) {
-  std::vector<std::string> ctx{"graph " + (g.name.empty() ? std::string("<unnamed>") : g.name)};
-  if (n) ctx.push_back("node " + n->name);
+  std::vector<std::string> ctx{"graph " + (g.name.empty() ? std::string("<unnamed>") : printable(g.name))};
+  if (n) ctx.push_back("node " + printable(n->name));
   return ctx;
+}
+
+// UserError "nnvm.graph.too_large" when output `k` of `n`, typed `t`, is larger than
+// max_tensor_bytes. Only a type whose extents are all constants is checked; a symbolic one is
+// checked again once bind_shapes has replaced its extents with numbers.
+inline void check_size(const Graph& g, const Node& n, const TensorType& t, size_t k) {
+  std::vector<int64_t> extents;
+  for (auto& e : t.shape) {
+    const int64_t* c = ir::as_const_int(e);
+    if (!c) return;
+    extents.push_back(*c);
+  }
+  if (checked_tensor_bytes(extents, uint64_t(t.dtype.bytes()))) return;
+  std::string shape;
+  for (size_t d = 0; d < extents.size(); ++d) shape += str_cat(d ? ", " : "", extents[d]);
+  throw UserError("nnvm.graph.too_large",
+                  str_cat(n.kind == NodeKind::op ? str_cat("output ", k, " would be") : std::string("it is"), " a ",
+                          t.dtype, " tensor of shape [", shape, "], larger than 2^48 bytes"),
+                  where(g, &n));
 }
 inline const char* kind_name(NodeKind k) {
   static const char* const names[] = {"input", "constant", "op"};
@@ -100,6 +120,7 @@ inline void check_node(const Graph& g, size_t i) {
   if (n.kind != NodeKind::op && (!n.inputs.empty() || n.types.size() != 1))
     throw UserError("nnvm.graph.invalid",
                     str_cat("a graph ", kind_name(n.kind), " has no inputs and exactly one output"), where(g, &n));
+  if (n.kind == NodeKind::input) check_size(g, n, n.types[0], 0);
   if (n.kind == NodeKind::constant) {
     const TensorType& t = n.types[0];
     bool ok = n.data && n.data->dtype() == t.dtype && n.data->shape().size() == t.shape.size();

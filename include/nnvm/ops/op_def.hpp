@@ -14,6 +14,7 @@
 #include <functional>
 
 #include "nnvm/ir/simplify.hpp"
+#include "nnvm/ndarray.hpp"
 #include "nnvm/ops/attrs.hpp"
 #include "nnvm/schedule/schedule.hpp"
 #include "nnvm/target/target.hpp"
@@ -93,6 +94,13 @@ struct OpDef {
   // Required. Checks ranks, extents, dtypes and attributes (UserError ids nnvm.ops.input_shape,
   // nnvm.ops.input_dtype, nnvm.ops.attr) and returns the output tensors (at least one).
   ComputeFn compute;
+  // Optional: checks the data of inputs that are constants in the graph, for what ONNX calls an
+  // error but a kernel cannot report (Gather's indices out of range). `data[i]` is the data of
+  // input i, or null when it is not a constant; the types and attributes are infer_types'.
+  // UserError (nnvm.ops.index_range) with "input <name>" as context.
+  std::function<void(const std::vector<TensorType>& inputs, const std::vector<const NDArray*>& data,
+                     const Attrs& attrs)>
+      check_constants;
   // Optional: without it the op lowers to its plain loop nest.
   ScheduleFn default_schedule;
   // Optional, for out_fusable ops: the schedule when elementwise ops follow in the same kernel.

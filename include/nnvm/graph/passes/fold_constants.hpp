@@ -10,9 +10,11 @@ namespace graph {
 
 struct FoldOptions {
   int64_t max_elements = int64_t(1) << 22;  // per folded node, all outputs together
+  FoldBudget budget;                        // for the whole graph (limits.hpp)
 };
 
 inline Graph fold_constants(const Graph& g, const FoldOptions& options = {}) {
+  FoldBudget budget = options.budget;
   GraphRewriter rw(g);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     size_t at = rw.keep(i);
@@ -29,7 +31,9 @@ inline Graph fold_constants(const Graph& g, const FoldOptions& options = {}) {
       }
       elements += e;
     }
-    if (!static_shape || elements > options.max_elements || !foldable(rw.result(), n)) continue;
+    if (!static_shape || elements > options.max_elements || !foldable(rw.result(), n) ||
+        !budget.take(*output_bytes(n)))
+      continue;
     std::vector<NDArray> data = evaluate(rw.result(), n);
     std::string name = n.name;
     rw.pop();

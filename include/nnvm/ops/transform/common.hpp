@@ -3,6 +3,7 @@
 // op whose outputs are all injective.
 #pragma once
 
+#include "nnvm/limits.hpp"
 #include "nnvm/ops/checks.hpp"
 #include "nnvm/ops/op_def.hpp"
 #include "nnvm/ops/schedule_cpu.hpp"
@@ -26,6 +27,16 @@ inline void check_output_extent(int64_t extent, size_t axis, const std::string& 
   if (extent < 0)
     throw UserError("nnvm.ops.input_shape",
                     str_cat("output axis ", axis, " would have extent ", extent, " (", why, ")"));
+}
+
+// An output extent computed in floating point (Resize's floor(scale * n)): "nnvm.ops.too_large"
+// when it is not finite or above max_tensor_bytes, which no tensor's extent can be, so a
+// hostile scale cannot wrap the int64 conversion.
+inline int64_t extent_from_double(double v, size_t axis, const std::string& why) {
+  if (!(v <= double(max_tensor_bytes)))
+    throw UserError("nnvm.ops.too_large",
+                    str_cat("output axis ", axis, " would have extent ", v, " (", why, "), larger than 2^48"));
+  return int64_t(v);
 }
 
 // "[2, -1, 3]", for messages.
@@ -66,6 +77,39 @@ inline ir::Expr wrap_negative(const ir::Expr& i, const ir::Expr& n) {
 // [0, n - 1]: the read stays inside the tensor (ONNX leaves the result undefined).
 inline ir::Expr wrap_clamp(const ir::Expr& i, const ir::Expr& n) {
   return ir::min(ir::max(wrap_negative(i, n), ir::Expr(int64_t(0))), n - int64_t(1));
+}
+
+// "nnvm.ops.index_range" unless every value of the constant index tensor `idx` (int32 or int64)
+// lies in [-n, n), where n = extents[flat position % extents.size()] (one extent for Gather, one
+// per coordinate of GatherND's last axis). A negative extent is symbolic: not checked. ONNX calls
+// an index out of range an error; a kernel cannot report one, so only constants are caught.
+inline void check_index_values(const NDArray& idx, const std::vector<int64_t>& extents, const char* input,
+                               const std::string& what) {
+  if (extents.empty() || (idx.dtype() != dtype::int32 && idx.dtype() != dtype::int64)) return;
+  for (int64_t i = 0; i < idx.numel(); ++i) {
+    int64_t v = idx.dtype() == dtype::int64 ? idx.data<int64_t>()[i] : idx.data<int32_t>()[i];
+    int64_t n = extents[size_t(i) % extents.size()];
+    if (n >= 0 && (v < -n || v >= n))
+      throw UserError("nnvm.ops.index_range",
+                      str_cat(input, " holds ", v, " at flat position ", i, ", outside [", -n, ", ", n, ") for ",
+                              what, " (extent ", n, ")"),
+                      {str_cat("input ", input)});
+  }
+}
+
+// "nnvm.ops.empty_axis" when `extent` is the constant 0 but the op reads from it (`reads`: the
+// output is not empty): every index is out of range, and clamping has no element to clamp to.
+inline void check_readable_axis(const ir::Expr& extent, const std::vector<ir::Expr>& out_shape, const std::string& what) {
+  if (!ir::is_const_int(ir::simplify(extent), 0)) return;
+  for (auto& e : out_shape)
+    if (auto* c = ir::as_const_int(ir::simplify(e)); !c || *c == 0) return;
+  throw UserError("nnvm.ops.empty_axis", str_cat(what, " has extent 0, so no index into it is valid"), {"input data"});
+}
+
+// The constant extents of `t`'s axes (-1 for a symbolic one).
+inline int64_t extent_or_unknown(const TensorType& t, size_t axis) {
+  auto* c = axis < t.shape.size() ? ir::as_const_int(ir::simplify(t.shape[axis])) : nullptr;
+  return c ? *c : -1;
 }
 
 // "nnvm.ops.input_dtype" unless `t` holds int32 or int64 (ONNX's index types).

@@ -1,7 +1,9 @@
 // The gathers: gather (ONNX Gather), gather_elements (ONNX GatherElements) and gather_nd (ONNX
 // GatherND). Index tensors are int32 or int64; a negative index counts from the end of its axis.
-// An index still out of range is clamped to the nearest valid one (ONNX leaves it undefined;
-// a kernel cannot report it, and must not read outside the data).
+// ONNX calls an index out of range an error: constant indices are checked when the graph is
+// built (check_constants, nnvm.ops.index_range); at run time a kernel cannot report one, so it
+// clamps to the nearest valid index and never reads outside the data. Reading from an axis of
+// extent 0 has nothing to clamp to and is refused (nnvm.ops.empty_axis).
 #pragma once
 
 #include "nnvm/ops/transform/common.hpp"
@@ -19,6 +21,7 @@ inline te::Tensor gather(const te::Tensor& data, const te::Tensor& indices, int6
   std::vector<ir::Expr> shape(data.shape().begin(), data.shape().begin() + a);
   shape.insert(shape.end(), indices.shape().begin(), indices.shape().end());
   shape.insert(shape.end(), data.shape().begin() + a + 1, data.shape().end());
+  check_readable_axis(data.shape()[a], shape, str_cat("axis ", a, " of data"));
   return te::compute(
       shape,
       [&](const std::vector<ir::Var>& v) {
@@ -50,6 +53,7 @@ inline te::Tensor gather_elements(const te::Tensor& data, const te::Tensor& indi
                               ", more than data's ", ir::to_string(data.shape()[d])),
                       {"input indices"});
   }
+  check_readable_axis(data.shape()[a], indices.shape(), str_cat("axis ", a, " of data"));
   return te::compute(
       indices.shape(),
       [&](const std::vector<ir::Var>& v) {
@@ -85,6 +89,7 @@ inline te::Tensor gather_nd(const te::Tensor& data, const te::Tensor& indices, i
                     {"input indices"});
   std::vector<ir::Expr> shape(indices.shape().begin(), indices.shape().end() - 1);
   shape.insert(shape.end(), data.shape().begin() + b + k, data.shape().end());
+  for (int64_t j = 0; j < k; ++j) check_readable_axis(data.shape()[b + j], shape, str_cat("axis ", b + j, " of data"));
   return te::compute(
       shape,
       [&](const std::vector<ir::Var>& v) {
@@ -110,6 +115,12 @@ inline OpDef gather_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{gather(in[0], in[1], attrs.get_int("axis", 0))};
           },
+      .check_constants =
+          [](const std::vector<TensorType>& in, const std::vector<const NDArray*>& data, const Attrs& attrs) {
+            using namespace transform_detail;
+            size_t a = normalize_axis(attrs.get_int("axis", 0), in[0].shape.size(), "axis");
+            if (data[1]) check_index_values(*data[1], {extent_or_unknown(in[0], a)}, "indices", str_cat("axis ", a, " of data"));
+          },
       .default_schedule = transform_detail::injective_schedule("gather"),
       .doc = "data indexed along attribute axis by indices (negative wrap, out of range clamps)",
   };
@@ -125,6 +136,12 @@ inline OpDef gather_elements_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{gather_elements(in[0], in[1], attrs.get_int("axis", 0))};
           },
+      .check_constants =
+          [](const std::vector<TensorType>& in, const std::vector<const NDArray*>& data, const Attrs& attrs) {
+            using namespace transform_detail;
+            size_t a = normalize_axis(attrs.get_int("axis", 0), in[0].shape.size(), "axis");
+            if (data[1]) check_index_values(*data[1], {extent_or_unknown(in[0], a)}, "indices", str_cat("axis ", a, " of data"));
+          },
       .default_schedule = transform_detail::injective_schedule("gather_elements"),
       .doc = "data[p with p[axis] = indices[p]] for every position p of indices",
   };
@@ -139,6 +156,17 @@ inline OpDef gather_nd_def() {
       .compute =
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{gather_nd(in[0], in[1], attrs.get_int("batch_dims", 0))};
+          },
+      .check_constants =
+          [](const std::vector<TensorType>& in, const std::vector<const NDArray*>& data, const Attrs& attrs) {
+            using namespace transform_detail;
+            if (!data[1]) return;
+            // Coordinate j of each index (indices' last axis) addresses data's axis batch_dims + j.
+            size_t b = size_t(attrs.get_int("batch_dims", 0));
+            int64_t k = extent_or_unknown(in[1], in[1].shape.size() - 1);
+            std::vector<int64_t> extents;
+            for (int64_t j = 0; j < k; ++j) extents.push_back(extent_or_unknown(in[0], b + size_t(j)));
+            check_index_values(*data[1], extents, "indices", str_cat("data's axes ", b, " to ", b + size_t(k) - 1));
           },
       .default_schedule = transform_detail::injective_schedule("gather_nd"),
       .doc = "slices of data at the coordinates in indices' last axis (attribute batch_dims)",

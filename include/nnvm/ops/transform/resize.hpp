@@ -133,7 +133,7 @@ inline te::Tensor resize(const te::Tensor& x, const ResizeSpec& spec, std::strin
     }
     for (auto& a : info) {
       a.scale = s;
-      a.m = int64_t(std::floor(s * double(a.n) + 0.5));
+      a.m = extent_from_double(std::floor(s * double(a.n) + 0.5), axes[&a - info.data()], "resize");
     }
   } else {
     for (size_t i = 0; i < k; ++i) {
@@ -146,7 +146,7 @@ inline te::Tensor resize(const te::Tensor& x, const ResizeSpec& spec, std::strin
         if (!(a.scale > 0))
           throw UserError("nnvm.ops.input_shape", str_cat("input scales has ", a.scale, " for axis ", axes[i], "; scales must be positive"),
                           {"input scales"});
-        a.m = int64_t(std::floor(a.scale * double(a.n)));
+        a.m = extent_from_double(std::floor(a.scale * double(a.n)), axes[i], "resize");
       }
     }
   }

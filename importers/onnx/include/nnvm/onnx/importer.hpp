@@ -44,6 +44,9 @@ struct ImportOptions {
   // Model and .pb files larger than this are rejected before parsing. Protobuf cannot parse 2 GiB
   // or more, so larger values are clamped to 2 GiB - 1; big weights belong in external data.
   uint64_t max_file_bytes = (2ull << 30) - 1;
+  // Bytes of constants that constant folding may create during the import (FoldBudget);
+  // nodes past it stay ops. Bounds what a small hostile file can cost in memory and time.
+  uint64_t fold_budget_bytes = FoldBudget::default_bytes;
   // Where ops are looked up; nullptr means ops::default_registry().
   const ops::OpRegistry* registry = nullptr;
 };
