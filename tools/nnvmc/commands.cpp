@@ -12,6 +12,7 @@
 #include "nnvm/codegen/llvm_jit.hpp"
 #endif
 #include "nnvm/graph/artifact.hpp"
+#include "nnvm/graph/passes/index_checks.hpp"
 #include "nnvm/onnx/export.hpp"
 #include "nnvm/ops/dtype_code.hpp"
 #include "nnvm/runtime/runtime.hpp"
@@ -27,15 +28,22 @@ double ms_since(Clock::time_point t) { return std::chrono::duration<double, std:
 
 struct Loaded {
   nv::graph::CompiledModel model;
+  std::vector<nv::graph::IndexCheck> index_checks;  // their flags follow the model's own outputs
+  size_t num_outputs = 0;                           // the model's own outputs
+  std::string name;
   std::map<std::string, double> pass_ms;
   double import_ms = 0, compile_ms = 0;
 };
 
-Loaded load_and_compile(const std::string& path, const Options& o) {
+// `index_checks`: the graph gets nv::graph::add_index_checks (nnvmc run --index-check=error).
+Loaded load_and_compile(const std::string& path, const Options& o, bool index_checks = false) {
   Loaded l;
   auto t0 = Clock::now();
   nv::graph::Graph g = load_model(path, o);
   l.import_ms = ms_since(t0);
+  l.num_outputs = g.outputs.size();
+  l.name = g.name;
+  if (index_checks) l.index_checks = nv::graph::add_index_checks(g);
   t0 = Clock::now();
   l.model = nv::graph::compile(g, compile_options(o, o.print_pass_times ? &l.pass_ms : nullptr));
   l.compile_ms = ms_since(t0);
@@ -177,11 +185,13 @@ int run_run(const std::string& model, const Options& o, const RunOptions& r) {
     std::cout << "ran in " << ms << " ms (first run, deploy runtime)\n";
     return 0;
   }
-  Loaded l = load_and_compile(model, o);
+  Loaded l = load_and_compile(model, o, o.index_check == "error");
   auto inputs = gather_inputs(l.model, r);
   auto t0 = Clock::now();
   auto outs = l.model.run(inputs, o.threads);
   double ms = ms_since(t0);
+  nv::graph::raise_index_errors(l.index_checks, outs, l.name);
+  outs.resize(l.num_outputs);
   for (size_t k = 0; k < outs.size(); ++k) {
     std::cout << "output " << k << " (" << nv::printable(l.model.slots()[l.model.output_slots()[k]].name) << "): " << summary(outs[k])
               << "\n";

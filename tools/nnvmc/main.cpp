@@ -43,6 +43,11 @@ int main(int argc, char** argv) {
   add_common(run, o);
   run->add_option("-i,--input", r.inputs, "input files (.npy/.pb) in input order, or name=file; missing ones are generated");
   run->add_option("--save-outputs", r.save_outputs, "folder for output_<k>.npy");
+  run->add_option("--index-check", o.index_check,
+                  "a Gather/GatherElements/GatherND index outside its axis at run time: error (default; "
+                  "the run fails naming the node) or clamp (read the nearest valid element, as compiled "
+                  "models and deploy artifacts do); constant indices are always checked at import")
+      ->check(CLI::IsMember({"error", "clamp"}));
 
   auto* bench = app.add_subcommand("bench", "time repeated runs: median, min, max");
   bench->add_option("model", model, "model.onnx, or a deploy artifact folder")->required();

@@ -75,8 +75,10 @@ std::pair<std::string, std::vector<int64_t>> parse_input_shape(const std::string
   while (pos <= rest.size()) {
     size_t x = rest.find('x', pos);
     std::string part = rest.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
-    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 12)
-      return bad("extent '" + part + "' is not a non-negative number");
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos)
+      return bad("extent '" + nv::printable(part) + "' is not a non-negative number");
+    // 18 digits always fit in int64; the element-count check below bounds the product.
+    if (part.size() > 18) return bad("extent '" + part + "' is too large");
     dims.push_back(std::stoll(part));
     if (x == std::string::npos) break;
     pos = x + 1;

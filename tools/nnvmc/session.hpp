@@ -24,6 +24,9 @@ struct Options {
   std::string print_ir_after;               // a lowering pass name, or "all"
   bool print_pass_times = false;
   std::string out;                          // output file or directory
+  // run: what an out-of-range gather index computed or given at run time does; "error" (run's
+  // default) adds graph::add_index_checks, "clamp" reads the nearest valid element.
+  std::string index_check = "error";
 };
 
 // A --target value, "KIND [-mcpu=NAME]": KIND is host, c or llvm ("host": llvm when nnvmc was

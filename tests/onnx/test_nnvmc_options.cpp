@@ -1,0 +1,126 @@
+// nnvmc's model options (--define-symbol, --input-shape) and its input files (-i x.npy), run as
+// a user would: the exit status and what the command prints.
+#include "support/pch.hpp"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+
+#include "onnx_test_util.hpp"
+
+#ifdef NNVM_TEST_NNVMC
+using namespace onnx_test;
+using T = onnx::TensorProto;
+
+namespace {
+struct Run {
+  int status = -1;  // the exit status; -1 when the command did not exit normally (a signal)
+  std::string output;  // stdout and stderr
+};
+
+Run nnvmc(const std::string& args) {
+  std::string cmd = std::string("\"") + NNVM_TEST_NNVMC + "\" " + args + " 2>&1";
+  Run r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  while (size_t n = std::fread(buf, 1, sizeof buf, p)) r.output.append(buf, n);
+  int w = ::pclose(p);
+  if (WIFEXITED(w)) r.status = WEXITSTATUS(w);
+  return r;
+}
+
+// Y = Relu(X) with X float[N, 3], N a symbolic extent.
+std::string symbolic_model(const fs::path& dir) {
+  Model m;
+  m.input("X", T::FLOAT, {-1, 3}, {"N"});
+  m.node("Relu", {"X"}, {"Y"});
+  m.output("Y");
+  return m.save(dir);
+}
+}  // namespace
+
+TEST_CASE("nnvmc run --define-symbol N=2 binds the symbolic batch once") {
+  std::string model = symbolic_model(scratch("define_symbol"));
+  Run r = nnvmc("run \"" + model + "\" --target c --define-symbol N=2");
+  CAPTURE(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("output 0 (Y): float32 [2x3]") != std::string::npos);
+  // A name that is no symbolic extent is still refused, naming the ones there are.
+  r = nnvmc("run \"" + model + "\" --target c --define-symbol M=2");
+  CHECK(r.status == 1);
+  CHECK(r.output.find("symbolic: N") != std::string::npos);
+}
+
+TEST_CASE("nnvmc --input-shape beyond 2^48 is refused before anything is compiled") {
+  std::string model = symbolic_model(scratch("input_shape_big"));
+  Run r = nnvmc("run \"" + model + "\" --target c --input-shape X:4294967296x4294967296");
+  CAPTURE(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.output.find("[nnvm.cli.input_shape]") != std::string::npos);
+  // Within the element bound but not in bytes: the importer refuses it, knowing the dtype.
+  r = nnvmc("run \"" + model + "\" --target c --input-shape X:100000000000x1000");
+  CHECK(r.status == 1);
+  CHECK(r.output.find("[nnvm.onnx.too_large]") != std::string::npos);
+}
+
+TEST_CASE("nnvmc -i: a .npy header's claim is checked against the file before allocating") {
+  fs::path dir = scratch("npy_claims");
+  std::string model = symbolic_model(dir);
+  auto npy = [&](const std::string& name, const std::string& shape) {
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+    header += std::string(63 - (10 + header.size()) % 64, ' ') + "\n";
+    std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+    bytes += char(header.size() & 255), bytes += char(header.size() >> 8);
+    std::ofstream(dir / name, std::ios::binary) << bytes << header << std::string(16, '\0');
+    return (dir / name).string();
+  };
+  // 16 bytes of data claiming 4 GB, then 2^50 elements: refused without allocating either.
+  Run r = nnvmc("run \"" + model + "\" --target c --define-symbol N=2 -i \"" + npy("claims_4gb.npy", "(1073741824, 1)") + "\"");
+  CAPTURE(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.output.find("the data is shorter than shape (1073741824, 1) needs (4294967296 bytes, the file holds 16)") !=
+        std::string::npos);
+  r = nnvmc("run \"" + model + "\" --target c --define-symbol N=2 -i \"" + npy("huge.npy", "(1125899906842624, 3)") + "\"");
+  CHECK(r.status == 1);
+  CHECK(r.output.find("larger than 2^48 bytes") != std::string::npos);
+  // A FIFO as an input file is refused, not opened (which would block).
+  REQUIRE(::mkfifo((dir / "fifo.npy").c_str(), 0600) == 0);
+  r = nnvmc("run \"" + model + "\" --target c --define-symbol N=2 -i \"" + (dir / "fifo.npy").string() + "\"");
+  CHECK(r.status == 1);
+  CHECK(r.output.find("not a regular file") != std::string::npos);
+}
+TEST_CASE("nnvmc run --index-check: a run-time Gather index out of range fails by default, clamps on request") {
+  fs::path dir = scratch("index_check");
+  Model m;
+  m.input("idx", T::INT64, {2});
+  std::vector<float> data{10, 20, 30};
+  set_raw(m.initializer("data", T::FLOAT, {3}), data.data(), 12);
+  attr_int(m.node("Gather", {"data", "idx"}, {"Y"}, "lookup"), "axis", 0);
+  m.output("Y");
+  std::string model = m.save(dir);
+  auto indices = [&](const std::string& name, std::vector<int64_t> v) {
+    std::string header = "{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }";
+    header += std::string(63 - (10 + header.size()) % 64, ' ') + "\n";
+    std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+    bytes += char(header.size() & 255), bytes += char(header.size() >> 8);
+    std::ofstream(dir / name, std::ios::binary)
+        << bytes << header << std::string(reinterpret_cast<const char*>(v.data()), v.size() * 8);
+    return (dir / name).string();
+  };
+  std::string bad = indices("bad.npy", {0, 5}), good = indices("good.npy", {2, -3});
+  Run r = nnvmc("run \"" + model + "\" --target c -i \"" + bad + "\"");
+  CAPTURE(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.output.find("[nnvm.run.index_range]") != std::string::npos);
+  CHECK(r.output.find("node lookup") != std::string::npos);
+  r = nnvmc("run \"" + model + "\" --target c --index-check=clamp -i \"" + bad + "\"");
+  CHECK(r.status == 0);
+  CHECK(r.output.find("first [10, 30]") != std::string::npos);
+  r = nnvmc("run \"" + model + "\" --target c -i \"" + good + "\"");
+  CHECK(r.status == 0);
+  CHECK(r.output.find("first [30, 10]") != std::string::npos);
+  CHECK(r.output.find("output 1") == std::string::npos);  // the check's flag is not shown
+}
+#endif
