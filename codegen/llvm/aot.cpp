@@ -55,7 +55,8 @@ std::unique_ptr<llvm::TargetMachine> target_machine(const AotOptions& o) {
                                registered_targets(), ")"));
   std::string cpu = o.cpu.empty() ? "generic" : o.cpu, features = o.features;
   if (cpu == "native") {
-    if (!o.triple.empty() && triple.str() != llvm::Triple(llvm::sys::getProcessTriple()).str())
+    llvm::Triple host(llvm::sys::getProcessTriple());
+    if (triple.getArch() != host.getArch() || triple.getOS() != host.getOS())
       throw BackendError("nnvm.codegen.llvm.cpu", str_cat("CPU 'native' means this machine, but the triple is '", given, "'"));
     cpu = llvm::sys::getHostCPUName().str();
     if (features.empty()) features = detail::host_features();
