@@ -37,6 +37,15 @@ inline std::vector<int64_t> parse_positive_ints(const std::string& s, const std:
   return out;
 }
 
+// "llvm,c" -> {"llvm", "c"} (empty items dropped).
+inline std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
 // The OpenMP runtime (oneDNN, Eigen) and OpenBLAS read their settings when they are loaded,
 // before main runs, so the settings go in the environment and the program runs itself again.
 // Passive waiting and a short OpenBLAS spin keep idle workers of one library off the cores while

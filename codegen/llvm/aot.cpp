@@ -53,13 +53,20 @@ std::unique_ptr<llvm::TargetMachine> target_machine(const AotOptions& o) {
                        str_cat("target triple '", given, "' has architecture '", triple.getArchName().str(),
                                "', which nnvm object files do not support (x86_64 and aarch64 only; registered targets: ",
                                registered_targets(), ")"));
-  std::string cpu = o.cpu.empty() ? "generic" : o.cpu;
+  std::string cpu = o.cpu.empty() ? "generic" : o.cpu, features = o.features;
+  if (cpu == "native") {
+    llvm::Triple host(llvm::sys::getProcessTriple());
+    if (triple.getArch() != host.getArch() || triple.getOS() != host.getOS())
+      throw BackendError("nnvm.codegen.llvm.cpu", str_cat("CPU 'native' means this machine, but the triple is '", given, "'"));
+    cpu = llvm::sys::getHostCPUName().str();
+    if (features.empty()) features = detail::host_features();
+  }
   std::unique_ptr<llvm::MCSubtargetInfo> sti(target->createMCSubtargetInfo(triple.str(), "", ""));
   if (cpu != "generic" && (!sti || !sti->isCPUStringValid(cpu)))
     throw BackendError("nnvm.codegen.llvm.cpu",
                        str_cat("CPU '", cpu, "' is not known to LLVM's ", target->getName(), " target (triple '", given, "')"));
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple.str(), cpu, o.features, llvm::TargetOptions(), llvm::Reloc::PIC_, {},
+      triple.str(), cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_, {},
       nnvm_llvm_compat::codegen_level(o.opt_level)));
   if (!tm) throw BackendError("nnvm.codegen.llvm.triple", str_cat("LLVM cannot create a target machine for '", given, "'"));
   return tm;
@@ -99,6 +106,8 @@ void emit_object(const std::vector<ir::LoweredFunc>& fns, const std::string& obj
   if (ec)
     throw BackendError("nnvm.codegen.llvm.object_file", str_cat("cannot write object file '", object_path, "': ", ec.message()));
 }
+
+std::vector<std::string> object_symbols(const std::vector<ir::LoweredFunc>& fns) { return detail::kernel_symbols(fns); }
 
 std::string emit_c_header(const std::vector<ir::LoweredFunc>& fns) {
   std::vector<std::string> symbols = detail::kernel_symbols(fns);

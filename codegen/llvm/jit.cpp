@@ -50,11 +50,7 @@ llvm::orc::JITTargetMachineBuilder machine_builder(const LlvmOptions& o) {
   std::string cpu = o.cpu, features = o.features;
   if (cpu.empty()) {
     cpu = llvm::sys::getHostCPUName().str();
-    if (features.empty()) {
-      llvm::StringMap<bool> host;
-      if (llvm::sys::getHostCPUFeatures(host))
-        for (auto& f : host) features += (features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
-    }
+    if (features.empty()) features = host_features();
   }
   jtmb.setCPU(cpu);
   if (!features.empty()) {

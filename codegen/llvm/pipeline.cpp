@@ -1,9 +1,11 @@
 #include "pipeline.hpp"
 
+#include <llvm/ADT/StringMap.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "compat.hpp"
 #include "emitter.hpp"
 
 NNVM_BEGIN_NAMESPACE
@@ -58,6 +60,14 @@ std::string print(const llvm::Module& m) {
   llvm::raw_string_ostream os(s);
   m.print(os, nullptr);
   return os.str();
+}
+
+std::string host_features() {
+  std::string features;
+  llvm::StringMap<bool> host;
+  if (llvm::sys::getHostCPUFeatures(host))
+    for (auto& f : host) features += (features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
+  return features;
 }
 
 }  // namespace codegen::detail

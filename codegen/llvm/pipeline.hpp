@@ -36,5 +36,8 @@ Built build(const std::vector<ir::LoweredFunc>& fns, llvm::TargetMachine& tm, in
 
 std::string print(const llvm::Module& m);
 
+// This machine's CPU features, "+avx2,-avx512f" style: what the JIT and a "native" object use.
+std::string host_features();
+
 }  // namespace codegen::detail
 NNVM_END_NAMESPACE

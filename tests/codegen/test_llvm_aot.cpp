@@ -299,6 +299,33 @@ TEST_CASE("llvm aot: the C header names arguments, dtypes, shapes and size order
   CHECK(codegen::emit_c_header({bad}).find("int32_t int_1(") != std::string::npos);
 }
 
+TEST_CASE("llvm aot: object symbols leave room for each kernel's _signature (deploy artifacts)") {
+  ir::LoweredFunc k = elementwise_kernel(), ks = elementwise_kernel(), ms = elementwise_kernel(), m = elementwise_kernel();
+  k.name = "k";
+  ks.name = "k_signature";
+  ms.name = "m_signature";
+  m.name = "m";
+  CHECK(codegen::object_symbols({k, ks, ms, m}) == std::vector<std::string>{"k", "k_signature_1", "m_signature", "m_1"});
+}
+
+TEST_CASE("llvm aot: cpu \"native\" is this machine's CPU, and only for this machine's triple") {
+  std::vector<ir::LoweredFunc> fns{elementwise_kernel()};
+  std::string dir = work_dir("native"), id;
+  codegen::AotOptions native;
+  native.cpu = "native";
+  codegen::emit_object(fns, dir + "/native.o", native);
+  CHECK(std::filesystem::file_size(dir + "/native.o") > 0);
+#if defined(__aarch64__)
+  std::string other = "x86_64-linux-gnu";
+#else
+  std::string other = "aarch64-linux-gnu";
+#endif
+  std::string what = error_text<BackendError>([&] { codegen::emit_object(fns, dir + "/x.o", {other, "native"}); }, id);
+  CHECK(id == "nnvm.codegen.llvm.cpu");
+  CHECK(what.find("CPU 'native' means this machine, but the triple is '" + other + "'") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("llvm aot: unknown or unsupported triples and CPUs are back-end errors") {
   std::vector<ir::LoweredFunc> fns{elementwise_kernel()};
   std::string dir = work_dir("errors"), id;

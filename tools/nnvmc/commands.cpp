@@ -9,6 +9,7 @@
 #include "tensor_io.hpp"
 
 #if NNVMC_WITH_LLVM
+#include "nnvm/codegen/llvm_artifact.hpp"
 #include "nnvm/codegen/llvm_jit.hpp"
 #endif
 #include "nnvm/graph/artifact.hpp"
@@ -161,7 +162,13 @@ int run_compile(const std::string& model, const Options& o) {
             << " kernels, target " << resolve_target(o.target) << ", " << l.compile_ms << " ms\n";
   if (!o.out.empty()) {
     fs::create_directories(o.out);
+    // The --target's back end builds kernels.so from the kernels just compiled: the artifact
+    // runs the code the in-process model runs.
+#if NNVMC_WITH_LLVM
+    nv::graph::save_artifact(l.model, o.out, nv::codegen::artifact_builder_for(l.model.target()));
+#else
     nv::graph::save_artifact(l.model, o.out);
+#endif
     std::cerr << "wrote the deploy artifact to " << o.out << "\n";
   }
   emit(l, o);

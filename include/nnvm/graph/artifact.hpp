@@ -30,6 +30,7 @@
 // no deploy file: the runtime's reader takes integers only.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -263,6 +264,9 @@ inline void save_artifact(const CompiledModel& model, const std::string& dir, co
     throw BackendError("nnvm.artifact.write", e.message());
   }
   for (auto& [name, text] : lib.sources) detail::write_artifact_file(dir + "/" + name, text);
+  // A kernels.c left by an earlier save with the C builder would no longer describe kernels.so.
+  if (std::none_of(lib.sources.begin(), lib.sources.end(), [](auto& s) { return s.first == "kernels.c"; }))
+    std::remove((dir + "/kernels.c").c_str());
   if (!lib.so.empty()) detail::write_artifact_file(dir + "/kernels.so", lib.so);
   detail::write_artifact_file(dir + "/weights.bin", blob);
   // Last, so that a directory with a model.json holds a complete artifact.

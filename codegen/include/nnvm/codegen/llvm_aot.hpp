@@ -22,8 +22,9 @@ namespace codegen {
 
 struct AotOptions {
   std::string triple;    // e.g. "aarch64-linux-gnu", "x86_64-linux-gnu"; empty: the host's
-  std::string cpu;       // e.g. "cortex-a72", "skylake"; empty: the triple's generic CPU
-  std::string features;  // "+neon,-sve" style; empty: the CPU's own
+  std::string cpu;       // e.g. "cortex-a72", "skylake"; empty: the triple's generic CPU;
+                         // "native": this machine's CPU (with an empty triple), as jit_llvm uses
+  std::string features;  // "+neon,-sve" style; empty: the CPU's own (for "native", this machine's)
   int opt_level = 3;     // 0..3, the PassBuilder pipeline and code generation level
 };
 
@@ -34,6 +35,9 @@ struct AotOptions {
 // kernels a CPU cannot run.
 void emit_object(const std::vector<ir::LoweredFunc>& fns, const std::string& object_path,
                  const AotOptions& options = {});
+
+// The symbols emit_object exports for `fns`, in order: each kernel S, with S_workspace_bytes.
+std::vector<std::string> object_symbols(const std::vector<ir::LoweredFunc>& fns);
 
 // A self-contained C header (C and C++) for the object of `fns`: the kernel ABI typedefs and,
 // per kernel, a comment giving each argument's name, dtype and shape and the order of the
