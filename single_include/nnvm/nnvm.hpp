@@ -5970,7 +5970,9 @@ inline ir::Stmt legalize_vectors(const ir::Stmt& s, int vector_bits) {
       if (*extent <= lanes || *extent % lanes != 0) return inner;
       ir::Var outer(f->loop_var.name() + ".reg", f->loop_var.dtype());
       ir::Var lane(f->loop_var.name() + ".lane", f->loop_var.dtype());
-      ir::Stmt body = ir::substitute(f->body, f->loop_var, f->min + outer * lanes + lane);
+      ir::Expr index = outer * lanes + lane;
+      if (!ir::is_const_int(f->min, 0)) index = f->min + index;
+      ir::Stmt body = ir::substitute(f->body, f->loop_var, index);
       DataType t = f->extent.dtype();
       return ir::For::make(outer, ir::make_zero(t), ir::make_const(t, double(*extent / lanes)), ir::ForKind::unrolled,
                            ir::For::make(lane, ir::make_zero(t), ir::make_const(t, double(lanes)),
@@ -19155,7 +19157,26 @@ inline bool foldable(const Graph& g, const Node& n) {
 // compute does not read (Shape's) are given as zeroed buffers of the right type.
 inline std::vector<NDArray> evaluate(const Graph& g, const Node& n) {
   const ops::OpDef& def = g.registry->get(n.op);
-  ops::BuiltOp b = ops::build(def, detail::input_types(g, n), detail::node_attrs(g, n, def), {}, {.schedule = false});
+  // Errors of lowering the kernel (nnvm.lower.*) and of the interpreter (nnvm.interp.*) know the
+  // op or the buffer but not the node being folded: add it.
+  auto at_node = [&](const Error& e) {
+    std::vector<std::string> ctx = detail::where(g, &n);
+    ctx.push_back("constant folding");
+    ctx.insert(ctx.end(), e.context().begin(), e.context().end());
+    return ctx;
+  };
+  auto naming_node = [&](auto&& step) {
+    try {
+      return step();
+    } catch (const InternalError& e) {
+      throw InternalError(e.id(), e.message(), at_node(e));
+    } catch (const UserError& e) {
+      throw UserError(e.id(), e.message(), at_node(e));
+    }
+  };
+  ops::BuiltOp b = naming_node([&] {
+    return ops::build(def, detail::input_types(g, n), detail::node_attrs(g, n, def), {}, {.schedule = false});
+  });
   auto reads = detail::read_placeholders(b.outputs);
   std::vector<NDArray> outs;
   for (auto& t : n.types) outs.emplace_back(t.dtype, detail::constant_shape(t, g, n));
@@ -19175,20 +19196,7 @@ inline std::vector<NDArray> evaluate(const Graph& g, const Node& n) {
     }
   }
   for (auto& o : outs) views.push_back(o.view());
-  // The interpreter's own errors (nnvm.interp.*) know the buffer but not the node being folded.
-  auto at_node = [&](const Error& e) {
-    std::vector<std::string> ctx = detail::where(g, &n);
-    ctx.push_back("constant folding");
-    ctx.insert(ctx.end(), e.context().begin(), e.context().end());
-    return ctx;
-  };
-  try {
-    target::interpret(b.func, std::span<const BufferView>(views));
-  } catch (const InternalError& e) {
-    throw InternalError(e.id(), e.message(), at_node(e));
-  } catch (const UserError& e) {
-    throw UserError(e.id(), e.message(), at_node(e));
-  }
+  naming_node([&] { target::interpret(b.func, std::span<const BufferView>(views)); });
   return outs;
 }
 

@@ -130,7 +130,8 @@ nv::NDArray read_npy(const std::string& path) {
     size_t a = part.find_first_not_of(' '), b = part.find_last_not_of(' ');
     if (a == std::string::npos) continue;
     part = part.substr(a, b - a + 1);
-    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 15)
+    // Up to 18 digits always fits int64; a larger extent is malformed, a large product is caught below.
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 18)
       bad_file(path, "shape " + nv::printable(shape_text) + " is malformed");
     shape.push_back(std::stoll(part));
   }

@@ -51,7 +51,9 @@ inline ir::Stmt legalize_vectors(const ir::Stmt& s, int vector_bits) {
       if (*extent <= lanes || *extent % lanes != 0) return inner;
       ir::Var outer(f->loop_var.name() + ".reg", f->loop_var.dtype());
       ir::Var lane(f->loop_var.name() + ".lane", f->loop_var.dtype());
-      ir::Stmt body = ir::substitute(f->body, f->loop_var, f->min + outer * lanes + lane);
+      ir::Expr index = outer * lanes + lane;
+      if (!ir::is_const_int(f->min, 0)) index = f->min + index;
+      ir::Stmt body = ir::substitute(f->body, f->loop_var, index);
       DataType t = f->extent.dtype();
       return ir::For::make(outer, ir::make_zero(t), ir::make_const(t, double(*extent / lanes)), ir::ForKind::unrolled,
                            ir::For::make(lane, ir::make_zero(t), ir::make_const(t, double(lanes)),
