@@ -19120,6 +19120,34 @@ inline std::vector<int64_t> constant_shape(const TensorType& t, const Graph& g, 
   }
   return shape;
 }
+
+// Runs `f`, a step of folding node `n`. Lowering and the interpreter know the tensor or buffer
+// that went wrong but not the node being folded, so their errors get "graph › node › constant
+// folding" in front (an error that already names the graph is passed on as it is).
+template <class F>
+auto folding(const Graph& g, const Node& n, F&& f) -> decltype(f()) {
+  auto named = [](const Error& e) { return !e.context().empty() && e.context()[0].rfind("graph ", 0) == 0; };
+  auto at_node = [&](const Error& e) {
+    std::vector<std::string> ctx = where(g, &n);
+    ctx.push_back("constant folding");
+    ctx.insert(ctx.end(), e.context().begin(), e.context().end());
+    return ctx;
+  };
+  try {
+    return f();
+  } catch (const InternalError& e) {
+    if (named(e)) throw;
+    throw InternalError(e.id(), e.message(), at_node(e));
+  } catch (const UserError& e) {
+    if (named(e)) throw;
+    throw UserError(e.id(), e.message(), at_node(e));
+  }
+}
+
+// The op of node `n` built for folding: its compute lowered without a schedule.
+inline ops::BuiltOp build_for_folding(const Graph& g, const Node& n, const ops::OpDef& def) {
+  return folding(g, n, [&] { return ops::build(def, input_types(g, n), node_attrs(g, n, def), {}, {.schedule = false}); });
+}
 }  // namespace detail
 
 // The bytes of node `n`'s outputs together, or nullopt when an extent is symbolic.
@@ -19146,7 +19174,7 @@ inline bool foldable(const Graph& g, const Node& n) {
   for (auto& t : n.types)
     for (auto& e : t.shape)
       if (!ir::as_const_int(ir::simplify(e))) return false;
-  ops::BuiltOp b = ops::build(def, detail::input_types(g, n), detail::node_attrs(g, n, def), {}, {.schedule = false});
+  ops::BuiltOp b = detail::build_for_folding(g, n, def);
   auto reads = detail::read_placeholders(b.outputs);
   for (size_t k : b.kernel_inputs)
     if (reads.count(b.inputs[k].get()) && g.node(n.inputs[k]).kind != NodeKind::constant) return false;
@@ -19157,26 +19185,7 @@ inline bool foldable(const Graph& g, const Node& n) {
 // compute does not read (Shape's) are given as zeroed buffers of the right type.
 inline std::vector<NDArray> evaluate(const Graph& g, const Node& n) {
   const ops::OpDef& def = g.registry->get(n.op);
-  // Errors of lowering the kernel (nnvm.lower.*) and of the interpreter (nnvm.interp.*) know the
-  // op or the buffer but not the node being folded: add it.
-  auto at_node = [&](const Error& e) {
-    std::vector<std::string> ctx = detail::where(g, &n);
-    ctx.push_back("constant folding");
-    ctx.insert(ctx.end(), e.context().begin(), e.context().end());
-    return ctx;
-  };
-  auto naming_node = [&](auto&& step) {
-    try {
-      return step();
-    } catch (const InternalError& e) {
-      throw InternalError(e.id(), e.message(), at_node(e));
-    } catch (const UserError& e) {
-      throw UserError(e.id(), e.message(), at_node(e));
-    }
-  };
-  ops::BuiltOp b = naming_node([&] {
-    return ops::build(def, detail::input_types(g, n), detail::node_attrs(g, n, def), {}, {.schedule = false});
-  });
+  ops::BuiltOp b = detail::build_for_folding(g, n, def);
   auto reads = detail::read_placeholders(b.outputs);
   std::vector<NDArray> outs;
   for (auto& t : n.types) outs.emplace_back(t.dtype, detail::constant_shape(t, g, n));
@@ -19196,7 +19205,7 @@ inline std::vector<NDArray> evaluate(const Graph& g, const Node& n) {
     }
   }
   for (auto& o : outs) views.push_back(o.view());
-  naming_node([&] { target::interpret(b.func, std::span<const BufferView>(views)); });
+  detail::folding(g, n, [&] { target::interpret(b.func, std::span<const BufferView>(views)); });
   return outs;
 }
 
