@@ -51,7 +51,7 @@ int run(int reps) {
   // accumulators, and 4 registers stay free for the B vectors and the broadcast of A. AVX-512
   // (32 registers of 16 floats): 8 rows x 2 vectors; AVX2 (16 of 8): 3 rows x 4 vectors.
   const target::Target host = target::Target::host();
-  const int64_t lanes = host.vector_lanes(dtype::float32), registers = host.vector_bits >= 512 ? 32 : 16;
+  const int64_t lanes = host.vector_lanes(dtype::float32), registers = host.vector_registers;
   const int64_t rows = std::clamp<int64_t>((registers - 4) / (P / lanes), 1, 8);
   auto register_tile = [&](schedule::Schedule& s, const te::Tensor& out) {
     te::Tensor CL = s.cache_write(out, MemoryScope::local);  // before other primitives on out

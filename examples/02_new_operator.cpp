@@ -39,12 +39,12 @@ std::vector<te::Tensor> swish_compute(const std::vector<te::Tensor>& inputs, con
       "swish")};
 }
 
-// 2. The default schedule, for CPU targets. The innermost axis is split by the SIMD width and
+// 2. The schedule for CPU targets (other families, e.g. GPUs, get their generic recipe for an
+//    elementwise op until the op gives them one of its own). The innermost axis is split by the SIMD width and
 //    vectorized (the lowering peels a scalar tail when the width does not divide it); the other
 //    axes are fused into one loop whose iterations run on the thread pool. (Fusing *all* axes and
 //    then splitting would put a div/mod into every index and defeat the vectorizer.)
 void swish_schedule(schedule::Schedule& sch, const std::vector<te::Tensor>& outputs, const ops::Target& target) {
-  ops::require_cpu(target, "swish");
   schedule::Stage s = sch[outputs[0]];
   const auto& axes = outputs[0].op().axis;
   auto [outer, lanes] = s.split(axes.back(), target.vector_lanes(outputs[0].dtype()));
@@ -61,7 +61,7 @@ ops::OpDef swish_def() {
       .input_names = {"X"},
       .pattern = ops::OpPattern::elementwise,  // the graph layer may fuse it into its producer
       .compute = swish_compute,
-      .default_schedule = swish_schedule,
+      .cpu_schedule = swish_schedule,
       .doc = "X * sigmoid(alpha * X); alpha = 1 by default",
   };
 }

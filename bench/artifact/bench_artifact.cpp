@@ -117,7 +117,7 @@ void bench_model(const std::string& path, const Options& o, const nnvm::target::
   co.target = target;
   co.target.num_threads = o.threads;
 #ifdef NNVM_ARTIFACT_WITH_LLVM
-  if (target.kind == "llvm") {
+  if (target.emitter == nnvm::target::Emitter::llvm) {
     nnvm::codegen::LlvmOptions lo;
     lo.cpu = target.cpu;
     lo.num_threads = o.threads;
@@ -177,9 +177,9 @@ int main(int argc, char** argv) {
     std::printf("bench_artifact: deploy artifact (nnvm_runtime) vs in-process JIT, same kernels, same inputs\n");
     std::printf("  machine  %s, load average %s\n", bench::cpu_model().c_str(), bench::load_average().c_str());
     for (auto& backend : o.backends) {
-      nnvm::target::Target target = nnvm::target::Target::for_cpu(backend, o.cpu);
+      nnvm::target::Target target = nnvm::target::parse_target(backend + (o.cpu.empty() ? "" : " -mcpu=" + o.cpu));
       std::printf("  target   %s -mcpu=%s: ISA %s (%d-bit vectors); threads %s; medians of %d interleaved runs\n",
-                  target.kind.c_str(), target.cpu.empty() ? "native" : target.cpu.c_str(), target.isa_name().c_str(),
+                  nnvm::target::emitter_name(target.emitter), target.cpu.empty() ? "native" : target.cpu.c_str(), target.isa_name().c_str(),
                   target.vector_bits, o.threads ? std::to_string(o.threads).c_str() : "default", o.reps);
       if (!target.runs_here()) throw std::runtime_error("kernels for CPU '" + o.cpu + "' cannot run on this machine");
       std::printf("%-16s %10s %12s %8s %10s %12s %8s %12s\n", "model", "JIT ms", "artifact ms", "ratio", "JIT min",

@@ -295,7 +295,7 @@ nnvm::graph::Graph blocked_conv_relu_graph(const ConvShape& s, Blocks bl, const 
 
 nnvm::graph::CompileOptions compile_options(const std::string& backend, const Options& o, const std::string& c_cache) {
   nnvm::graph::CompileOptions co;
-  co.target.kind = backend;
+  co.target = nnvm::target::parse_target(backend);
   co.target.vector_bits = o.vector_bits;
   if (backend == "c") {
     nnvm::target::CJitOptions jo;

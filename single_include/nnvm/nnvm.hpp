@@ -5111,6 +5111,49 @@ inline Expr mul_const(const Expr& a, const Expr& b) {
 }  // namespace schedule
 NNVM_END_NAMESPACE
 // end nnvm/schedule/relations.hpp
+// begin nnvm/schedule/thread_axis.hpp
+// The GPU grid axes a loop can be bound to, as values: `s[C].bind(bx, gpu::block_x)`. The IR
+// keeps CUDA's spelling of each ("blockIdx.x") as the loop's thread tag, which every GPU
+// dialect maps to its own (get_group_id(0), threadgroup_position_in_grid.x).
+
+#include <cstdint>
+#include <string>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace schedule {
+
+enum class ThreadAxis : uint8_t { block_x, block_y, block_z, thread_x, thread_y, thread_z, vthread };
+
+inline const char* thread_tag(ThreadAxis a) {
+  static const char* const tags[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z", "threadIdx.x",
+                                     "threadIdx.y", "threadIdx.z", "vthread"};
+  return tags[static_cast<int>(a)];
+}
+
+// The axis a thread tag names, for schedules read back from text (tuning logs); UserError
+// "nnvm.schedule.bind_tag" for any other string.
+inline ThreadAxis thread_axis_named(const std::string& tag) {
+  for (int a = 0; a <= static_cast<int>(ThreadAxis::vthread); ++a)
+    if (tag == thread_tag(static_cast<ThreadAxis>(a))) return static_cast<ThreadAxis>(a);
+  throw UserError("nnvm.schedule.bind_tag",
+                  "unknown thread axis '" + printable(tag) + "'; use blockIdx.x/y/z, threadIdx.x/y/z or vthread");
+}
+
+}  // namespace schedule
+
+// Short names for kernel authors.
+namespace gpu {
+inline constexpr schedule::ThreadAxis block_x = schedule::ThreadAxis::block_x;
+inline constexpr schedule::ThreadAxis block_y = schedule::ThreadAxis::block_y;
+inline constexpr schedule::ThreadAxis block_z = schedule::ThreadAxis::block_z;
+inline constexpr schedule::ThreadAxis thread_x = schedule::ThreadAxis::thread_x;
+inline constexpr schedule::ThreadAxis thread_y = schedule::ThreadAxis::thread_y;
+inline constexpr schedule::ThreadAxis thread_z = schedule::ThreadAxis::thread_z;
+inline constexpr schedule::ThreadAxis vthread = schedule::ThreadAxis::vthread;
+}  // namespace gpu
+NNVM_END_NAMESPACE
+// end nnvm/schedule/thread_axis.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace schedule {
@@ -5323,13 +5366,9 @@ class Stage {
       throw UserError("nnvm.schedule.output_scope", "an output of the schedule lives in global memory", ctx());
     node_->scope = scope;
   }
-  // Binds the loop to a GPU grid axis: blockIdx.{x,y,z}, threadIdx.{x,y,z} or vthread.
-  void bind(const IterVar& iv, const std::string& thread_tag) {
-    static const char* const tags[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z", "threadIdx.x",
-                                       "threadIdx.y", "threadIdx.z", "vthread"};
-    if (std::find(std::begin(tags), std::end(tags), thread_tag) == std::end(tags))
-      throw UserError("nnvm.schedule.bind_tag",
-                      str_cat("unknown thread axis '", thread_tag, "'; use blockIdx.x/y/z, threadIdx.x/y/z or vthread"), ctx(iv));
+  // Binds the loop to a GPU grid axis: gpu::block_x/y/z, gpu::thread_x/y/z or gpu::vthread.
+  void bind(const IterVar& iv, ThreadAxis axis) {
+    const std::string thread_tag = schedule::thread_tag(axis);
     if (iv->kind == ir::IterKind::reduce)
       throw UserError("nnvm.schedule.bind_reduction", "cannot bind a reduction axis to GPU threads", ctx(iv));
     for (auto& [other, a] : node_->attrs)
@@ -6713,37 +6752,127 @@ inline ir::Stmt vectorize_loops(const ir::Stmt& s) { return detail::Vectorizer()
 NNVM_END_NAMESPACE
 // end nnvm/lower/vectorize.hpp
 // begin nnvm/target/target.hpp
-// What code is generated for: the back-end kind and the few machine facts that default schedules
-// need. Deliberately small; back ends add fields when a schedule needs to know more.
+// What code is generated for, as a typed value: the device family (schedules and lowering passes
+// are chosen by it), the emitter (chosen separately), and the device facts schedules need: SIMD
+// registers for CPUs, the thread-block limits of a GPU. Parsed from `--target` strings in one
+// place (target/parse.hpp); nothing dispatches on a spelling.
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <utility>
 
+// begin nnvm/target/family.hpp
+// The two independent choices a target makes, as types: the family of device the code runs on
+// (which decides the schedules and the lowering passes) and the emitter that prints it (which
+// decides the source language or object format). Nothing in nnvm dispatches on a target's
+// spelling; `--target` strings are parsed into these once (target/parse.hpp).
+
+#include <cstdint>
 
 
 NNVM_BEGIN_NAMESPACE
 namespace target {
 
+// Where the code runs. Schedules and lowering passes are chosen per family.
+enum class Family : uint8_t {
+  cpu,   // a host CPU with threads and SIMD registers (x86, Arm)
+  gpu,   // a GPU: blocks of threads, shared memory, a host/device split
+  mcu,   // a microcontroller: one thread, static memory, small code
+  wasm,  // WebAssembly (the browser, node): one thread, 128-bit SIMD at most
+};
+inline constexpr Family all_families[] = {Family::cpu, Family::gpu, Family::mcu, Family::wasm};
+
+inline const char* family_name(Family f) {
+  switch (f) {
+    case Family::cpu: return "cpu";
+    case Family::gpu: return "gpu";
+    case Family::mcu: return "mcu";
+    case Family::wasm: return "wasm";
+  }
+  return "?";
+}
+
+// What prints the lowered IR, named as `--target` spells it.
+enum class Emitter : uint8_t {
+  c,             // C with GCC vector extensions, JIT-compiled by the host C compiler or saved
+  llvm,          // LLVM IR, JIT-compiled by ORC or written as an object file
+  cuda,          // CUDA C++
+  opencl,        // OpenCL C 1.2
+  metal,         // Metal Shading Language
+  c_standalone,  // self-contained C99 for microcontrollers: no runtime, no threads, no malloc
+  wasm,          // WebAssembly
+};
+inline constexpr Emitter all_emitters[] = {Emitter::c,     Emitter::llvm,         Emitter::cuda, Emitter::opencl,
+                                           Emitter::metal, Emitter::c_standalone, Emitter::wasm};
+
+inline const char* emitter_name(Emitter e) {
+  switch (e) {
+    case Emitter::c: return "c";
+    case Emitter::llvm: return "llvm";
+    case Emitter::cuda: return "cuda";
+    case Emitter::opencl: return "opencl";
+    case Emitter::metal: return "metal";
+    case Emitter::c_standalone: return "c-standalone";
+    case Emitter::wasm: return "wasm";
+  }
+  return "?";
+}
+
+// The family an emitter's code runs on when the target names no other.
+inline Family default_family(Emitter e) {
+  switch (e) {
+    case Emitter::c:
+    case Emitter::llvm: return Family::cpu;
+    case Emitter::cuda:
+    case Emitter::opencl:
+    case Emitter::metal: return Family::gpu;
+    case Emitter::c_standalone: return Family::mcu;
+    case Emitter::wasm: return Family::wasm;
+  }
+  return Family::cpu;
+}
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/family.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+// The limits a GPU schedule sizes its blocks by. Defaults are the portable minimums of the API
+// the emitter targets (gpu_defaults); a device query may raise them.
+struct GpuDevice {
+  std::string arch;                  // CUDA compute capability as nvcc spells it ("sm_90"); else empty
+  int warp_size = 32;                // threads that run in lockstep (a warp, wavefront or SIMD-group)
+  int max_threads_per_block = 1024;  // threads in one block (work-group, threadgroup)
+  int64_t shared_memory_bytes = 48 * 1024;  // shared (local, threadgroup) memory one block may use
+};
+
 struct Target {
-  // "c": host CPU through the C emitter (JIT or source). Later kinds: "llvm", "cuda", ...
-  std::string kind = "c";
-  // Width of one SIMD register in bits: 128 (SSE, NEON), 256 (AVX2), 512 (AVX-512).
+  Family family = Family::cpu;
+  Emitter emitter = Emitter::c;
+  // CPU, MCU and WASM: the SIMD registers. Width in bits: 128 (SSE, NEON, WASM SIMD), 256 (AVX2),
+  // 512 (AVX-512); 0 for none (vector schedules then use one lane).
   int vector_bits = 256;
+  // How many of them: register tiles (lesson 1, dense, conv) hold at most this many accumulators.
+  int vector_registers = 16;
+  // The CPU the code is for, in GCC's -march / LLVM's -mcpu spelling ("x86-64-v3", "znver3",
+  // "cortex-m4"); empty means this machine ("native"). Emitters pass it to the compiler, and
+  // for_cpu() derives the registers from it, so schedules and instructions agree.
+  std::string cpu;
+  GpuDevice gpu;  // Family::gpu only
   // Threads for parallel loops; 0 means the thread pool's default (NNVM_NUM_THREADS or all).
   int num_threads = 0;
-  // The CPU the code is for, in GCC's -march / LLVM's -mcpu spelling ("x86-64-v3", "znver3",
-  // "skylake-avx512"); empty means this machine ("native"). Emitters pass it to the compiler, and
-  // for_cpu() derives vector_bits from it, so schedules and instructions agree.
-  std::string cpu;
 
-  // This machine, for code JIT-compiled to run here: `kind` with the widest SIMD registers the
-  // CPU has (x86: 512 with AVX-512F, 256 with AVX2, else 128; Arm: 128). A default-constructed
-  // Target instead assumes 256, whatever the machine.
-  static Target host(std::string kind = "c") {
+  // This machine, for code JIT-compiled to run here through `emitter`, with the widest SIMD
+  // registers the CPU has (x86: 512 with AVX-512F, 256 with AVX2, else 128; Arm: 128). A
+  // default-constructed Target instead assumes 256, whatever the machine.
+  static Target host(Emitter emitter = Emitter::c) {
     Target t;
-    t.kind = std::move(kind);
+    t.emitter = emitter;
     t.vector_bits = host_vector_bits();
+    t.vector_registers = registers_for(t.vector_bits);
     return t;
   }
   static int host_vector_bits() {
@@ -6758,15 +6887,16 @@ struct Target {
 #endif
   }
 
-  // Code for `cpu` (empty or "native": this machine) through the emitter `kind`: vector_bits
-  // is the widest SIMD register that CPU has, so default schedules pick its lanes and register
-  // tiles. An unknown CPU name is an error that lists the known ones.
-  static Target for_cpu(std::string kind, const std::string& cpu) {
-    if (cpu.empty() || cpu == "native") return host(std::move(kind));
+  // Code for `cpu` (empty or "native": this machine) through `emitter`: the registers are those
+  // of that CPU, so default schedules pick its lanes and register tiles. An unknown CPU name is
+  // an error that lists the known ones.
+  static Target for_cpu(Emitter emitter, const std::string& cpu) {
+    if (cpu.empty() || cpu == "native") return host(emitter);
     Target t;
-    t.kind = std::move(kind);
+    t.emitter = emitter;
     t.cpu = cpu;
     t.vector_bits = cpu_vector_bits(cpu);
+    t.vector_registers = registers_for(t.vector_bits);
     return t;
   }
   // SIMD register width of a named CPU; throws for a name not in the table.
@@ -6788,11 +6918,37 @@ struct Target {
     }
     throw UserError("nnvm.target.cpu", "unknown CPU '" + cpu + "'; known: native, " + known);
   }
-  // Whether code for this target can run on this machine (its registers are no wider than
-  // this CPU's); tests use it to skip running what they can only compile.
-  bool runs_here() const { return vector_bits <= host_vector_bits(); }
+  // Vector registers of an ISA with registers this wide: AVX-512 has 32, SSE and AVX2 16
+  // (x86); NEON has 32.
+  static int registers_for(int vector_bits) {
+#if defined(__x86_64__) || defined(__i386__)
+    return vector_bits >= 512 ? 32 : 16;
+#else
+    return 32;
+#endif
+  }
+
+  // Code for a GPU through `emitter` (cuda, opencl or metal), with the portable limits of its
+  // API: CUDA 1024 threads and 48 KiB shared memory per block, warps of 32; OpenCL 1.2 256
+  // work-items and 32 KiB local memory (the minimum a device may report), sub-groups unknown
+  // (1); Metal 1024 threads, 32 KiB threadgroup memory, SIMD-groups of 32.
+  static Target for_gpu(Emitter emitter, std::string arch = {}) {
+    Target t;
+    t.family = Family::gpu;
+    t.emitter = emitter;
+    t.vector_bits = 128;  // float4 loads and stores
+    t.gpu.arch = std::move(arch);
+    if (emitter == Emitter::opencl) t.gpu = {t.gpu.arch, 1, 256, 32 * 1024};
+    if (emitter == Emitter::metal) t.gpu = {t.gpu.arch, 32, 1024, 32 * 1024};
+    return t;
+  }
+
+  // Whether code for this target can run on this machine (a CPU target whose registers are no
+  // wider than this CPU's); tests use it to skip running what they can only compile.
+  bool runs_here() const { return family == Family::cpu && vector_bits <= host_vector_bits(); }
   // The instruction-set level code for this target uses, as benchmarks print it.
   std::string isa_name() const {
+    if (family == Family::gpu) return gpu.arch.empty() ? emitter_name(emitter) : gpu.arch;
 #if defined(__x86_64__) || defined(__i386__)
     return vector_bits >= 512 ? "AVX-512" : vector_bits >= 256 ? "AVX2" : "SSE4.2";
 #else
@@ -6802,7 +6958,9 @@ struct Target {
 
   // Elements of `t` in one SIMD register (at least 1).
   int vector_lanes(DataType t) const { return std::max(1, vector_bits / std::max(1, int(t.bits))); }
-  bool is_cpu() const { return kind == "c" || kind == "llvm"; }
+  // Whether schedules may spread loops over threads: CPUs have a thread pool; microcontrollers
+  // and WebAssembly run one thread, and a GPU's threads are bound axes, not parallel loops.
+  bool has_thread_pool() const { return family == Family::cpu; }
 };
 
 }  // namespace target
@@ -10416,7 +10574,7 @@ using FusedScheduleFn = std::function<bool(schedule::Schedule& sch, const std::v
 
 // An aggregate, so a definition reads as designated initializers:
 //   OpDef{.name = "hard_swish", .importer_names = {"onnx:HardSwish"}, .input_names = {"X"},
-//         .pattern = OpPattern::elementwise, .compute = ..., .default_schedule = ...}
+//         .pattern = OpPattern::elementwise, .compute = ..., .cpu_schedule = ...}
 struct OpDef {
   // Lowercase identifier, dots allowed for families ("dense", "image.resize"). Unique in a registry.
   std::string name;
@@ -10444,10 +10602,14 @@ struct OpDef {
   std::function<void(const std::vector<TensorType>& inputs, const std::vector<const NDArray*>& data,
                      const Attrs& attrs)>
       check_constants;
-  // Optional: without it the op lowers to its plain loop nest.
-  ScheduleFn default_schedule;
-  // Optional, for out_fusable ops: the schedule when elementwise ops follow in the same kernel.
-  FusedScheduleFn fused_schedule;
+  // Optional, one per target family: the op's dedicated schedule. A family the op has none for
+  // gets that family's generic recipe for the op's pattern (schedule_generic.hpp), so a new
+  // family needs no change here unless an op wants a schedule of its own.
+  ScheduleFn cpu_schedule;
+  ScheduleFn gpu_schedule;
+  // Optional, for out_fusable ops on CPUs: the schedule when elementwise ops follow in the same
+  // kernel.
+  FusedScheduleFn cpu_fused_schedule;
   // One line for listings and generated docs.
   std::string doc;
 };
@@ -10574,20 +10736,14 @@ inline std::vector<TensorType> infer_types(const OpDef& def, const std::vector<T
 NNVM_END_NAMESPACE
 // end nnvm/ops/op_def.hpp
 // begin nnvm/ops/schedule_cpu.hpp
-// Schedule building blocks that CPU default schedules share (TOPI's schedule_injective and
-// friends): each takes one stage and the target, and only uses split, fuse, vectorize and
-// parallel, so every result is correct for any extent, constant or symbolic.
+// Schedule building blocks that CPU schedules share (TOPI's schedule_injective and friends), also
+// the CPU family's generic recipes (schedule_generic.hpp): each takes one stage and the target,
+// and only uses split, fuse, vectorize and parallel, so every result is correct for any extent,
+// constant or symbolic. Parallel loops only where the target has a thread pool (not on WASM).
 
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
-
-// "nnvm.ops.target" unless `t` is a CPU target; the op name goes into the message.
-inline void require_cpu(const target::Target& t, const std::string& op) {
-  if (!t.is_cpu())
-    throw UserError("nnvm.ops.target", str_cat("op ", op, " has no default schedule for target '", t.kind, "'"),
-                    {"op " + op});
-}
 
 namespace detail {
 // Waking the thread pool costs more than a few thousand multiply-adds of work.
@@ -10618,14 +10774,14 @@ inline void schedule_injective(schedule::Stage st, const target::Target& target)
   } else if (!par.defined()) {
     par = axes.back();
   }
-  if (detail::worth_parallel(st)) st.parallel(par);
+  if (target.has_thread_pool() && detail::worth_parallel(st)) st.parallel(par);
 }
 
 // Reduction stage: its data-parallel axes fused into one parallel loop; each iteration runs the
 // whole reduction serially (no vectorization: the reduce axis must stay innermost).
-inline void schedule_reduction(schedule::Stage st, const target::Target&) {
+inline void schedule_reduction(schedule::Stage st, const target::Target& target) {
   const auto& axes = st.tensor().op().axis;
-  if (axes.empty()) return;
+  if (axes.empty() || !target.has_thread_pool()) return;
   ir::IterVar par = st.fuse(axes);
   if (detail::worth_parallel(st)) st.parallel(par);
 }
@@ -10733,14 +10889,6 @@ inline te::Tensor broadcast_binary(const te::Tensor& a, const te::Tensor& b, con
       std::move(name));
 }
 
-// The default schedule of a broadcast op: every output injective.
-inline ScheduleFn broadcast_schedule(std::string op) {
-  return [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-    require_cpu(t, op);
-    for (auto& o : out) schedule_injective(s[o], t);
-  };
-}
-
 // The definition of a two-input broadcast op (inputs A and B, no attributes).
 inline OpDef broadcast_binary_def(std::string name, std::string importer_name, std::string doc, BinaryFn f,
                                   DtypeKind kind = DtypeKind::number) {
@@ -10753,7 +10901,6 @@ inline OpDef broadcast_binary_def(std::string name, std::string importer_name, s
       .compute = [op, f, kind](
                      const std::vector<te::Tensor>& in,
                      const Attrs&) { return std::vector<te::Tensor>{broadcast_binary(in[0], in[1], f, kind, op)}; },
-      .default_schedule = broadcast_schedule(op),
       .doc = std::move(doc),
   };
 }
@@ -10832,7 +10979,6 @@ inline OpDef pow_def() {
       .pattern = OpPattern::broadcast,
       .compute = [](const std::vector<te::Tensor>& in,
                     const Attrs&) { return std::vector<te::Tensor>{power(in[0], in[1])}; },
-      .default_schedule = broadcast_schedule("pow"),
       .doc = "A ^ B with broadcasting; B may have another number type, the output has A's",
   };
 }
@@ -10886,7 +11032,6 @@ inline OpDef bit_shift_def() {
                 in, {"X", "Y"}, [op](const std::vector<ir::Expr>& x) { return ir::call(op, x[0], x[1]); },
                 "bit_shift")};
           },
-      .default_schedule = broadcast_schedule("bit_shift"),
       .doc = "X << Y or X >> Y (attribute direction LEFT or RIGHT) for integers, with broadcasting",
   };
 }
@@ -10918,7 +11063,6 @@ inline OpDef compare_def(std::string name, std::string importer_name, std::strin
                 in, {"A", "B"},
                 [&](const std::vector<ir::Expr>& x) { return f(ir::cast(ct, x[0]), ir::cast(ct, x[1])); }, op)};
           },
-      .default_schedule = broadcast_schedule(op),
       .doc = std::move(doc),
   };
 }
@@ -11009,7 +11153,6 @@ inline OpDef mod_def() {
                 in[0], in[1], [fmod](const ir::Expr& a, const ir::Expr& b) { return mod_expr(a, b, fmod == 1); },
                 DtypeKind::number, "mod")};
           },
-      .default_schedule = broadcast_schedule("mod"),
       .doc = "A mod B with broadcasting; attribute fmod 0: sign of B (Python), 1: sign of A (C fmod)",
   };
 }
@@ -11055,7 +11198,6 @@ inline OpDef prelu_def() {
       .pattern = OpPattern::broadcast,
       .compute = [](const std::vector<te::Tensor>& in,
                     const Attrs&) { return std::vector<te::Tensor>{prelu(in[0], in[1])}; },
-      .default_schedule = broadcast_schedule("prelu"),
       .doc = "X if X >= 0 else slope * X; slope broadcasts to X's shape",
   };
 }
@@ -11093,14 +11235,6 @@ inline te::Tensor unary_elementwise(const te::Tensor& x, const ScalarFn& f, Dtyp
       std::move(name));
 }
 
-// The default schedule of a one-output elementwise op.
-inline ScheduleFn injective_schedule(std::string op) {
-  return [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-    require_cpu(t, op);
-    for (auto& o : out) schedule_injective(s[o], t);
-  };
-}
-
 // The definition of a one-input, one-output elementwise op with the injective default schedule.
 // `f` reads the attributes once per build, so per-use parameters (alpha) become constants.
 inline OpDef unary_def(std::string name, std::string importer_name, std::string doc,
@@ -11115,7 +11249,6 @@ inline OpDef unary_def(std::string name, std::string importer_name, std::string 
           [op, make_f, kind](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{unary_elementwise(in[0], make_f(attrs), kind, op)};
           },
-      .default_schedule = injective_schedule(op),
       .doc = std::move(doc),
   };
 }
@@ -11212,7 +11345,6 @@ inline OpDef variadic_def(std::string name, std::string importer_name, std::stri
                                 {"input " + std::string(1, char('A' + k))});
             return std::vector<te::Tensor>{broadcast_fold(in, f, kind, finish ? finish(in.size()) : ScalarFn(), op)};
           },
-      .default_schedule = broadcast_schedule(op),
       .doc = std::move(doc),
   };
 }
@@ -11261,7 +11393,6 @@ inline OpDef where_def() {
                 in, {"condition", "X", "Y"},
                 [](const std::vector<ir::Expr>& x) { return ir::select(x[0], x[1], x[2]); }, "where")};
           },
-      .default_schedule = broadcast_schedule("where"),
       .doc = "X where condition else Y, the three broadcast together",
   };
 }
@@ -11720,8 +11851,7 @@ inline bool is_blocked_pool(const te::Tensor& R) {
 // (average's division, lp's root): the reduction runs its outputs in parallel, the last stage
 // is vectorized. A blocked pool gets the blocked conv's schedule instead: a tile of output
 // columns in registers, vectorized over the channel block.
-inline void schedule_pool(schedule::Schedule& s, const te::Tensor& Y, const Target& target, const std::string& op) {
-  require_cpu(target, op);
+inline void schedule_pool(schedule::Schedule& s, const te::Tensor& Y, const Target& target) {
   te::Tensor R = Y.op().reduce_axes.empty() ? te::Tensor(Y.op().inputs.at(0)) : Y;
   if (is_blocked_pool(R) && detail::schedule_nchwc(s, R, Y, target, /*channelwise=*/true)) return;
   if (!Y.op().reduce_axes.empty()) {
@@ -11797,8 +11927,8 @@ inline OpDef average_pool_def() {
             Window w = pool_window(in[0], WindowParams::from(attrs));
             return std::vector<te::Tensor>{average_pool(in[0], w, attrs.get_int("count_include_pad", 0) != 0)};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_pool(s, out[0], t, "average_pool"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_pool(s, out[0], t); },
       .doc =
           "mean of each window (AveragePool; attributes kernel_shape, strides, dilations, pads, auto_pad, "
           "ceil_mode, count_include_pad)",
@@ -11973,7 +12103,6 @@ inline bool schedule_conv2d_register_tile(schedule::Schedule& s, const te::Tenso
 }  // namespace detail
 
 inline void schedule_conv(schedule::Schedule& s, const te::Tensor& Y, const Target& target) {
-  require_cpu(target, "conv");
   for (auto& in : Y.op().inputs)
     if (in->op->kind == te::OpKind::compute) schedule_injective(s[te::Tensor(in)], target);
   if (detail::schedule_conv2d_register_tile(s, Y, target)) return;
@@ -12001,7 +12130,7 @@ inline OpDef conv_def() {
             return std::vector<te::Tensor>{
                 conv(in[0], in[1], in.size() > 2 ? in[2] : te::Tensor(), ConvParams::from(attrs))};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
                              const Target& t) { schedule_conv(s, out[0], t); },
       .doc =
           "1-D/2-D/3-D convolution of X by W plus optional bias B (Conv; attributes kernel_shape, strides, "
@@ -12089,14 +12218,13 @@ inline OpDef conv_nchwc_def() {
             return std::vector<te::Tensor>{
                 conv_nchwc(in[0], in[1], in.size() > 2 ? in[2] : te::Tensor(), WindowParams::from(attrs))};
           },
-      .default_schedule =
+      .cpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "conv_nchwc");
             detail::schedule_nchwc(s, out[0], out[0], t);
           },
-      .fused_schedule =
+      .cpu_fused_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const te::Tensor& epilogue, const Target& t) {
-            return t.is_cpu() && detail::schedule_nchwc(s, out[0], epilogue, t);
+            return detail::schedule_nchwc(s, out[0], epilogue, t);
           },
       .doc = "2-D convolution in the blocked layout NCHW[x]c: X (N, C/ib, H, W, ib), W (M/ob, C/ib, KH, KW, ib, ob), "
              "B (M/ob, ob); conv's window attributes",
@@ -12247,9 +12375,8 @@ inline OpDef conv_transpose_def() {
             return std::vector<te::Tensor>{
                 conv_transpose(in[0], in[1], in.size() > 2 ? in[2] : te::Tensor(), ConvTransposeParams::from(attrs))};
           },
-      .default_schedule =
+      .cpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "conv_transpose");
             schedule_reduction(s[out[0]], t);
           },
       .doc =
@@ -12315,14 +12442,13 @@ inline OpDef depthwise_conv_nchwc_def() {
             return std::vector<te::Tensor>{depthwise_conv_nchwc(in[0], in[1], in.size() > 2 ? in[2] : te::Tensor(),
                                                                 WindowParams::from(attrs))};
           },
-      .default_schedule =
+      .cpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "depthwise_conv_nchwc");
             detail::schedule_nchwc(s, out[0], out[0], t, /*channelwise=*/true);
           },
-      .fused_schedule =
+      .cpu_fused_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const te::Tensor& epilogue, const Target& t) {
-            return t.is_cpu() && detail::schedule_nchwc(s, out[0], epilogue, t, /*channelwise=*/true);
+            return detail::schedule_nchwc(s, out[0], epilogue, t, /*channelwise=*/true);
           },
       .doc = "depthwise 2-D convolution in the blocked layout NCHW[x]c: X (N, C/b, H, W, b), W (C/b, KH, KW, b), "
              "B (C/b, b); conv's window attributes",
@@ -12380,8 +12506,8 @@ inline OpDef lp_pool_def() {
             Window w = pool_window(in[0], WindowParams::from(attrs));
             return std::vector<te::Tensor>{lp_pool(in[0], w, attrs.get_int("p", 2))};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_pool(s, out[0], t, "lp_pool"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_pool(s, out[0], t); },
       .doc =
           "p-norm of each window (LpPool; attributes p, kernel_shape, strides, dilations, pads, auto_pad, "
           "ceil_mode)",
@@ -12405,8 +12531,8 @@ inline OpDef global_average_pool_def() {
           [](const std::vector<te::Tensor>& in, const Attrs&) {
             return std::vector<te::Tensor>{average_pool(in[0], global_window(in[0]), false, "global_average_pool")};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_pool(s, out[0], t, "global_average_pool"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_pool(s, out[0], t); },
       .doc = "mean over all spatial elements of each channel (GlobalAveragePool)",
   };
 }
@@ -12422,8 +12548,8 @@ inline OpDef global_lp_pool_def() {
             return std::vector<te::Tensor>{
                 lp_pool(in[0], global_window(in[0]), attrs.get_int("p", 2), "global_lp_pool")};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_pool(s, out[0], t, "global_lp_pool"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_pool(s, out[0], t); },
       .doc = "p-norm over all spatial elements of each channel (GlobalLpPool; attribute p)",
   };
 }
@@ -12440,8 +12566,8 @@ inline OpDef global_max_pool_def() {
             return std::vector<te::Tensor>{window_reduce(
                 in[0], global_window(in[0]), ir::Combiner::max, [](ir::Expr x) { return x; }, "global_max_pool")};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_pool(s, out[0], t, "global_max_pool"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_pool(s, out[0], t); },
       .doc = "largest element over all spatial elements of each channel (GlobalMaxPool)",
   };
 }
@@ -12559,7 +12685,7 @@ inline OpDef layout_transform_def() {
                 layout_transform(in[0], ChannelLayout::parse(attrs.get_string("src_layout"), "src_layout"),
                                  ChannelLayout::parse(attrs.get_string("dst_layout"), "dst_layout"))};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
                              const Target& t) { schedule_injective(s[out[0]], t); },
       .doc = "feature map between layouts NCHW and blocked NCHW[x]c (attributes src_layout, dst_layout)",
   };
@@ -12649,10 +12775,9 @@ inline OpDef max_pool_def() {
             if (attrs.get_int("compute_indices", 1) == 0) outs.resize(1);
             return outs;
           },
-      .default_schedule =
+      .cpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "max_pool");
-            schedule_pool(s, out[0], t, "max_pool");
+            schedule_pool(s, out[0], t);
             if (out.size() < 2) return;
             te::Tensor pos(out[1]->op->inputs.at(0));
             schedule_reduction(s[pos], t);
@@ -12752,11 +12877,6 @@ inline OpDef clip_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             te::Tensor lo = in.size() > 1 ? in[1] : te::Tensor(), hi = in.size() > 2 ? in[2] : te::Tensor();
             return std::vector<te::Tensor>{clip(in[0], lo, hi, attrs)};
-          },
-      .default_schedule =
-          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "clip");
-            schedule_injective(s[out[0]], t);
           },
       .doc = "min(max(input, min), max); bounds from the optional inputs min/max or the attributes min/max",
   };
@@ -12926,7 +13046,6 @@ inline OpDef dropout_def() {
                 x.shape(), [](const std::vector<ir::Var>&) { return ir::const_true(); }, "dropout_mask");
             return std::vector<te::Tensor>{out, mask};
           },
-      .default_schedule = injective_schedule("dropout"),
       .doc = "inference-mode dropout: output = data, mask = all true (training_mode must be false)",
   };
 }
@@ -12964,7 +13083,6 @@ inline OpDef float_predicate_def(std::string name, std::string importer_name, st
           [op, make_pred](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{float_predicate(in[0], make_pred(attrs), op)};
           },
-      .default_schedule = injective_schedule(op),
       .doc = std::move(doc),
   };
 }
@@ -13088,11 +13206,6 @@ inline OpDef relu_def() {
       .input_names = {"X"},
       .pattern = OpPattern::elementwise,
       .compute = [](const std::vector<te::Tensor>& in, const Attrs&) { return std::vector<te::Tensor>{relu(in[0])}; },
-      .default_schedule =
-          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "relu");
-            schedule_injective(s[out[0]], t);
-          },
       .doc = "max(X, 0), elementwise",
   };
 }
@@ -13468,9 +13581,7 @@ inline void check_channel_param(const te::Tensor& p, const char* input, const ir
 
 // Schedules every stage an op made between its inputs and `outputs` (normalizations, attention):
 // reductions parallel over their rows, the rest vectorized along the last axis.
-inline void schedule_stages(schedule::Schedule& s, const std::vector<te::Tensor>& outputs, const Target& target,
-                            const std::string& op) {
-  require_cpu(target, op);
+inline void schedule_stages(schedule::Schedule& s, const std::vector<te::Tensor>& outputs, const Target& target) {
   for (auto& t : te::post_order(outputs)) {
     if (t.op().kind != te::OpKind::compute) continue;
     if (!t.op().reduce_axes.empty()) schedule_reduction(s[t], target);
@@ -13753,8 +13864,8 @@ inline OpDef attention_def() {
             auto opt = [&](size_t i) { return i < in.size() ? in[i] : te::Tensor(); };
             return attention(in[0], in[1], in[2], opt(3), opt(4), opt(5), opt(6), p);
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_stages(s, out, t, "attention"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t); },
       .doc = "softmax(Q K^T * scale + mask) V with grouped-query heads, KV cache, causal/window masks, softcap; "
              "outputs Y, present_key, present_value, qk_matmul_output",
   };
@@ -13810,8 +13921,8 @@ inline OpDef batch_norm_def() {
             return std::vector<te::Tensor>{
                 batch_norm(in[0], in[1], in[2], in[3], in[4], attrs.get_float("epsilon", 1e-5))};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_stages(s, out, t, "batch_norm"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t); },
       .doc = "(X - input_mean) / sqrt(input_var + epsilon) * scale + B per channel (inference)",
   };
 }
@@ -13924,7 +14035,6 @@ inline void schedule_matmul_tiles(schedule::Stage st, const Target& target) {
 }
 
 inline void schedule_dense(schedule::Schedule& s, const te::Tensor& Y, const Target& target) {
-  require_cpu(target, "dense");
   schedule_matmul_tiles(s[Y], target);
 }
 
@@ -13941,7 +14051,7 @@ inline OpDef dense_def() {
                           attrs.get_float("alpha", 1.0), attrs.get_float("beta", 1.0)};
             return std::vector<te::Tensor>{dense(in[0], in[1], in.size() > 2 ? in[2] : te::Tensor(), p)};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
                              const Target& t) { schedule_dense(s, out[0], t); },
       .doc = "alpha * A' * B' + beta * C (Gemm; attributes transA, transB, alpha, beta; floats and 32/64-bit ints)",
   };
@@ -14131,9 +14241,8 @@ inline OpDef einsum_def() {
               if (!x.defined()) throw UserError("nnvm.ops.input_count", "einsum inputs cannot be left out");
             return std::vector<te::Tensor>{einsum(in, attrs.get_string("equation"))};
           },
-      .default_schedule =
+      .cpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "einsum");
             if (out[0].op().reduce_axes.empty()) schedule_injective(s[out[0]], t);
             else schedule_reduction(s[out[0]], t);
           },
@@ -14216,8 +14325,8 @@ inline OpDef group_norm_def() {
             return std::vector<te::Tensor>{group_norm(in[0], in[1], in[2], attrs.get_int("num_groups"),
                                                       attrs.get_float("epsilon", 1e-5), stash_dtype(attrs))};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_stages(s, out, t, "group_norm"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t); },
       .doc = "normalize X over channel groups (attribute num_groups) and spatial axes, then * scale[c] + bias[c]",
   };
 }
@@ -14266,8 +14375,8 @@ inline OpDef instance_norm_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{instance_norm(in[0], in[1], in[2], attrs.get_float("epsilon", 1e-5))};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_stages(s, out, t, "instance_norm"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t); },
       .doc = "normalize each (n, c) slice over its spatial axes, then * scale[c] + B[c]",
   };
 }
@@ -14334,8 +14443,8 @@ inline OpDef layer_norm_def() {
             return layer_norm(in[0], in[1], in.size() > 2 ? in[2] : te::Tensor(), attrs.get_int("axis", -1),
                               attrs.get_float("epsilon", 1e-5), stash_dtype(attrs));
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_stages(s, out, t, "layer_norm"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t); },
       .doc = "normalize X over axes [axis, rank) then * Scale + B; outputs Y, Mean, InvStdDev",
   };
 }
@@ -14396,8 +14505,8 @@ inline OpDef lp_normalization_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{lp_normalization(in[0], attrs.get_int("axis", -1), attrs.get_int("p", 2))};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_stages(s, out, t, "lp_normalization"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t); },
       .doc = "input / its L1 or L2 norm along attribute axis (default -1); 0 where the norm is 0",
   };
 }
@@ -14456,8 +14565,8 @@ inline OpDef lrn_def() {
             return std::vector<te::Tensor>{lrn(in[0], attrs.get_int("size"), attrs.get_float("alpha", 1e-4),
                                                attrs.get_float("beta", 0.75), attrs.get_float("bias", 1.0))};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_stages(s, out, t, "lrn"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t); },
       .doc = "X / (bias + alpha / size * sum of X^2 over `size` neighbouring channels) ^ beta",
   };
 }
@@ -14518,7 +14627,6 @@ inline te::Tensor matmul(const te::Tensor& A, const te::Tensor& B, std::string n
 // Matrix results (rank >= 2) take dense's register tiles over their last two axes; a vector or
 // scalar result is a plain reduction per element.
 inline void schedule_matmul(schedule::Schedule& s, const te::Tensor& Y, const Target& target) {
-  require_cpu(target, "matmul");
   te::Tensor a(Y.op().inputs.at(0)), b(Y.op().inputs.at(Y.op().inputs.size() - 1));
   if (a.rank() >= 2 && b.rank() >= 2) schedule_matmul_tiles(s[Y], target);
   else schedule_reduction(s[Y], target);
@@ -14532,7 +14640,7 @@ inline OpDef matmul_def() {
       .pattern = OpPattern::out_fusable,
       .compute = [](const std::vector<te::Tensor>& in,
                     const Attrs&) { return std::vector<te::Tensor>{matmul(in[0], in[1])}; },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
                              const Target& t) { schedule_matmul(s, out[0], t); },
       .doc = "NumPy matrix product of A and B (1-D operands, broadcast batch axes; floats and 32/64-bit ints)",
   };
@@ -14584,9 +14692,9 @@ inline OpDef mean_variance_normalization_def() {
             return std::vector<te::Tensor>{
                 mean_variance_normalization(in[0], attrs.get_ints("axes", {0, 2, 3}))};
           },
-      .default_schedule =
+      .cpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            schedule_stages(s, out, t, "mean_variance_normalization");
+            schedule_stages(s, out, t);
           },
       .doc = "(X - mean) / (std + 1e-9) over attribute axes (default [0, 2, 3])",
   };
@@ -14702,9 +14810,9 @@ inline OpDef negative_log_likelihood_loss_def() {
             return std::vector<te::Tensor>{
                 nll_loss(in[0], in[1], w, loss_reduction(attrs), loss_ignore_index(attrs))};
           },
-      .default_schedule =
+      .cpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            schedule_stages(s, out, t, "negative_log_likelihood_loss");
+            schedule_stages(s, out, t);
           },
       .doc = "-input[n, target, d..] * weight[target], reduced by attribute reduction (none/sum/mean); "
              "ignore_index skipped; out-of-range targets clamped",
@@ -14762,8 +14870,8 @@ inline OpDef rms_norm_def() {
             return std::vector<te::Tensor>{rms_norm(in[0], in[1], attrs.get_int("axis", -1),
                                                     attrs.get_float("epsilon", 1e-5), stash_dtype(attrs))};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_stages(s, out, t, "rms_norm"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t); },
       .doc = "X / sqrt(mean(X^2) + epsilon) * scale over axes [axis, rank)",
   };
 }
@@ -14916,14 +15024,6 @@ inline std::vector<size_t> normalize_axes(const std::vector<int64_t>& axes, size
 // True when optional input `i` was given (left out at the end, or undefined in the middle).
 inline bool given(const std::vector<te::Tensor>& in, size_t i) { return i < in.size() && in[i].defined(); }
 
-// The default schedule of an op whose every output is one injective stage.
-inline ScheduleFn injective_schedule(std::string op) {
-  return [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-    require_cpu(t, op);
-    for (auto& o : out) schedule_injective(s[o], t);
-  };
-}
-
 }  // namespace transform_detail
 }  // namespace ops
 NNVM_END_NAMESPACE
@@ -15038,7 +15138,6 @@ inline OpDef rotary_embedding_def() {
             te::Tensor pos = in.size() > 3 ? in[3] : te::Tensor();
             return std::vector<te::Tensor>{rotary_embedding(in[0], in[1], in[2], pos, spec)};
           },
-      .default_schedule = transform_detail::injective_schedule("rotary_embedding"),
       .doc = "X's heads rotated pairwise by the angles of cos_cache/sin_cache (by position_ids when given)",
   };
 }
@@ -15258,9 +15357,8 @@ inline OpDef log_softmax_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{log_softmax(in[0], attrs.get_int("axis", -1))};
           },
-      .default_schedule =
+      .cpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "log_softmax");
             schedule_op_stages(s, out, t);
           },
       .doc = "X - log(sum(exp(X))) along attribute axis (default -1), computed stably",
@@ -15297,9 +15395,9 @@ inline OpDef softmax_cross_entropy_loss_def() {
             te::Tensor w = in.size() > 2 ? in[2] : te::Tensor();
             return softmax_cross_entropy_loss(in[0], in[1], w, loss_reduction(attrs), loss_ignore_index(attrs));
           },
-      .default_schedule =
+      .cpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            schedule_stages(s, out, t, "softmax_cross_entropy_loss");
+            schedule_stages(s, out, t);
           },
       .doc = "negative_log_likelihood_loss of log_softmax(scores) over axis 1 (reduction none/sum/mean, "
              "ignore_index); outputs the loss and log_prob",
@@ -15500,11 +15598,6 @@ inline OpDef dequantize_linear_def() {
             te::Tensor zp = in.size() > 2 ? in[2] : te::Tensor();
             return std::vector<te::Tensor>{dequantize_linear(in[0], in[1], zp, quant_layout(in[0], attrs), out)};
           },
-      .default_schedule =
-          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "dequantize_linear");
-            schedule_injective(s[out[0]], t);
-          },
       .doc = "(x - x_zero_point) * x_scale, per tensor, per axis or per block",
   };
 }
@@ -15595,11 +15688,6 @@ inline OpDef quantize_linear_def() {
             te::Tensor zp = in.size() > 2 ? in[2] : te::Tensor();
             return std::vector<te::Tensor>{quantize_linear(in[0], in[1], zp, spec)};
           },
-      .default_schedule =
-          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "quantize_linear");
-            schedule_injective(s[out[0]], t);
-          },
       .doc = "saturate(round_half_even(x / y_scale) + y_zero_point) to int8/uint8/int16/uint16",
   };
 }
@@ -15682,9 +15770,8 @@ inline OpDef arg_reduce_def(std::string name, std::string importer_name, bool is
                                                       flag_attr(attrs, "keepdims", true),
                                                       flag_attr(attrs, "select_last_index", false), op)};
           },
-      .default_schedule =
-          [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, op);
+      .cpu_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
             schedule_op_stages(s, out, t);
           },
       .doc = std::move(doc),
@@ -15757,9 +15844,8 @@ inline OpDef cumulative_def(std::string name, std::string importer_name, ir::Com
             return std::vector<te::Tensor>{cumulative(in[0], combiner, axis[0], flag_attr(attrs, "exclusive", false),
                                                       flag_attr(attrs, "reverse", false), op)};
           },
-      .default_schedule =
-          [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, op);
+      .cpu_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
             schedule_op_stages(s, out, t);
           },
       .doc = std::move(doc),
@@ -15814,9 +15900,8 @@ inline OpDef hardmax_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{hardmax(in[0], attrs.get_int("axis", -1))};
           },
-      .default_schedule =
+      .cpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "hardmax");
             schedule_op_stages(s, out, t);
           },
       .doc = "one-hot of the first maximum along attribute axis (default -1)",
@@ -15955,9 +16040,8 @@ inline OpDef reduce_def_from(std::string name, std::string importer_name, std::s
             bool keepdims = flag_attr(attrs, "keepdims", true);
             return std::vector<te::Tensor>{fn(in[0], reduce_axes_mask(in[0].rank(), attrs), keepdims)};
           },
-      .default_schedule =
-          [op = name](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, op);
+      .cpu_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
             schedule_op_stages(s, out, t);
           },
       .doc = std::move(doc),
@@ -16068,7 +16152,6 @@ inline te::Tensor softmax(const te::Tensor& x, int64_t axis = -1, std::string na
 
 // Reductions parallel over their rows; the elementwise stages vectorized along the last axis.
 inline void schedule_softmax(schedule::Schedule& s, const te::Tensor& y, const Target& target) {
-  require_cpu(target, "softmax");
   // The stages softmax() made, found from its output so no other op's stage is touched.
   te::Tensor ex(y.op().inputs.at(0)), sm(y.op().inputs.at(1)), mx(ex.op().inputs.at(1));
   schedule_reduction(s[mx], target);
@@ -16087,7 +16170,7 @@ inline OpDef softmax_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{softmax(in[0], attrs.get_int("axis", -1))};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
                              const Target& t) { schedule_softmax(s, out[0], t); },
       .doc = "exp(X) / sum(exp(X)) along attribute axis (default -1), computed stably",
   };
@@ -16157,7 +16240,6 @@ inline std::vector<te::Tensor> top_k(const te::Tensor& x, int64_t k, int64_t axi
 // All three stages parallel over their rows and not vectorized: the values stage is a gather
 // (its index differs per lane), the others are reductions.
 inline void schedule_top_k(schedule::Schedule& s, const std::vector<te::Tensor>& outs, const Target& target) {
-  require_cpu(target, "top_k");
   const te::Tensor& values = outs.at(0);
   const te::Tensor& indices = outs.at(1);
   schedule_reduction(s[values], target);
@@ -16181,7 +16263,7 @@ inline OpDef top_k_def() {
             flag_attr(attrs, "sorted", true);  // validated only: the output is always sorted
             return top_k(in[0], k[0], attrs.get_int("axis", -1), flag_attr(attrs, "largest", true));
           },
-      .default_schedule = schedule_top_k,
+      .cpu_schedule = schedule_top_k,
       .doc = "the K largest (or smallest) elements along axis and their int64 indices, sorted; O(n^2) per row",
   };
 }
@@ -16259,7 +16341,6 @@ inline OpDef cast_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{cast(in[0], dtype_from_onnx(attrs.get_int("to"), "to"))};
           },
-      .default_schedule = transform_detail::injective_schedule("cast"),
       .doc = "input converted to the dtype of attribute to (an ONNX data type code)",
   };
 }
@@ -16274,7 +16355,6 @@ inline OpDef cast_like_def() {
           [](const std::vector<te::Tensor>& in, const Attrs&) {
             return std::vector<te::Tensor>{cast(in[0], in[1].dtype(), "cast_like")};
           },
-      .default_schedule = transform_detail::injective_schedule("cast_like"),
       .doc = "input converted to the dtype of input target_type (whose data is not read)",
   };
 }
@@ -16345,7 +16425,6 @@ inline OpDef center_crop_pad_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{center_crop_pad(in[0], attrs.get_ints("shape"), attrs.get_ints("axes", {}))};
           },
-      .default_schedule = transform_detail::injective_schedule("center_crop_pad"),
       .doc = "input_data center-cropped or zero-padded to value input shape over attribute axes",
   };
 }
@@ -16415,7 +16494,6 @@ inline OpDef concat_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{concat(in, attrs.get_int("axis"))};
           },
-      .default_schedule = transform_detail::injective_schedule("concat"),
       .doc = "inputs0 .. inputsN (1 to 256 inputs) joined along attribute axis",
   };
 }
@@ -16498,7 +16576,6 @@ inline OpDef depth_to_space_def() {
             return std::vector<te::Tensor>{
                 depth_to_space(in[0], attrs.get_int("blocksize"), attrs.get_string("mode", "DCR"))};
           },
-      .default_schedule = transform_detail::injective_schedule("depth_to_space"),
       .doc = "NCHW channels moved into blocksize x blocksize spatial blocks (attribute mode DCR or CRD)",
   };
 }
@@ -16513,7 +16590,6 @@ inline OpDef space_to_depth_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{space_to_depth(in[0], attrs.get_int("blocksize"))};
           },
-      .default_schedule = transform_detail::injective_schedule("space_to_depth"),
       .doc = "NCHW blocksize x blocksize spatial blocks moved into channels",
   };
 }
@@ -16584,7 +16660,6 @@ inline OpDef expand_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{expand(in[0], attrs.get_ints("shape"))};
           },
-      .default_schedule = transform_detail::injective_schedule("expand"),
       .doc = "input broadcast with value input shape (both ways)",
   };
 }
@@ -16600,7 +16675,6 @@ inline OpDef tile_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{tile(in[0], attrs.get_ints("repeats"))};
           },
-      .default_schedule = transform_detail::injective_schedule("tile"),
       .doc = "input repeated repeats[d] times along each axis d (value input repeats)",
   };
 }
@@ -16730,7 +16804,6 @@ inline OpDef gather_def() {
             size_t a = normalize_axis(attrs.get_int("axis", 0), in[0].shape.size(), "axis");
             if (data[1]) check_index_values(*data[1], {extent_or_unknown(in[0], a)}, "indices", str_cat("axis ", a, " of data"));
           },
-      .default_schedule = transform_detail::injective_schedule("gather"),
       .doc = "data indexed along attribute axis by indices (negative wrap, out of range clamps)",
   };
 }
@@ -16751,7 +16824,6 @@ inline OpDef gather_elements_def() {
             size_t a = normalize_axis(attrs.get_int("axis", 0), in[0].shape.size(), "axis");
             if (data[1]) check_index_values(*data[1], {extent_or_unknown(in[0], a)}, "indices", str_cat("axis ", a, " of data"));
           },
-      .default_schedule = transform_detail::injective_schedule("gather_elements"),
       .doc = "data[p with p[axis] = indices[p]] for every position p of indices",
   };
 }
@@ -16777,7 +16849,6 @@ inline OpDef gather_nd_def() {
             for (int64_t j = 0; j < k; ++j) extents.push_back(extent_or_unknown(in[0], b + size_t(j)));
             check_index_values(*data[1], extents, "indices", str_cat("data's axes ", b, " to ", b + size_t(k) - 1));
           },
-      .default_schedule = transform_detail::injective_schedule("gather_nd"),
       .doc = "slices of data at the coordinates in indices' last axis (attribute batch_dims)",
   };
 }
@@ -16885,7 +16956,6 @@ inline OpDef constant_of_shape_def() {
             }
             return std::vector<te::Tensor>{constant_of_shape(attrs.get_ints("input"), value)};
           },
-      .default_schedule = transform_detail::injective_schedule("constant_of_shape"),
       .doc = "a tensor of the shape in value input input, filled with attribute value (dtype value_dtype; default "
              "float32 0)",
   };
@@ -16902,7 +16972,6 @@ inline OpDef eye_like_def() {
             DataType t = attrs.has("dtype") ? dtype_from_onnx(attrs.get_int("dtype"), "dtype") : in[0].dtype();
             return std::vector<te::Tensor>{eye_like(in[0], t, attrs.get_int("k", 0))};
           },
-      .default_schedule = transform_detail::injective_schedule("eye_like"),
       .doc = "ones on diagonal k (attribute) of a matrix shaped like input, dtype attribute dtype or input's",
   };
 }
@@ -16934,7 +17003,6 @@ inline OpDef range_def() {
             return std::vector<te::Tensor>{
                 range(t, attrs.get_ints("start")[0], attrs.get_ints("limit")[0], attrs.get_ints("delta")[0])};
           },
-      .default_schedule = transform_detail::injective_schedule("range"),
       .doc = "start, start + delta, ... before limit (value inputs, one dtype)",
   };
 }
@@ -17145,7 +17213,6 @@ inline OpDef grid_sample_def() {
             spec.align_corners = attrs.get_int("align_corners", 0) != 0;
             return std::vector<te::Tensor>{grid_sample(in[0], in[1], spec)};
           },
-      .default_schedule = transform_detail::injective_schedule("grid_sample"),
       .doc = "X sampled at the normalized coordinates of grid; mode linear/nearest/cubic, padding zeros/border/reflection",
   };
 }
@@ -17212,7 +17279,6 @@ inline OpDef one_hot_def() {
               throw UserError("nnvm.ops.input_shape", str_cat("input depth is ", d[0]), {"input depth"});
             return std::vector<te::Tensor>{one_hot(in[0], int64_t(d[0]), in[2], attrs.get_int("axis", -1))};
           },
-      .default_schedule = transform_detail::injective_schedule("one_hot"),
       .doc = "values[1] where the new axis (attribute axis) equals indices, values[0] elsewhere; depth is a value input",
   };
 }
@@ -17323,7 +17389,6 @@ inline OpDef pad_def() {
             if (transform_detail::given(in, 3)) spec.axes = attrs.get_ints("axes");
             return std::vector<te::Tensor>{pad(in[0], spec)};
           },
-      .default_schedule = transform_detail::injective_schedule("pad"),
       .doc = "data padded by value input pads (begins, then ends) over axes; attribute mode constant/edge/reflect/wrap",
   };
 }
@@ -17435,7 +17500,6 @@ inline OpDef flatten_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{flatten(in[0], attrs.get_int("axis", 1))};
           },
-      .default_schedule = transform_detail::injective_schedule("flatten"),
       .doc = "2-D view of input: axes before attribute axis (default 1) as rows, the rest as columns",
   };
 }
@@ -17452,7 +17516,6 @@ inline OpDef reshape_def() {
             return std::vector<te::Tensor>{
                 reshape(in[0], attrs.get_ints("shape"), attrs.get_int("allowzero", 0) != 0)};
           },
-      .default_schedule = transform_detail::injective_schedule("reshape"),
       .doc = "data in row-major order under the shape given by value input shape (0 copies, one -1 inferred)",
   };
 }
@@ -17734,7 +17797,6 @@ inline OpDef resize_def() {
             spec.keep_aspect_ratio_policy = attrs.get_string("keep_aspect_ratio_policy", "stretch");
             return std::vector<te::Tensor>{resize(in[0], spec)};
           },
-      .default_schedule = transform_detail::injective_schedule("resize"),
       .doc = "X resized over axes to value input sizes or floor(extent * scales); mode nearest/linear/cubic",
   };
 }
@@ -17824,7 +17886,6 @@ inline te::Tensor scatter_compute(const te::Tensor& data, const std::vector<ir::
 }
 
 inline void schedule_scatter(schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& target) {
-  require_cpu(target, out[0].op().name);
   const te::Tensor& y = out[0];
   if (!y.op().reduce_axes.empty()) {
     schedule_reduction(s[y], target);
@@ -17934,7 +17995,7 @@ inline OpDef scatter_elements_def() {
             return std::vector<te::Tensor>{
                 scatter_elements(in[0], in[1], in[2], attrs.get_int("axis", 0), attrs.get_string("reduction", "none"))};
           },
-      .default_schedule = transform_detail::schedule_scatter,
+      .cpu_schedule = transform_detail::schedule_scatter,
       .doc = "data with updates written at indices along attribute axis (attribute reduction none/add/mul/max/min)",
   };
 }
@@ -17949,7 +18010,7 @@ inline OpDef scatter_nd_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{scatter_nd(in[0], in[1], in[2], attrs.get_string("reduction", "none"))};
           },
-      .default_schedule = transform_detail::schedule_scatter,
+      .cpu_schedule = transform_detail::schedule_scatter,
       .doc = "data with updates written at the coordinates in indices' last axis (attribute reduction)",
   };
 }
@@ -18005,7 +18066,6 @@ inline OpDef shape_def() {
             if (attrs.has("end")) end = attrs.get_int("end");
             return std::vector<te::Tensor>{shape_of(in[0], attrs.get_int("start", 0), end)};
           },
-      .default_schedule = transform_detail::injective_schedule("shape"),
       .doc = "the extents of data (attributes start, end) as int64, without reading its elements",
   };
 }
@@ -18018,7 +18078,6 @@ inline OpDef size_def() {
       .pattern = OpPattern::opaque,
       .compute =
           [](const std::vector<te::Tensor>& in, const Attrs&) { return std::vector<te::Tensor>{size_of(in[0])}; },
-      .default_schedule = transform_detail::injective_schedule("size"),
       .doc = "the element count of data as an int64 scalar, without reading its elements",
   };
 }
@@ -18106,7 +18165,6 @@ inline OpDef slice_def() {
             if (transform_detail::given(in, 4)) spec.steps = attrs.get_ints("steps");
             return std::vector<te::Tensor>{slice(in[0], spec)};
           },
-      .default_schedule = transform_detail::injective_schedule("slice"),
       .doc = "data[starts:ends:steps] along axes (value inputs; negative indices and steps, ONNX clamping)",
   };
 }
@@ -18205,7 +18263,6 @@ inline OpDef split_def() {
             int64_t n = transform_detail::const_extent(in[0].shape()[a], str_cat("the split axis ", a, " of input"));
             return split(in[0], axis, split_sizes(n, attrs.get_int("num_outputs")));
           },
-      .default_schedule = transform_detail::injective_schedule("split"),
       .doc = "input cut along attribute axis into pieces: value input split, or attribute num_outputs "
              "(ceil-sized pieces)",
   };
@@ -18289,7 +18346,6 @@ inline OpDef squeeze_def() {
             if (transform_detail::given(in, 1)) axes = attrs.get_ints("axes");
             return std::vector<te::Tensor>{squeeze(in[0], axes)};
           },
-      .default_schedule = transform_detail::injective_schedule("squeeze"),
       .doc = "data without the extent-1 axes named by value input axes (without axes: every constant 1)",
   };
 }
@@ -18305,7 +18361,6 @@ inline OpDef unsqueeze_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{unsqueeze(in[0], attrs.get_ints("axes"))};
           },
-      .default_schedule = transform_detail::injective_schedule("unsqueeze"),
       .doc = "data with extent-1 axes inserted at the output positions named by value input axes",
   };
 }
@@ -18359,7 +18414,6 @@ inline OpDef transpose_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{transpose(in[0], attrs.get_ints("perm", {}))};
           },
-      .default_schedule = transform_detail::injective_schedule("transpose"),
       .doc = "data with its axes permuted by attribute perm (default: reversed)",
   };
 }
@@ -18411,7 +18465,6 @@ inline OpDef trilu_def() {
             }
             return std::vector<te::Tensor>{trilu(in[0], attrs.get_int("upper", 1) != 0, k)};
           },
-      .default_schedule = transform_detail::injective_schedule("trilu"),
       .doc = "upper (attribute upper = 1) or lower triangle of the last two axes from diagonal k, zeros elsewhere",
   };
 }
@@ -18614,9 +18667,212 @@ NNVM_END_NAMESPACE
 // end nnvm/ops/registry.hpp
 // begin nnvm/ops/build.hpp
 // From an op definition to a runnable kernel: placeholders for the inputs, the op's compute, its
-// default schedule for the target, lowering; then, for CPU targets, the C JIT. This is the path
-// the graph executor takes for each (fused) op, and the quickest way to try a new op.
+// schedule for the target's family (its own, or the family's generic recipe), lowering; then,
+// for the host CPU, the C JIT. This is the path the graph executor takes for each (fused) op,
+// and the quickest way to try a new op.
 
+// begin nnvm/ops/schedule_generic.hpp
+// The schedule an op gets on a target: the op's own for the target's family when it has one,
+// else the family's generic recipe for the op's pattern. Adding a family means writing its
+// recipes here; op files change only where an op wants a dedicated schedule.
+//
+//   family  elementwise / broadcast / injective   reduction                 out_fusable / opaque
+//   cpu     vectorized innermost, parallel rest   parallel over outputs     plain loops
+//   gpu     one thread per output element         one thread per output     one thread per output
+//   mcu     plain loops (one thread, small code)  plain loops               plain loops
+//   wasm    vectorized innermost, no threads      plain loops               plain loops
+
+#include <string>
+#include <vector>
+
+// begin nnvm/ops/schedule_gpu.hpp
+// Schedule building blocks for GPUs (the GPU family's generic recipes use them): a stage's data-
+// parallel axes become one thread per output element, in blocks of the target's thread limit.
+// The lowering guards the last block when the thread grid does not divide the extent.
+
+#include <algorithm>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// One thread per element of the stage's output: its axes fused, split by the block size,
+// bound to blockIdx.x and threadIdx.x. A reduction stage runs its whole reduction in the
+// thread (cross-thread reductions are the dedicated schedules' job). A stage without axes (a
+// scalar) is left alone.
+inline void gpu_schedule_injective(schedule::Stage st, const target::Target& target) {
+  const auto& axes = st.tensor().op().axis;
+  if (axes.empty()) return;
+  ir::IterVar fused = axes.size() >= 2 ? st.fuse(axes) : axes.front();
+  auto [block, thread] = st.split(fused, std::max(1, target.gpu.max_threads_per_block));
+  st.bind(block, gpu::block_x);
+  st.bind(thread, gpu::thread_x);
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/schedule_gpu.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// The op's dedicated schedule for `family`; empty when it has none.
+inline const ScheduleFn& own_schedule(const OpDef& def, target::Family family) {
+  static const ScheduleFn none;
+  switch (family) {
+    case target::Family::cpu: return def.cpu_schedule;
+    case target::Family::gpu: return def.gpu_schedule;
+    case target::Family::mcu:
+    case target::Family::wasm: return none;
+  }
+  return none;
+}
+
+// The family's generic recipe for `pattern`, applied to the stages that compute `outputs`
+// (every compute stage between them and the placeholders, for the GPU, whose kernels have no
+// serial host loops to run an unscheduled stage in).
+inline void generic_schedule(OpPattern pattern, schedule::Schedule& s, const std::vector<te::Tensor>& outputs,
+                             const target::Target& target) {
+  const bool data_parallel =
+      pattern == OpPattern::elementwise || pattern == OpPattern::broadcast || pattern == OpPattern::injective;
+  switch (target.family) {
+    case target::Family::cpu:
+    case target::Family::wasm:
+      for (auto& o : outputs) {
+        if (data_parallel) schedule_injective(s[o], target);
+        else if (pattern == OpPattern::reduction) schedule_reduction(s[o], target);
+      }
+      return;
+    case target::Family::gpu:
+      for (auto& t : te::post_order(outputs)) {
+        if (t.op().kind != te::OpKind::compute) continue;
+        schedule::Stage st = s[t];
+        // Stages an op's own schedule already arranged (an epilogue's producer) are left as they are.
+        if (st.node().attach == schedule::AttachKind::root && st.node().relations.empty())
+          gpu_schedule_injective(st, target);
+      }
+      return;
+    case target::Family::mcu: return;
+  }
+}
+
+// How apply_schedule scheduled, for a kernel's origin line ("cpu schedule", "generic gpu
+// recipe for injective ops").
+inline std::string schedule_source(const OpDef& def, const target::Target& target) {
+  if (own_schedule(def, target.family)) return str_cat(target::family_name(target.family), " schedule");
+  return str_cat("generic ", target::family_name(target.family), " recipe for ", pattern_name(def.pattern), " ops");
+}
+
+// Schedules the stages `def`'s compute made (its `outputs`) for `target`.
+inline void apply_schedule(const OpDef& def, schedule::Schedule& s, const std::vector<te::Tensor>& outputs,
+                           const target::Target& target) {
+  if (const ScheduleFn& own = own_schedule(def, target.family)) own(s, outputs, target);
+  else generic_schedule(def.pattern, s, outputs, target);
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/schedule_generic.hpp
+// begin nnvm/target/parse.hpp
+// `--target` strings to typed targets and back: the one place a target's spelling is read.
+//
+//   c | llvm [-mcpu=NAME]            host CPU (NAME as GCC's -march / LLVM's -mcpu; default native)
+//   cuda [-arch=sm_NN]               NVIDIA GPU through CUDA C++
+//   opencl | metal                   GPU through OpenCL C 1.2 / the Metal Shading Language
+//   c-standalone [-mcpu=cortex-mN]   microcontroller: self-contained C99
+//   wasm                             WebAssembly with 128-bit SIMD
+//
+// Parsing checks the words; whether this build has the emitter is the caller's question
+// (nnvmc answers "not built yet" for the back ends later issues add).
+
+#include <sstream>
+#include <string>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+namespace detail {
+// Vector width of a microcontroller core: only Cortex-M55/M85 (Helium) have vector registers.
+inline int mcu_vector_bits(const std::string& cpu) {
+  static const char* const plain[] = {"cortex-m0", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33"};
+  for (const char* n : plain)
+    if (cpu == n) return 0;
+  if (cpu == "cortex-m55" || cpu == "cortex-m85") return 128;
+  std::string known;
+  for (const char* n : plain) known += std::string(n) + ", ";
+  throw UserError("nnvm.target.cpu", "unknown microcontroller '" + cpu + "'; known: " + known + "cortex-m55, cortex-m85");
+}
+}  // namespace detail
+
+// Throws UserError "nnvm.target.parse" naming the word it cannot read, and "nnvm.target.cpu"
+// for an unknown CPU.
+inline Target parse_target(const std::string& spec) {
+  std::istringstream in(spec);
+  std::string name, word;
+  in >> name;
+  Emitter emitter{};
+  bool found = false;
+  std::string names;
+  for (Emitter e : all_emitters) {
+    names += (names.empty() ? "" : ", ") + std::string(emitter_name(e));
+    if (name == emitter_name(e)) emitter = e, found = true;
+  }
+  if (!found)
+    throw UserError("nnvm.target.parse", "target '" + printable(spec) + "': unknown back end '" + printable(name) +
+                                             "'; known: " + names);
+  std::string cpu, arch;
+  const Family family = default_family(emitter);
+  while (in >> word) {
+    bool takes_cpu = family == Family::cpu || family == Family::mcu;
+    if (takes_cpu && word.rfind("-mcpu=", 0) == 0 && word.size() > 6) {
+      cpu = word.substr(6);
+    } else if (emitter == Emitter::cuda && word.rfind("-arch=sm_", 0) == 0 && word.size() > 9 &&
+               word.find_first_not_of("0123456789", 9) == std::string::npos) {
+      arch = word.substr(6);
+    } else {
+      std::string expected = takes_cpu                   ? "-mcpu=NAME, e.g. llvm -mcpu=x86-64-v3"
+                             : emitter == Emitter::cuda ? "-arch=sm_NN, e.g. cuda -arch=sm_90"
+                                                        : std::string("no options for ") + emitter_name(emitter);
+      throw UserError("nnvm.target.parse",
+                      "target '" + printable(spec) + "': unknown option '" + printable(word) + "' (expected " + expected + ")");
+    }
+  }
+  switch (family) {
+    case Family::cpu: return Target::for_cpu(emitter, cpu);
+    case Family::gpu: return Target::for_gpu(emitter, arch);
+    case Family::mcu: {
+      Target t;
+      t.family = Family::mcu;
+      t.emitter = emitter;
+      t.cpu = cpu;
+      t.vector_bits = cpu.empty() ? 0 : detail::mcu_vector_bits(cpu);
+      t.vector_registers = t.vector_bits ? 8 : 0;
+      return t;
+    }
+    case Family::wasm: {
+      Target t;
+      t.family = Family::wasm;
+      t.emitter = emitter;
+      t.vector_bits = 128;
+      t.vector_registers = 16;
+      return t;
+    }
+  }
+  return {};
+}
+
+// The spelling parse_target reads back to an equal target ("llvm -mcpu=x86-64-v3", "cuda -arch=sm_90").
+inline std::string to_string(const Target& t) {
+  std::string s = emitter_name(t.emitter);
+  if (!t.cpu.empty()) s += " -mcpu=" + t.cpu;
+  if (!t.gpu.arch.empty()) s += " -arch=" + t.gpu.arch;
+  return s;
+}
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/parse.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -18657,11 +18913,9 @@ inline BuiltOp build(const OpDef& def, const std::vector<TensorType>& inputs, co
   std::string how = "unscheduled";
   try {
     out.schedule = schedule::create_schedule(out.outputs);
-    if (options.schedule && def.default_schedule) {
-      def.default_schedule(out.schedule, out.outputs, target);
-      how = "default schedule for " + target.kind;
-    } else if (options.schedule) {
-      how = "no default schedule";
+    if (options.schedule) {
+      apply_schedule(def, out.schedule, out.outputs, target);
+      how = schedule_source(def, target);
     }
     std::vector<te::Tensor> args;
     for (size_t i : out.kernel_inputs) args.push_back(out.inputs[i]);
@@ -18678,8 +18932,9 @@ inline BuiltOp build(const OpDef& def, const std::vector<TensorType>& inputs, co
 
 namespace detail {
 inline target::CJitOptions jit_options(const Target& target) {
-  if (target.kind != "c")
-    throw UserError("nnvm.ops.target", str_cat("ops::jit compiles for target 'c', not '", target.kind, "'"));
+  if (target.emitter != target::Emitter::c || target.family != target::Family::cpu)
+    throw UserError("nnvm.ops.target", str_cat("ops::jit compiles C for this CPU, not for target '",
+                                               target::to_string(target), "'"));
   target::CJitOptions o;
   o.num_threads = target.num_threads;
   o.cpu = target.cpu;
@@ -19515,7 +19770,7 @@ inline bool inputs_ready(const Graph& g, const Node& n, const ops::OpDef& def, c
 // shape; anything else (a layout transform, a reshape) would push it back to the generic
 // compute-at-root schedule, so it starts a kernel of its own.
 inline bool takes_epilogue(const Graph& g, size_t master, const ops::OpDef& consumer) {
-  if (!g.registry->get(g.nodes[master].op).fused_schedule) return true;
+  if (!g.registry->get(g.nodes[master].op).cpu_fused_schedule) return true;
   return consumer.pattern == ops::OpPattern::elementwise || consumer.pattern == ops::OpPattern::broadcast;
 }
 }  // namespace detail
@@ -19959,7 +20214,7 @@ class LayoutAlteration {
 
 // `g` with its convolutions in NCHW[x]c for CPU target `t` (unchanged for other targets).
 inline Graph alter_layout(const Graph& g, const target::Target& t) {
-  if (!t.is_cpu()) return g;
+  if (t.family != target::Family::cpu) return g;
   return detail::LayoutAlteration(g, t).run();
 }
 
@@ -20742,11 +20997,11 @@ struct GroupKernel {
 
 // True when the group is an out-fusable master with a fused schedule followed only by
 // elementwise/broadcast members, and its single output is the last member's, shaped like the
-// master's: the case OpDef::fused_schedule handles.
+// master's: the case OpDef::cpu_fused_schedule handles.
 inline bool epilogue_only(const Graph& g, const std::vector<size_t>& nodes, const std::vector<Value>& group_outputs,
                           const std::vector<std::vector<te::Tensor>>& node_outs) {
   const ops::OpDef& master = g.registry->get(g.nodes[nodes[0]].op);
-  if (!master.fused_schedule || nodes.size() < 2 || group_outputs.size() != 1 || node_outs[0].size() != 1 ||
+  if (!master.cpu_fused_schedule || nodes.size() < 2 || group_outputs.size() != 1 || node_outs[0].size() != 1 ||
       group_outputs[0].node != nodes.back())
     return false;
   for (size_t m = 1; m < nodes.size(); ++m) {
@@ -20821,14 +21076,17 @@ inline GroupKernel build_group(const Graph& g, const std::vector<size_t>& nodes,
     for (size_t k = 0; k < node_outs[m].size(); ++k)
       if (std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[m], k}) == gk.outputs.end())
         sch[node_outs[m][k]].compute_inline();
-  bool fused = epilogue_only(g, nodes, gk.outputs, node_outs) &&
-               master.fused_schedule(sch, node_outs[0], outputs[0], options.target);
+  bool fused = options.target.family == target::Family::cpu && epilogue_only(g, nodes, gk.outputs, node_outs) &&
+               master.cpu_fused_schedule(sch, node_outs[0], outputs[0], options.target);
   if (!fused) {
-    if (master.default_schedule) master.default_schedule(sch, node_outs[0], options.target);
+    ops::apply_schedule(master, sch, node_outs[0], options.target);
+    // The other members' outputs that leave the group: the family's recipe for injective stages.
+    std::vector<te::Tensor> member_outputs;
     for (size_t m = 1; m < nodes.size(); ++m)
       for (size_t k = 0; k < node_outs[m].size(); ++k)
         if (std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[m], k}) != gk.outputs.end())
-          ops::schedule_injective(sch[node_outs[m][k]], options.target);
+          member_outputs.push_back(node_outs[m][k]);
+    ops::generic_schedule(ops::OpPattern::injective, sch, member_outputs, options.target);
   }
   // The master's own outputs feed the chain: inline them too when the master is injective.
   if (nodes.size() > 1 && (master.pattern == ops::OpPattern::elementwise || master.pattern == ops::OpPattern::broadcast ||

@@ -34,9 +34,9 @@ std::vector<Level> levels() {
 
 graph::CompileOptions options_for(const Level& l) {
   graph::CompileOptions o;
-  o.target = target::Target::for_cpu(l.kind, l.cpu);
+  o.target = target::parse_target(l.kind + " -mcpu=" + l.cpu);
 #if NNVM_TEST_WITH_LLVM
-  if (l.kind == "llvm") o.compiler = codegen::llvm_kernel_compiler({.cpu = o.target.cpu});
+  if (o.target.emitter == target::Emitter::llvm) o.compiler = codegen::llvm_kernel_compiler({.cpu = o.target.cpu});
 #endif
   return o;
 }
@@ -78,14 +78,14 @@ TEST_CASE("a 512-channel strided 3x3 conv + relu compiles at every x86 vector wi
 #endif
 
 TEST_CASE("Target::for_cpu takes the vector width from the CPU name and refuses unknown names") {
-  CHECK(target::Target::for_cpu("c", "x86-64-v3").vector_bits == 256);
-  CHECK(target::Target::for_cpu("llvm", "skylake-avx512").vector_bits == 512);
-  CHECK(target::Target::for_cpu("c", "x86-64-v2").vector_bits == 128);
-  CHECK(target::Target::for_cpu("c", "x86-64-v3").cpu == "x86-64-v3");
-  CHECK(target::Target::for_cpu("c", "native").vector_bits == target::Target::host_vector_bits());
-  CHECK(target::Target::for_cpu("c", "x86-64-v2").runs_here());
+  CHECK(target::Target::for_cpu(target::Emitter::c, "x86-64-v3").vector_bits == 256);
+  CHECK(target::Target::for_cpu(target::Emitter::llvm, "skylake-avx512").vector_bits == 512);
+  CHECK(target::Target::for_cpu(target::Emitter::c, "x86-64-v2").vector_bits == 128);
+  CHECK(target::Target::for_cpu(target::Emitter::c, "x86-64-v3").cpu == "x86-64-v3");
+  CHECK(target::Target::for_cpu(target::Emitter::c, "native").vector_bits == target::Target::host_vector_bits());
+  CHECK(target::Target::for_cpu(target::Emitter::c, "x86-64-v2").runs_here());
   try {
-    target::Target::for_cpu("c", "pentium-9000");
+    target::Target::for_cpu(target::Emitter::c, "pentium-9000");
     FAIL("an unknown CPU was accepted");
   } catch (const UserError& e) {
     CHECK(e.id() == "nnvm.target.cpu");

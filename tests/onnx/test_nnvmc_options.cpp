@@ -53,6 +53,24 @@ TEST_CASE("nnvmc run --define-symbol N=2 binds the symbolic batch once") {
   CHECK(r.output.find("symbolic: N") != std::string::npos);
 }
 
+TEST_CASE("nnvmc --target parses every back end and answers cleanly for those not built yet") {
+  std::string model = symbolic_model(scratch("targets"));
+  for (const char* spec : {"cuda -arch=sm_90", "opencl", "metal", "c-standalone -mcpu=cortex-m4", "wasm"}) {
+    Run r = nnvmc("run \"" + model + "\" --define-symbol N=2 --target \"" + spec + "\"");
+    CAPTURE(r.output);
+    CHECK(r.status == 1);
+    CHECK(r.output.find("[nnvm.cli.target]") != std::string::npos);
+    CHECK(r.output.find("back end is not built yet") != std::string::npos);
+  }
+  // Misspellings name the word.
+  Run r = nnvmc("run \"" + model + "\" --define-symbol N=2 --target \"cuda -arch=90\"");
+  CAPTURE(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.output.find("unknown option '-arch=90' (expected -arch=sm_NN") != std::string::npos);
+  r = nnvmc("run \"" + model + "\" --define-symbol N=2 --target \"host -mcpu=x86-64-v2\"");
+  CHECK(r.status == 0);
+}
+
 TEST_CASE("nnvmc --input-shape beyond 2^48 is refused before anything is compiled") {
   std::string model = symbolic_model(scratch("input_shape_big"));
   Run r = nnvmc("run \"" + model + "\" --target c --input-shape X:4294967296x4294967296");

@@ -145,7 +145,7 @@ ops::OpDef scale_shift_relu_def(std::string name = "scale_shift_relu") {
                 },
                 "y")};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
                              const ops::Target& t) { ops::schedule_injective(s[out[0]], t); },
       .doc = "max(X * scale + shift, 0)",
   };
@@ -185,7 +185,7 @@ TEST_CASE("the built-in ops are one sorted list, and the default registry holds 
   for (size_t i = 1; i < builtins.size(); ++i) CHECK(builtins[i - 1].name < builtins[i].name);
   for (auto& def : builtins) {
     CHECK_NOTHROW(ops::validate(def));
-    CHECK(def.default_schedule);
+    CHECK(def.cpu_schedule);
     const ops::OpDef* found = ops::default_registry().find(def.name);
     REQUIRE(found != nullptr);
     for (auto& n : def.importer_names) CHECK(ops::default_registry().find_by_importer_name(n) == found);
@@ -214,12 +214,12 @@ TEST_CASE("relu: build, interpreter and C JIT on odd shapes, scheduled and plain
     }
   }
   check_cases(cases, "relu");
-  // The default schedule really vectorizes (with a scalar tail for 131 % 8) and goes parallel.
+  // The CPU recipe really vectorizes (with a scalar tail for 131 % 8) and goes parallel.
   auto sched = ops::build(ops::get_op("relu"), {{dtype::float32, {129, 131}}});
   std::string s = ir::to_string(sched.func);
   CHECK(s.find("ramp(") != std::string::npos);
   CHECK(s.find("parallel (") != std::string::npos);
-  CHECK(sched.func.origin.find("op relu, default schedule for c") == 0);
+  CHECK(sched.func.origin.find("op relu, generic cpu recipe for elementwise ops") == 0);
 
   // Integer inputs keep their dtype.
   NDArray xi = nnvm_test::random_array(dtype::int32, {4, 11}, 3, -5, 5), yi(dtype::int32, {4, 11}), yj(dtype::int32, {4, 11});
@@ -406,10 +406,10 @@ TEST_CASE("errors: invalid definitions, unknown ops, attributes, input counts, s
   CHECK(error_id([&] { ops::build(user, {a}, ops::Attrs().set_string("scale", "2")); }) == "nnvm.ops.attr");
   CHECK(error_id([&] { ops::build(dense, {a, b}, ops::Attrs().set_float("transA", 1.0)); }) == "nnvm.ops.attr");
   CHECK(error_id([&] { ops::build(reg.get("softmax"), {a}, ops::Attrs().set_int("axis", 2)); }) == "nnvm.ops.attr");
-  // Targets without a default schedule or a JIT.
-  CHECK(error_id([&] { ops::build(dense, {a, b}, {}, ops::Target{.kind = "cuda"}); }) == "nnvm.ops.target");
+  // The C JIT compiles for this CPU only (GPU builds: test_family_schedules.cpp).
   auto built = ops::build(dense, {a, b});
-  CHECK(error_id([&] { ops::jit(built, ops::Target{.kind = "cuda"}); }) == "nnvm.ops.target");
+  CHECK(error_id([&] { ops::jit(built, target::parse_target("cuda")); }) == "nnvm.ops.target");
+  CHECK(error_id([&] { ops::jit(built, target::parse_target("llvm")); }) == "nnvm.ops.target");
 }
 
 TEST_CASE("registration and lookup may run concurrently") {

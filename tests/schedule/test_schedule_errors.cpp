@@ -116,8 +116,9 @@ TEST_CASE("stage primitives validate their arguments") {
   expect_error("nnvm.schedule.compute_at_output", [&] { s[m.C].compute_at(s[m.C], s[m.C].axis(0)); });
   expect_error("nnvm.schedule.inline_output", [&] { s[m.C].compute_inline(); });
   expect_error("nnvm.schedule.output_scope", [&] { s[m.C].set_scope(ir::MemoryScope::local); });
-  expect_error("nnvm.schedule.bind_tag", [&] { s[m.C].bind(s[m.C].axis(0), "threadIdx.w"); });
-  expect_error("nnvm.schedule.bind_reduction", [&] { s[m.C].bind(s[m.C].reduce_axis(0), "threadIdx.x"); });
+  expect_error("nnvm.schedule.bind_tag", [&] { schedule::thread_axis_named("threadIdx.w"); });
+  CHECK(schedule::thread_axis_named("threadIdx.y") == gpu::thread_y);
+  expect_error("nnvm.schedule.bind_reduction", [&] { s[m.C].bind(s[m.C].reduce_axis(0), gpu::thread_x); });
   expect_error("nnvm.schedule.pragma_value", [&] { s[m.C].pragma_auto_unroll(s[m.C].axis(0), 0); });
   expect_error("nnvm.schedule.rfactor_axis", [&] { s.rfactor(m.C, s[m.C].axis(0)); });
   expect_error("nnvm.schedule.cache_read_not_reader", [&] { s.cache_read(m.C, ir::MemoryScope::local, {m.C}); });
@@ -167,9 +168,9 @@ TEST_CASE("loops bound to GPU threads lower, interpret, and are rejected by the 
   te::Tensor Y = te::compute({64}, [&](auto& v) { return X(v[0]) * 3.0f; }, "Y");
   Schedule s = schedule::create_schedule(Y);
   auto [bx, tx] = s[Y].split(s[Y].axis(0), 16);
-  s[Y].bind(bx, "blockIdx.x");
-  s[Y].bind(tx, "threadIdx.x");
-  expect_error("nnvm.schedule.bind_twice", [&] { s[Y].bind(tx, "blockIdx.x"); });
+  s[Y].bind(bx, gpu::block_x);
+  s[Y].bind(tx, gpu::thread_x);
+  expect_error("nnvm.schedule.bind_twice", [&] { s[Y].bind(tx, gpu::block_x); });
   auto fn = lower::lower(s, {X, Y}, "scale");
   std::string ir_text = ir::to_string(fn);
   CHECK(ir_text.find("bound (blockIdx.x) (i.outer, 0, 4)") != std::string::npos);

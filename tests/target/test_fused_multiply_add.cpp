@@ -40,7 +40,7 @@ TEST_CASE("the interpreter, the C JIT and LLVM fuse a*b + c, c + a*b and a*b - c
     }
   };
   for (size_t f = 0; f < fns.size(); ++f) run("interpreter", f, [&](size_t k, auto v) { target::interpret(fns[k], v); });
-  target::Target host = target::Target::host("c");
+  target::Target host = target::Target::host(target::Emitter::c);
   if (!host.runs_here() || host.vector_bits < 256) return;  // the emitters fuse only where FMA exists
   auto c_kernels = target::jit_c(fns);
   for (size_t f = 0; f < fns.size(); ++f) run("C JIT", f, [&](size_t k, auto v) { c_kernels[k](v); });

@@ -14,53 +14,41 @@
 
 namespace nnvmc {
 
-std::vector<std::string> available_targets() {
 #if NNVMC_WITH_LLVM
-  return {"host", "c", "llvm"};
+constexpr bool kWithLlvm = true;
 #else
-  return {"host", "c"};
+constexpr bool kWithLlvm = false;
 #endif
-}
 
-namespace {
-// "host" means the LLVM back end when nnvmc was built with it, else the C compiler.
-std::string resolve_kind(const std::string& kind, const std::string& spec) {
-  auto all = available_targets();
-  if (std::find(all.begin(), all.end(), kind) == all.end()) {
-    std::string known;
-    for (auto& t : all) known += (known.empty() ? "" : ", ") + t;
-    std::string why = kind == "llvm" ? " (this nnvmc was built without LLVM)" : "";
-    throw nv::UserError("nnvm.cli.target", "unknown target '" + spec + "'" + why + "; available: " + known +
-                                               ", each optionally with -mcpu=NAME");
-  }
-  if (kind != "host") return kind;
-#if NNVMC_WITH_LLVM
-  return "llvm";
-#else
-  return "c";
-#endif
+std::vector<std::string> available_targets() {
+  if (kWithLlvm) return {"host", "c", "llvm"};
+  return {"host", "c"};
 }
-}  // namespace
 
 nv::target::Target parse_target(const std::string& spec) {
-  std::istringstream in(spec);
-  std::string kind, word, cpu;
-  in >> kind;
-  while (in >> word) {
-    if (word.rfind("-mcpu=", 0) == 0 && word.size() > 6)
-      cpu = word.substr(6);
-    else
-      throw nv::UserError("nnvm.cli.target", "--target '" + spec + "': unknown option '" + word +
-                                                 "' (expected -mcpu=NAME, e.g. llvm -mcpu=x86-64-v3)");
+  // "host" means the LLVM back end when nnvmc was built with it, else the C compiler.
+  std::string words = spec;
+  size_t start = words.find_first_not_of(' ');
+  if (start != std::string::npos && words.compare(start, 4, "host") == 0 &&
+      (words.size() == start + 4 || words[start + 4] == ' '))
+    words.replace(start, 4, kWithLlvm ? "llvm" : "c");
+  nv::target::Target t = nv::target::parse_target(words);
+  auto all = available_targets();
+  std::string name = nv::target::emitter_name(t.emitter);
+  if (std::find(all.begin(), all.end(), name) == all.end()) {
+    std::string known;
+    for (auto& k : all) known += (known.empty() ? "" : ", ") + k;
+    std::string why = t.emitter == nv::target::Emitter::llvm
+                          ? "this nnvmc was built without LLVM"
+                          : "the " + name + " back end is not built yet (" + nv::target::family_name(t.family) +
+                                " family; the target parses, but nnvm does not emit it)";
+    throw nv::UserError("nnvm.cli.target", "--target '" + nv::printable(spec) + "': " + why + "; available: " + known +
+                                               ", each optionally with -mcpu=NAME");
   }
-  // Without -mcpu kernels run here: this CPU's vector width and instructions.
-  return nv::target::Target::for_cpu(resolve_kind(kind, spec), cpu);
+  return t;
 }
 
-std::string resolve_target(const std::string& spec) {
-  nv::target::Target t = parse_target(spec);
-  return t.cpu.empty() ? t.kind : t.kind + " -mcpu=" + t.cpu;
-}
+std::string resolve_target(const std::string& spec) { return nv::target::to_string(parse_target(spec)); }
 
 std::pair<std::string, std::vector<int64_t>> parse_input_shape(const std::string& s) {
   auto bad = [&](const std::string& why) -> std::pair<std::string, std::vector<int64_t>> {
@@ -132,7 +120,7 @@ nv::graph::CompileOptions compile_options(const Options& o, std::map<std::string
     };
   }
 #if NNVMC_WITH_LLVM
-  if (co.target.kind == "llvm") {
+  if (co.target.emitter == nv::target::Emitter::llvm) {
     nv::codegen::LlvmOptions lo;
     lo.num_threads = o.threads;
     lo.cpu = co.target.cpu;

@@ -16,7 +16,7 @@
 #include "nnvm/graph/passes/pipeline.hpp"
 #include "nnvm/graph/profile.hpp"
 #include "nnvm/ops/build.hpp"
-#include "nnvm/ops/schedule_cpu.hpp"
+#include "nnvm/ops/schedule_generic.hpp"
 #include "nnvm/target/kernel_call.hpp"
 
 NNVM_BEGIN_NAMESPACE
@@ -299,11 +299,11 @@ struct GroupKernel {
 
 // True when the group is an out-fusable master with a fused schedule followed only by
 // elementwise/broadcast members, and its single output is the last member's, shaped like the
-// master's: the case OpDef::fused_schedule handles.
+// master's: the case OpDef::cpu_fused_schedule handles.
 inline bool epilogue_only(const Graph& g, const std::vector<size_t>& nodes, const std::vector<Value>& group_outputs,
                           const std::vector<std::vector<te::Tensor>>& node_outs) {
   const ops::OpDef& master = g.registry->get(g.nodes[nodes[0]].op);
-  if (!master.fused_schedule || nodes.size() < 2 || group_outputs.size() != 1 || node_outs[0].size() != 1 ||
+  if (!master.cpu_fused_schedule || nodes.size() < 2 || group_outputs.size() != 1 || node_outs[0].size() != 1 ||
       group_outputs[0].node != nodes.back())
     return false;
   for (size_t m = 1; m < nodes.size(); ++m) {
@@ -378,14 +378,17 @@ inline GroupKernel build_group(const Graph& g, const std::vector<size_t>& nodes,
     for (size_t k = 0; k < node_outs[m].size(); ++k)
       if (std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[m], k}) == gk.outputs.end())
         sch[node_outs[m][k]].compute_inline();
-  bool fused = epilogue_only(g, nodes, gk.outputs, node_outs) &&
-               master.fused_schedule(sch, node_outs[0], outputs[0], options.target);
+  bool fused = options.target.family == target::Family::cpu && epilogue_only(g, nodes, gk.outputs, node_outs) &&
+               master.cpu_fused_schedule(sch, node_outs[0], outputs[0], options.target);
   if (!fused) {
-    if (master.default_schedule) master.default_schedule(sch, node_outs[0], options.target);
+    ops::apply_schedule(master, sch, node_outs[0], options.target);
+    // The other members' outputs that leave the group: the family's recipe for injective stages.
+    std::vector<te::Tensor> member_outputs;
     for (size_t m = 1; m < nodes.size(); ++m)
       for (size_t k = 0; k < node_outs[m].size(); ++k)
         if (std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[m], k}) != gk.outputs.end())
-          ops::schedule_injective(sch[node_outs[m][k]], options.target);
+          member_outputs.push_back(node_outs[m][k]);
+    ops::generic_schedule(ops::OpPattern::injective, sch, member_outputs, options.target);
   }
   // The master's own outputs feed the chain: inline them too when the master is injective.
   if (nodes.size() > 1 && (master.pattern == ops::OpPattern::elementwise || master.pattern == ops::OpPattern::broadcast ||

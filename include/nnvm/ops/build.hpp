@@ -1,11 +1,14 @@
 // From an op definition to a runnable kernel: placeholders for the inputs, the op's compute, its
-// default schedule for the target, lowering; then, for CPU targets, the C JIT. This is the path
-// the graph executor takes for each (fused) op, and the quickest way to try a new op.
+// schedule for the target's family (its own, or the family's generic recipe), lowering; then,
+// for the host CPU, the C JIT. This is the path the graph executor takes for each (fused) op,
+// and the quickest way to try a new op.
 #pragma once
 
 #include "nnvm/lower/pipeline.hpp"
 #include "nnvm/ops/op_def.hpp"
+#include "nnvm/ops/schedule_generic.hpp"
 #include "nnvm/target/c_jit.hpp"
+#include "nnvm/target/parse.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -46,11 +49,9 @@ inline BuiltOp build(const OpDef& def, const std::vector<TensorType>& inputs, co
   std::string how = "unscheduled";
   try {
     out.schedule = schedule::create_schedule(out.outputs);
-    if (options.schedule && def.default_schedule) {
-      def.default_schedule(out.schedule, out.outputs, target);
-      how = "default schedule for " + target.kind;
-    } else if (options.schedule) {
-      how = "no default schedule";
+    if (options.schedule) {
+      apply_schedule(def, out.schedule, out.outputs, target);
+      how = schedule_source(def, target);
     }
     std::vector<te::Tensor> args;
     for (size_t i : out.kernel_inputs) args.push_back(out.inputs[i]);
@@ -67,8 +68,9 @@ inline BuiltOp build(const OpDef& def, const std::vector<TensorType>& inputs, co
 
 namespace detail {
 inline target::CJitOptions jit_options(const Target& target) {
-  if (target.kind != "c")
-    throw UserError("nnvm.ops.target", str_cat("ops::jit compiles for target 'c', not '", target.kind, "'"));
+  if (target.emitter != target::Emitter::c || target.family != target::Family::cpu)
+    throw UserError("nnvm.ops.target", str_cat("ops::jit compiles C for this CPU, not for target '",
+                                               target::to_string(target), "'"));
   target::CJitOptions o;
   o.num_threads = target.num_threads;
   o.cpu = target.cpu;

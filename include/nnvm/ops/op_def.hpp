@@ -73,7 +73,7 @@ using FusedScheduleFn = std::function<bool(schedule::Schedule& sch, const std::v
 
 // An aggregate, so a definition reads as designated initializers:
 //   OpDef{.name = "hard_swish", .importer_names = {"onnx:HardSwish"}, .input_names = {"X"},
-//         .pattern = OpPattern::elementwise, .compute = ..., .default_schedule = ...}
+//         .pattern = OpPattern::elementwise, .compute = ..., .cpu_schedule = ...}
 struct OpDef {
   // Lowercase identifier, dots allowed for families ("dense", "image.resize"). Unique in a registry.
   std::string name;
@@ -101,10 +101,14 @@ struct OpDef {
   std::function<void(const std::vector<TensorType>& inputs, const std::vector<const NDArray*>& data,
                      const Attrs& attrs)>
       check_constants;
-  // Optional: without it the op lowers to its plain loop nest.
-  ScheduleFn default_schedule;
-  // Optional, for out_fusable ops: the schedule when elementwise ops follow in the same kernel.
-  FusedScheduleFn fused_schedule;
+  // Optional, one per target family: the op's dedicated schedule. A family the op has none for
+  // gets that family's generic recipe for the op's pattern (schedule_generic.hpp), so a new
+  // family needs no change here unless an op wants a schedule of its own.
+  ScheduleFn cpu_schedule;
+  ScheduleFn gpu_schedule;
+  // Optional, for out_fusable ops on CPUs: the schedule when elementwise ops follow in the same
+  // kernel.
+  FusedScheduleFn cpu_fused_schedule;
   // One line for listings and generated docs.
   std::string doc;
 };

@@ -1,6 +1,7 @@
-// Schedule building blocks that CPU default schedules share (TOPI's schedule_injective and
-// friends): each takes one stage and the target, and only uses split, fuse, vectorize and
-// parallel, so every result is correct for any extent, constant or symbolic.
+// Schedule building blocks that CPU schedules share (TOPI's schedule_injective and friends), also
+// the CPU family's generic recipes (schedule_generic.hpp): each takes one stage and the target,
+// and only uses split, fuse, vectorize and parallel, so every result is correct for any extent,
+// constant or symbolic. Parallel loops only where the target has a thread pool (not on WASM).
 #pragma once
 
 #include "nnvm/schedule/schedule.hpp"
@@ -8,13 +9,6 @@
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
-
-// "nnvm.ops.target" unless `t` is a CPU target; the op name goes into the message.
-inline void require_cpu(const target::Target& t, const std::string& op) {
-  if (!t.is_cpu())
-    throw UserError("nnvm.ops.target", str_cat("op ", op, " has no default schedule for target '", t.kind, "'"),
-                    {"op " + op});
-}
 
 namespace detail {
 // Waking the thread pool costs more than a few thousand multiply-adds of work.
@@ -45,14 +39,14 @@ inline void schedule_injective(schedule::Stage st, const target::Target& target)
   } else if (!par.defined()) {
     par = axes.back();
   }
-  if (detail::worth_parallel(st)) st.parallel(par);
+  if (target.has_thread_pool() && detail::worth_parallel(st)) st.parallel(par);
 }
 
 // Reduction stage: its data-parallel axes fused into one parallel loop; each iteration runs the
 // whole reduction serially (no vectorization: the reduce axis must stay innermost).
-inline void schedule_reduction(schedule::Stage st, const target::Target&) {
+inline void schedule_reduction(schedule::Stage st, const target::Target& target) {
   const auto& axes = st.tensor().op().axis;
-  if (axes.empty()) return;
+  if (axes.empty() || !target.has_thread_pool()) return;
   ir::IterVar par = st.fuse(axes);
   if (detail::worth_parallel(st)) st.parallel(par);
 }

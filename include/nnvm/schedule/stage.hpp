@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "nnvm/schedule/relations.hpp"
+#include "nnvm/schedule/thread_axis.hpp"
 #include "nnvm/ir/stmt.hpp"
 #include "nnvm/te/operation.hpp"
 
@@ -222,13 +223,9 @@ class Stage {
       throw UserError("nnvm.schedule.output_scope", "an output of the schedule lives in global memory", ctx());
     node_->scope = scope;
   }
-  // Binds the loop to a GPU grid axis: blockIdx.{x,y,z}, threadIdx.{x,y,z} or vthread.
-  void bind(const IterVar& iv, const std::string& thread_tag) {
-    static const char* const tags[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z", "threadIdx.x",
-                                       "threadIdx.y", "threadIdx.z", "vthread"};
-    if (std::find(std::begin(tags), std::end(tags), thread_tag) == std::end(tags))
-      throw UserError("nnvm.schedule.bind_tag",
-                      str_cat("unknown thread axis '", thread_tag, "'; use blockIdx.x/y/z, threadIdx.x/y/z or vthread"), ctx(iv));
+  // Binds the loop to a GPU grid axis: gpu::block_x/y/z, gpu::thread_x/y/z or gpu::vthread.
+  void bind(const IterVar& iv, ThreadAxis axis) {
+    const std::string thread_tag = schedule::thread_tag(axis);
     if (iv->kind == ir::IterKind::reduce)
       throw UserError("nnvm.schedule.bind_reduction", "cannot bind a reduction axis to GPU threads", ctx(iv));
     for (auto& [other, a] : node_->attrs)

@@ -1,37 +1,54 @@
-// What code is generated for: the back-end kind and the few machine facts that default schedules
-// need. Deliberately small; back ends add fields when a schedule needs to know more.
+// What code is generated for, as a typed value: the device family (schedules and lowering passes
+// are chosen by it), the emitter (chosen separately), and the device facts schedules need: SIMD
+// registers for CPUs, the thread-block limits of a GPU. Parsed from `--target` strings in one
+// place (target/parse.hpp); nothing dispatches on a spelling.
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <utility>
 
 #include "nnvm/error.hpp"
-
 #include "nnvm/ir/dtype.hpp"
+#include "nnvm/target/family.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace target {
 
+// The limits a GPU schedule sizes its blocks by. Defaults are the portable minimums of the API
+// the emitter targets (gpu_defaults); a device query may raise them.
+struct GpuDevice {
+  std::string arch;                  // CUDA compute capability as nvcc spells it ("sm_90"); else empty
+  int warp_size = 32;                // threads that run in lockstep (a warp, wavefront or SIMD-group)
+  int max_threads_per_block = 1024;  // threads in one block (work-group, threadgroup)
+  int64_t shared_memory_bytes = 48 * 1024;  // shared (local, threadgroup) memory one block may use
+};
+
 struct Target {
-  // "c": host CPU through the C emitter (JIT or source). Later kinds: "llvm", "cuda", ...
-  std::string kind = "c";
-  // Width of one SIMD register in bits: 128 (SSE, NEON), 256 (AVX2), 512 (AVX-512).
+  Family family = Family::cpu;
+  Emitter emitter = Emitter::c;
+  // CPU, MCU and WASM: the SIMD registers. Width in bits: 128 (SSE, NEON, WASM SIMD), 256 (AVX2),
+  // 512 (AVX-512); 0 for none (vector schedules then use one lane).
   int vector_bits = 256;
+  // How many of them: register tiles (lesson 1, dense, conv) hold at most this many accumulators.
+  int vector_registers = 16;
+  // The CPU the code is for, in GCC's -march / LLVM's -mcpu spelling ("x86-64-v3", "znver3",
+  // "cortex-m4"); empty means this machine ("native"). Emitters pass it to the compiler, and
+  // for_cpu() derives the registers from it, so schedules and instructions agree.
+  std::string cpu;
+  GpuDevice gpu;  // Family::gpu only
   // Threads for parallel loops; 0 means the thread pool's default (NNVM_NUM_THREADS or all).
   int num_threads = 0;
-  // The CPU the code is for, in GCC's -march / LLVM's -mcpu spelling ("x86-64-v3", "znver3",
-  // "skylake-avx512"); empty means this machine ("native"). Emitters pass it to the compiler, and
-  // for_cpu() derives vector_bits from it, so schedules and instructions agree.
-  std::string cpu;
 
-  // This machine, for code JIT-compiled to run here: `kind` with the widest SIMD registers the
-  // CPU has (x86: 512 with AVX-512F, 256 with AVX2, else 128; Arm: 128). A default-constructed
-  // Target instead assumes 256, whatever the machine.
-  static Target host(std::string kind = "c") {
+  // This machine, for code JIT-compiled to run here through `emitter`, with the widest SIMD
+  // registers the CPU has (x86: 512 with AVX-512F, 256 with AVX2, else 128; Arm: 128). A
+  // default-constructed Target instead assumes 256, whatever the machine.
+  static Target host(Emitter emitter = Emitter::c) {
     Target t;
-    t.kind = std::move(kind);
+    t.emitter = emitter;
     t.vector_bits = host_vector_bits();
+    t.vector_registers = registers_for(t.vector_bits);
     return t;
   }
   static int host_vector_bits() {
@@ -46,15 +63,16 @@ struct Target {
 #endif
   }
 
-  // Code for `cpu` (empty or "native": this machine) through the emitter `kind`: vector_bits
-  // is the widest SIMD register that CPU has, so default schedules pick its lanes and register
-  // tiles. An unknown CPU name is an error that lists the known ones.
-  static Target for_cpu(std::string kind, const std::string& cpu) {
-    if (cpu.empty() || cpu == "native") return host(std::move(kind));
+  // Code for `cpu` (empty or "native": this machine) through `emitter`: the registers are those
+  // of that CPU, so default schedules pick its lanes and register tiles. An unknown CPU name is
+  // an error that lists the known ones.
+  static Target for_cpu(Emitter emitter, const std::string& cpu) {
+    if (cpu.empty() || cpu == "native") return host(emitter);
     Target t;
-    t.kind = std::move(kind);
+    t.emitter = emitter;
     t.cpu = cpu;
     t.vector_bits = cpu_vector_bits(cpu);
+    t.vector_registers = registers_for(t.vector_bits);
     return t;
   }
   // SIMD register width of a named CPU; throws for a name not in the table.
@@ -76,11 +94,37 @@ struct Target {
     }
     throw UserError("nnvm.target.cpu", "unknown CPU '" + cpu + "'; known: native, " + known);
   }
-  // Whether code for this target can run on this machine (its registers are no wider than
-  // this CPU's); tests use it to skip running what they can only compile.
-  bool runs_here() const { return vector_bits <= host_vector_bits(); }
+  // Vector registers of an ISA with registers this wide: AVX-512 has 32, SSE and AVX2 16
+  // (x86); NEON has 32.
+  static int registers_for(int vector_bits) {
+#if defined(__x86_64__) || defined(__i386__)
+    return vector_bits >= 512 ? 32 : 16;
+#else
+    return 32;
+#endif
+  }
+
+  // Code for a GPU through `emitter` (cuda, opencl or metal), with the portable limits of its
+  // API: CUDA 1024 threads and 48 KiB shared memory per block, warps of 32; OpenCL 1.2 256
+  // work-items and 32 KiB local memory (the minimum a device may report), sub-groups unknown
+  // (1); Metal 1024 threads, 32 KiB threadgroup memory, SIMD-groups of 32.
+  static Target for_gpu(Emitter emitter, std::string arch = {}) {
+    Target t;
+    t.family = Family::gpu;
+    t.emitter = emitter;
+    t.vector_bits = 128;  // float4 loads and stores
+    t.gpu.arch = std::move(arch);
+    if (emitter == Emitter::opencl) t.gpu = {t.gpu.arch, 1, 256, 32 * 1024};
+    if (emitter == Emitter::metal) t.gpu = {t.gpu.arch, 32, 1024, 32 * 1024};
+    return t;
+  }
+
+  // Whether code for this target can run on this machine (a CPU target whose registers are no
+  // wider than this CPU's); tests use it to skip running what they can only compile.
+  bool runs_here() const { return family == Family::cpu && vector_bits <= host_vector_bits(); }
   // The instruction-set level code for this target uses, as benchmarks print it.
   std::string isa_name() const {
+    if (family == Family::gpu) return gpu.arch.empty() ? emitter_name(emitter) : gpu.arch;
 #if defined(__x86_64__) || defined(__i386__)
     return vector_bits >= 512 ? "AVX-512" : vector_bits >= 256 ? "AVX2" : "SSE4.2";
 #else
@@ -90,7 +134,9 @@ struct Target {
 
   // Elements of `t` in one SIMD register (at least 1).
   int vector_lanes(DataType t) const { return std::max(1, vector_bits / std::max(1, int(t.bits))); }
-  bool is_cpu() const { return kind == "c" || kind == "llvm"; }
+  // Whether schedules may spread loops over threads: CPUs have a thread pool; microcontrollers
+  // and WebAssembly run one thread, and a GPU's threads are bound axes, not parallel loops.
+  bool has_thread_pool() const { return family == Family::cpu; }
 };
 
 }  // namespace target

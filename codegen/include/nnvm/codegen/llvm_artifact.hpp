@@ -54,10 +54,10 @@ inline graph::ArtifactBuilder llvm_artifact_builder(AotOptions options = {}) {
   };
 }
 
-// The artifact builder for the back end `t` names: LLVM object code for kind "llvm" (for
+// The artifact builder for the back end `t` names: LLVM object code for the LLVM emitter (for
 // t.cpu), else the C emitter with the C JIT's flags (graph::c_artifact_builder).
 inline graph::ArtifactBuilder artifact_builder_for(const target::Target& t) {
-  if (t.kind == "llvm") {
+  if (t.emitter == target::Emitter::llvm) {
     AotOptions o;
     o.cpu = t.cpu;
     return llvm_artifact_builder(o);

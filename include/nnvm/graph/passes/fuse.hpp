@@ -33,7 +33,7 @@ inline bool inputs_ready(const Graph& g, const Node& n, const ops::OpDef& def, c
 // shape; anything else (a layout transform, a reshape) would push it back to the generic
 // compute-at-root schedule, so it starts a kernel of its own.
 inline bool takes_epilogue(const Graph& g, size_t master, const ops::OpDef& consumer) {
-  if (!g.registry->get(g.nodes[master].op).fused_schedule) return true;
+  if (!g.registry->get(g.nodes[master].op).cpu_fused_schedule) return true;
   return consumer.pattern == ops::OpPattern::elementwise || consumer.pattern == ops::OpPattern::broadcast;
 }
 }  // namespace detail

@@ -75,7 +75,6 @@ inline OpDef pow_def() {
       .pattern = OpPattern::broadcast,
       .compute = [](const std::vector<te::Tensor>& in,
                     const Attrs&) { return std::vector<te::Tensor>{power(in[0], in[1])}; },
-      .default_schedule = broadcast_schedule("pow"),
       .doc = "A ^ B with broadcasting; B may have another number type, the output has A's",
   };
 }

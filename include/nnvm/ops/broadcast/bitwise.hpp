@@ -45,7 +45,6 @@ inline OpDef bit_shift_def() {
                 in, {"X", "Y"}, [op](const std::vector<ir::Expr>& x) { return ir::call(op, x[0], x[1]); },
                 "bit_shift")};
           },
-      .default_schedule = broadcast_schedule("bit_shift"),
       .doc = "X << Y or X >> Y (attribute direction LEFT or RIGHT) for integers, with broadcasting",
   };
 }

@@ -107,14 +107,6 @@ inline te::Tensor broadcast_binary(const te::Tensor& a, const te::Tensor& b, con
       std::move(name));
 }
 
-// The default schedule of a broadcast op: every output injective.
-inline ScheduleFn broadcast_schedule(std::string op) {
-  return [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-    require_cpu(t, op);
-    for (auto& o : out) schedule_injective(s[o], t);
-  };
-}
-
 // The definition of a two-input broadcast op (inputs A and B, no attributes).
 inline OpDef broadcast_binary_def(std::string name, std::string importer_name, std::string doc, BinaryFn f,
                                   DtypeKind kind = DtypeKind::number) {
@@ -127,7 +119,6 @@ inline OpDef broadcast_binary_def(std::string name, std::string importer_name, s
       .compute = [op, f, kind](
                      const std::vector<te::Tensor>& in,
                      const Attrs&) { return std::vector<te::Tensor>{broadcast_binary(in[0], in[1], f, kind, op)}; },
-      .default_schedule = broadcast_schedule(op),
       .doc = std::move(doc),
   };
 }

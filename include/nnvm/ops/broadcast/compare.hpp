@@ -23,7 +23,6 @@ inline OpDef compare_def(std::string name, std::string importer_name, std::strin
                 in, {"A", "B"},
                 [&](const std::vector<ir::Expr>& x) { return f(ir::cast(ct, x[0]), ir::cast(ct, x[1])); }, op)};
           },
-      .default_schedule = broadcast_schedule(op),
       .doc = std::move(doc),
   };
 }

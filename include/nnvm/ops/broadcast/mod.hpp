@@ -35,7 +35,6 @@ inline OpDef mod_def() {
                 in[0], in[1], [fmod](const ir::Expr& a, const ir::Expr& b) { return mod_expr(a, b, fmod == 1); },
                 DtypeKind::number, "mod")};
           },
-      .default_schedule = broadcast_schedule("mod"),
       .doc = "A mod B with broadcasting; attribute fmod 0: sign of B (Python), 1: sign of A (C fmod)",
   };
 }

@@ -37,7 +37,6 @@ inline OpDef prelu_def() {
       .pattern = OpPattern::broadcast,
       .compute = [](const std::vector<te::Tensor>& in,
                     const Attrs&) { return std::vector<te::Tensor>{prelu(in[0], in[1])}; },
-      .default_schedule = broadcast_schedule("prelu"),
       .doc = "X if X >= 0 else slope * X; slope broadcasts to X's shape",
   };
 }

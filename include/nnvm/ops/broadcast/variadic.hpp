@@ -44,7 +44,6 @@ inline OpDef variadic_def(std::string name, std::string importer_name, std::stri
                                 {"input " + std::string(1, char('A' + k))});
             return std::vector<te::Tensor>{broadcast_fold(in, f, kind, finish ? finish(in.size()) : ScalarFn(), op)};
           },
-      .default_schedule = broadcast_schedule(op),
       .doc = std::move(doc),
   };
 }

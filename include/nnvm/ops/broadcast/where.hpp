@@ -21,7 +21,6 @@ inline OpDef where_def() {
                 in, {"condition", "X", "Y"},
                 [](const std::vector<ir::Expr>& x) { return ir::select(x[0], x[1], x[2]); }, "where")};
           },
-      .default_schedule = broadcast_schedule("where"),
       .doc = "X where condition else Y, the three broadcast together",
   };
 }

@@ -66,8 +66,8 @@ inline OpDef average_pool_def() {
             Window w = pool_window(in[0], WindowParams::from(attrs));
             return std::vector<te::Tensor>{average_pool(in[0], w, attrs.get_int("count_include_pad", 0) != 0)};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_pool(s, out[0], t, "average_pool"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_pool(s, out[0], t); },
       .doc =
           "mean of each window (AveragePool; attributes kernel_shape, strides, dilations, pads, auto_pad, "
           "ceil_mode, count_include_pad)",

@@ -166,7 +166,6 @@ inline bool schedule_conv2d_register_tile(schedule::Schedule& s, const te::Tenso
 }  // namespace detail
 
 inline void schedule_conv(schedule::Schedule& s, const te::Tensor& Y, const Target& target) {
-  require_cpu(target, "conv");
   for (auto& in : Y.op().inputs)
     if (in->op->kind == te::OpKind::compute) schedule_injective(s[te::Tensor(in)], target);
   if (detail::schedule_conv2d_register_tile(s, Y, target)) return;
@@ -194,7 +193,7 @@ inline OpDef conv_def() {
             return std::vector<te::Tensor>{
                 conv(in[0], in[1], in.size() > 2 ? in[2] : te::Tensor(), ConvParams::from(attrs))};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
                              const Target& t) { schedule_conv(s, out[0], t); },
       .doc =
           "1-D/2-D/3-D convolution of X by W plus optional bias B (Conv; attributes kernel_shape, strides, "

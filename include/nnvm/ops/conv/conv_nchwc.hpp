@@ -77,14 +77,13 @@ inline OpDef conv_nchwc_def() {
             return std::vector<te::Tensor>{
                 conv_nchwc(in[0], in[1], in.size() > 2 ? in[2] : te::Tensor(), WindowParams::from(attrs))};
           },
-      .default_schedule =
+      .cpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "conv_nchwc");
             detail::schedule_nchwc(s, out[0], out[0], t);
           },
-      .fused_schedule =
+      .cpu_fused_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const te::Tensor& epilogue, const Target& t) {
-            return t.is_cpu() && detail::schedule_nchwc(s, out[0], epilogue, t);
+            return detail::schedule_nchwc(s, out[0], epilogue, t);
           },
       .doc = "2-D convolution in the blocked layout NCHW[x]c: X (N, C/ib, H, W, ib), W (M/ob, C/ib, KH, KW, ib, ob), "
              "B (M/ob, ob); conv's window attributes",

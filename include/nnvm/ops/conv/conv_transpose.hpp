@@ -140,9 +140,8 @@ inline OpDef conv_transpose_def() {
             return std::vector<te::Tensor>{
                 conv_transpose(in[0], in[1], in.size() > 2 ? in[2] : te::Tensor(), ConvTransposeParams::from(attrs))};
           },
-      .default_schedule =
+      .cpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "conv_transpose");
             schedule_reduction(s[out[0]], t);
           },
       .doc =

@@ -53,14 +53,13 @@ inline OpDef depthwise_conv_nchwc_def() {
             return std::vector<te::Tensor>{depthwise_conv_nchwc(in[0], in[1], in.size() > 2 ? in[2] : te::Tensor(),
                                                                 WindowParams::from(attrs))};
           },
-      .default_schedule =
+      .cpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "depthwise_conv_nchwc");
             detail::schedule_nchwc(s, out[0], out[0], t, /*channelwise=*/true);
           },
-      .fused_schedule =
+      .cpu_fused_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const te::Tensor& epilogue, const Target& t) {
-            return t.is_cpu() && detail::schedule_nchwc(s, out[0], epilogue, t, /*channelwise=*/true);
+            return detail::schedule_nchwc(s, out[0], epilogue, t, /*channelwise=*/true);
           },
       .doc = "depthwise 2-D convolution in the blocked layout NCHW[x]c: X (N, C/b, H, W, b), W (C/b, KH, KW, b), "
              "B (C/b, b); conv's window attributes",

@@ -20,8 +20,8 @@ inline OpDef global_average_pool_def() {
           [](const std::vector<te::Tensor>& in, const Attrs&) {
             return std::vector<te::Tensor>{average_pool(in[0], global_window(in[0]), false, "global_average_pool")};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_pool(s, out[0], t, "global_average_pool"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_pool(s, out[0], t); },
       .doc = "mean over all spatial elements of each channel (GlobalAveragePool)",
   };
 }
@@ -37,8 +37,8 @@ inline OpDef global_lp_pool_def() {
             return std::vector<te::Tensor>{
                 lp_pool(in[0], global_window(in[0]), attrs.get_int("p", 2), "global_lp_pool")};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_pool(s, out[0], t, "global_lp_pool"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_pool(s, out[0], t); },
       .doc = "p-norm over all spatial elements of each channel (GlobalLpPool; attribute p)",
   };
 }
@@ -55,8 +55,8 @@ inline OpDef global_max_pool_def() {
             return std::vector<te::Tensor>{window_reduce(
                 in[0], global_window(in[0]), ir::Combiner::max, [](ir::Expr x) { return x; }, "global_max_pool")};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_pool(s, out[0], t, "global_max_pool"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_pool(s, out[0], t); },
       .doc = "largest element over all spatial elements of each channel (GlobalMaxPool)",
   };
 }

@@ -111,7 +111,7 @@ inline OpDef layout_transform_def() {
                 layout_transform(in[0], ChannelLayout::parse(attrs.get_string("src_layout"), "src_layout"),
                                  ChannelLayout::parse(attrs.get_string("dst_layout"), "dst_layout"))};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
                              const Target& t) { schedule_injective(s[out[0]], t); },
       .doc = "feature map between layouts NCHW and blocked NCHW[x]c (attributes src_layout, dst_layout)",
   };

@@ -41,8 +41,8 @@ inline OpDef lp_pool_def() {
             Window w = pool_window(in[0], WindowParams::from(attrs));
             return std::vector<te::Tensor>{lp_pool(in[0], w, attrs.get_int("p", 2))};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_pool(s, out[0], t, "lp_pool"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_pool(s, out[0], t); },
       .doc =
           "p-norm of each window (LpPool; attributes p, kernel_shape, strides, dilations, pads, auto_pad, "
           "ceil_mode)",

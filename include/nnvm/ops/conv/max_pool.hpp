@@ -80,10 +80,9 @@ inline OpDef max_pool_def() {
             if (attrs.get_int("compute_indices", 1) == 0) outs.resize(1);
             return outs;
           },
-      .default_schedule =
+      .cpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "max_pool");
-            schedule_pool(s, out[0], t, "max_pool");
+            schedule_pool(s, out[0], t);
             if (out.size() < 2) return;
             te::Tensor pos(out[1]->op->inputs.at(0));
             schedule_reduction(s[pos], t);

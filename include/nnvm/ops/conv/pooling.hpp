@@ -71,8 +71,7 @@ inline bool is_blocked_pool(const te::Tensor& R) {
 // (average's division, lp's root): the reduction runs its outputs in parallel, the last stage
 // is vectorized. A blocked pool gets the blocked conv's schedule instead: a tile of output
 // columns in registers, vectorized over the channel block.
-inline void schedule_pool(schedule::Schedule& s, const te::Tensor& Y, const Target& target, const std::string& op) {
-  require_cpu(target, op);
+inline void schedule_pool(schedule::Schedule& s, const te::Tensor& Y, const Target& target) {
   te::Tensor R = Y.op().reduce_axes.empty() ? te::Tensor(Y.op().inputs.at(0)) : Y;
   if (is_blocked_pool(R) && detail::schedule_nchwc(s, R, Y, target, /*channelwise=*/true)) return;
   if (!Y.op().reduce_axes.empty()) {

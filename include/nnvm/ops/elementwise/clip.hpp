@@ -58,11 +58,6 @@ inline OpDef clip_def() {
             te::Tensor lo = in.size() > 1 ? in[1] : te::Tensor(), hi = in.size() > 2 ? in[2] : te::Tensor();
             return std::vector<te::Tensor>{clip(in[0], lo, hi, attrs)};
           },
-      .default_schedule =
-          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "clip");
-            schedule_injective(s[out[0]], t);
-          },
       .doc = "min(max(input, min), max); bounds from the optional inputs min/max or the attributes min/max",
   };
 }

@@ -38,7 +38,6 @@ inline OpDef dropout_def() {
                 x.shape(), [](const std::vector<ir::Var>&) { return ir::const_true(); }, "dropout_mask");
             return std::vector<te::Tensor>{out, mask};
           },
-      .default_schedule = injective_schedule("dropout"),
       .doc = "inference-mode dropout: output = data, mask = all true (training_mode must be false)",
   };
 }

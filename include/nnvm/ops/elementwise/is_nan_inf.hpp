@@ -29,7 +29,6 @@ inline OpDef float_predicate_def(std::string name, std::string importer_name, st
           [op, make_pred](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{float_predicate(in[0], make_pred(attrs), op)};
           },
-      .default_schedule = injective_schedule(op),
       .doc = std::move(doc),
   };
 }

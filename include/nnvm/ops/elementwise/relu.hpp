@@ -30,11 +30,6 @@ inline OpDef relu_def() {
       .input_names = {"X"},
       .pattern = OpPattern::elementwise,
       .compute = [](const std::vector<te::Tensor>& in, const Attrs&) { return std::vector<te::Tensor>{relu(in[0])}; },
-      .default_schedule =
-          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "relu");
-            schedule_injective(s[out[0]], t);
-          },
       .doc = "max(X, 0), elementwise",
   };
 }

@@ -27,14 +27,6 @@ inline te::Tensor unary_elementwise(const te::Tensor& x, const ScalarFn& f, Dtyp
       std::move(name));
 }
 
-// The default schedule of a one-output elementwise op.
-inline ScheduleFn injective_schedule(std::string op) {
-  return [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-    require_cpu(t, op);
-    for (auto& o : out) schedule_injective(s[o], t);
-  };
-}
-
 // The definition of a one-input, one-output elementwise op with the injective default schedule.
 // `f` reads the attributes once per build, so per-use parameters (alpha) become constants.
 inline OpDef unary_def(std::string name, std::string importer_name, std::string doc,
@@ -49,7 +41,6 @@ inline OpDef unary_def(std::string name, std::string importer_name, std::string 
           [op, make_f, kind](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{unary_elementwise(in[0], make_f(attrs), kind, op)};
           },
-      .default_schedule = injective_schedule(op),
       .doc = std::move(doc),
   };
 }

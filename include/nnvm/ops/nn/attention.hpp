@@ -291,8 +291,8 @@ inline OpDef attention_def() {
             auto opt = [&](size_t i) { return i < in.size() ? in[i] : te::Tensor(); };
             return attention(in[0], in[1], in[2], opt(3), opt(4), opt(5), opt(6), p);
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_stages(s, out, t, "attention"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t); },
       .doc = "softmax(Q K^T * scale + mask) V with grouped-query heads, KV cache, causal/window masks, softcap; "
              "outputs Y, present_key, present_value, qk_matmul_output",
   };

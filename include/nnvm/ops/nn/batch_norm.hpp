@@ -46,8 +46,8 @@ inline OpDef batch_norm_def() {
             return std::vector<te::Tensor>{
                 batch_norm(in[0], in[1], in[2], in[3], in[4], attrs.get_float("epsilon", 1e-5))};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_stages(s, out, t, "batch_norm"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t); },
       .doc = "(X - input_mean) / sqrt(input_var + epsilon) * scale + B per channel (inference)",
   };
 }

@@ -106,7 +106,6 @@ inline void schedule_matmul_tiles(schedule::Stage st, const Target& target) {
 }
 
 inline void schedule_dense(schedule::Schedule& s, const te::Tensor& Y, const Target& target) {
-  require_cpu(target, "dense");
   schedule_matmul_tiles(s[Y], target);
 }
 
@@ -123,7 +122,7 @@ inline OpDef dense_def() {
                           attrs.get_float("alpha", 1.0), attrs.get_float("beta", 1.0)};
             return std::vector<te::Tensor>{dense(in[0], in[1], in.size() > 2 ? in[2] : te::Tensor(), p)};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
                              const Target& t) { schedule_dense(s, out[0], t); },
       .doc = "alpha * A' * B' + beta * C (Gemm; attributes transA, transB, alpha, beta; floats and 32/64-bit ints)",
   };

@@ -180,9 +180,8 @@ inline OpDef einsum_def() {
               if (!x.defined()) throw UserError("nnvm.ops.input_count", "einsum inputs cannot be left out");
             return std::vector<te::Tensor>{einsum(in, attrs.get_string("equation"))};
           },
-      .default_schedule =
+      .cpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "einsum");
             if (out[0].op().reduce_axes.empty()) schedule_injective(s[out[0]], t);
             else schedule_reduction(s[out[0]], t);
           },

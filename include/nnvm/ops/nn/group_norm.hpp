@@ -71,8 +71,8 @@ inline OpDef group_norm_def() {
             return std::vector<te::Tensor>{group_norm(in[0], in[1], in[2], attrs.get_int("num_groups"),
                                                       attrs.get_float("epsilon", 1e-5), stash_dtype(attrs))};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_stages(s, out, t, "group_norm"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t); },
       .doc = "normalize X over channel groups (attribute num_groups) and spatial axes, then * scale[c] + bias[c]",
   };
 }

@@ -40,8 +40,8 @@ inline OpDef instance_norm_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{instance_norm(in[0], in[1], in[2], attrs.get_float("epsilon", 1e-5))};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_stages(s, out, t, "instance_norm"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t); },
       .doc = "normalize each (n, c) slice over its spatial axes, then * scale[c] + B[c]",
   };
 }

@@ -58,8 +58,8 @@ inline OpDef layer_norm_def() {
             return layer_norm(in[0], in[1], in.size() > 2 ? in[2] : te::Tensor(), attrs.get_int("axis", -1),
                               attrs.get_float("epsilon", 1e-5), stash_dtype(attrs));
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_stages(s, out, t, "layer_norm"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t); },
       .doc = "normalize X over axes [axis, rank) then * Scale + B; outputs Y, Mean, InvStdDev",
   };
 }

@@ -52,8 +52,8 @@ inline OpDef lp_normalization_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{lp_normalization(in[0], attrs.get_int("axis", -1), attrs.get_int("p", 2))};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_stages(s, out, t, "lp_normalization"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t); },
       .doc = "input / its L1 or L2 norm along attribute axis (default -1); 0 where the norm is 0",
   };
 }

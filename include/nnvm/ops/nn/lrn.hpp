@@ -50,8 +50,8 @@ inline OpDef lrn_def() {
             return std::vector<te::Tensor>{lrn(in[0], attrs.get_int("size"), attrs.get_float("alpha", 1e-4),
                                                attrs.get_float("beta", 0.75), attrs.get_float("bias", 1.0))};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_stages(s, out, t, "lrn"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t); },
       .doc = "X / (bias + alpha / size * sum of X^2 over `size` neighbouring channels) ^ beta",
   };
 }

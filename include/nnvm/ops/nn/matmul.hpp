@@ -53,7 +53,6 @@ inline te::Tensor matmul(const te::Tensor& A, const te::Tensor& B, std::string n
 // Matrix results (rank >= 2) take dense's register tiles over their last two axes; a vector or
 // scalar result is a plain reduction per element.
 inline void schedule_matmul(schedule::Schedule& s, const te::Tensor& Y, const Target& target) {
-  require_cpu(target, "matmul");
   te::Tensor a(Y.op().inputs.at(0)), b(Y.op().inputs.at(Y.op().inputs.size() - 1));
   if (a.rank() >= 2 && b.rank() >= 2) schedule_matmul_tiles(s[Y], target);
   else schedule_reduction(s[Y], target);
@@ -67,7 +66,7 @@ inline OpDef matmul_def() {
       .pattern = OpPattern::out_fusable,
       .compute = [](const std::vector<te::Tensor>& in,
                     const Attrs&) { return std::vector<te::Tensor>{matmul(in[0], in[1])}; },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
                              const Target& t) { schedule_matmul(s, out[0], t); },
       .doc = "NumPy matrix product of A and B (1-D operands, broadcast batch axes; floats and 32/64-bit ints)",
   };

@@ -42,9 +42,9 @@ inline OpDef mean_variance_normalization_def() {
             return std::vector<te::Tensor>{
                 mean_variance_normalization(in[0], attrs.get_ints("axes", {0, 2, 3}))};
           },
-      .default_schedule =
+      .cpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            schedule_stages(s, out, t, "mean_variance_normalization");
+            schedule_stages(s, out, t);
           },
       .doc = "(X - mean) / (std + 1e-9) over attribute axes (default [0, 2, 3])",
   };

@@ -119,9 +119,7 @@ inline void check_channel_param(const te::Tensor& p, const char* input, const ir
 
 // Schedules every stage an op made between its inputs and `outputs` (normalizations, attention):
 // reductions parallel over their rows, the rest vectorized along the last axis.
-inline void schedule_stages(schedule::Schedule& s, const std::vector<te::Tensor>& outputs, const Target& target,
-                            const std::string& op) {
-  require_cpu(target, op);
+inline void schedule_stages(schedule::Schedule& s, const std::vector<te::Tensor>& outputs, const Target& target) {
   for (auto& t : te::post_order(outputs)) {
     if (t.op().kind != te::OpKind::compute) continue;
     if (!t.op().reduce_axes.empty()) schedule_reduction(s[t], target);

@@ -106,9 +106,9 @@ inline OpDef negative_log_likelihood_loss_def() {
             return std::vector<te::Tensor>{
                 nll_loss(in[0], in[1], w, loss_reduction(attrs), loss_ignore_index(attrs))};
           },
-      .default_schedule =
+      .cpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            schedule_stages(s, out, t, "negative_log_likelihood_loss");
+            schedule_stages(s, out, t);
           },
       .doc = "-input[n, target, d..] * weight[target], reduced by attribute reduction (none/sum/mean); "
              "ignore_index skipped; out-of-range targets clamped",

@@ -47,8 +47,8 @@ inline OpDef rms_norm_def() {
             return std::vector<te::Tensor>{rms_norm(in[0], in[1], attrs.get_int("axis", -1),
                                                     attrs.get_float("epsilon", 1e-5), stash_dtype(attrs))};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_stages(s, out, t, "rms_norm"); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_stages(s, out, t); },
       .doc = "X / sqrt(mean(X^2) + epsilon) * scale over axes [axis, rank)",
   };
 }

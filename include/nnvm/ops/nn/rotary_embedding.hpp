@@ -121,7 +121,6 @@ inline OpDef rotary_embedding_def() {
             te::Tensor pos = in.size() > 3 ? in[3] : te::Tensor();
             return std::vector<te::Tensor>{rotary_embedding(in[0], in[1], in[2], pos, spec)};
           },
-      .default_schedule = transform_detail::injective_schedule("rotary_embedding"),
       .doc = "X's heads rotated pairwise by the angles of cos_cache/sin_cache (by position_ids when given)",
   };
 }

@@ -34,9 +34,9 @@ inline OpDef softmax_cross_entropy_loss_def() {
             te::Tensor w = in.size() > 2 ? in[2] : te::Tensor();
             return softmax_cross_entropy_loss(in[0], in[1], w, loss_reduction(attrs), loss_ignore_index(attrs));
           },
-      .default_schedule =
+      .cpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            schedule_stages(s, out, t, "softmax_cross_entropy_loss");
+            schedule_stages(s, out, t);
           },
       .doc = "negative_log_likelihood_loss of log_softmax(scores) over axis 1 (reduction none/sum/mean, "
              "ignore_index); outputs the loss and log_prob",

@@ -58,11 +58,6 @@ inline OpDef dequantize_linear_def() {
             te::Tensor zp = in.size() > 2 ? in[2] : te::Tensor();
             return std::vector<te::Tensor>{dequantize_linear(in[0], in[1], zp, quant_layout(in[0], attrs), out)};
           },
-      .default_schedule =
-          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "dequantize_linear");
-            schedule_injective(s[out[0]], t);
-          },
       .doc = "(x - x_zero_point) * x_scale, per tensor, per axis or per block",
   };
 }

@@ -83,11 +83,6 @@ inline OpDef quantize_linear_def() {
             te::Tensor zp = in.size() > 2 ? in[2] : te::Tensor();
             return std::vector<te::Tensor>{quantize_linear(in[0], in[1], zp, spec)};
           },
-      .default_schedule =
-          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "quantize_linear");
-            schedule_injective(s[out[0]], t);
-          },
       .doc = "saturate(round_half_even(x / y_scale) + y_zero_point) to int8/uint8/int16/uint16",
   };
 }

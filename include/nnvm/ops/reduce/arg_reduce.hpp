@@ -56,9 +56,8 @@ inline OpDef arg_reduce_def(std::string name, std::string importer_name, bool is
                                                       flag_attr(attrs, "keepdims", true),
                                                       flag_attr(attrs, "select_last_index", false), op)};
           },
-      .default_schedule =
-          [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, op);
+      .cpu_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
             schedule_op_stages(s, out, t);
           },
       .doc = std::move(doc),

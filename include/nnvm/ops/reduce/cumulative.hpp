@@ -54,9 +54,8 @@ inline OpDef cumulative_def(std::string name, std::string importer_name, ir::Com
             return std::vector<te::Tensor>{cumulative(in[0], combiner, axis[0], flag_attr(attrs, "exclusive", false),
                                                       flag_attr(attrs, "reverse", false), op)};
           },
-      .default_schedule =
-          [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, op);
+      .cpu_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
             schedule_op_stages(s, out, t);
           },
       .doc = std::move(doc),

@@ -34,9 +34,8 @@ inline OpDef hardmax_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{hardmax(in[0], attrs.get_int("axis", -1))};
           },
-      .default_schedule =
+      .cpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "hardmax");
             schedule_op_stages(s, out, t);
           },
       .doc = "one-hot of the first maximum along attribute axis (default -1)",

@@ -52,9 +52,8 @@ inline OpDef log_softmax_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{log_softmax(in[0], attrs.get_int("axis", -1))};
           },
-      .default_schedule =
+      .cpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, "log_softmax");
             schedule_op_stages(s, out, t);
           },
       .doc = "X - log(sum(exp(X))) along attribute axis (default -1), computed stably",

@@ -128,9 +128,8 @@ inline OpDef reduce_def_from(std::string name, std::string importer_name, std::s
             bool keepdims = flag_attr(attrs, "keepdims", true);
             return std::vector<te::Tensor>{fn(in[0], reduce_axes_mask(in[0].rank(), attrs), keepdims)};
           },
-      .default_schedule =
-          [op = name](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            require_cpu(t, op);
+      .cpu_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
             schedule_op_stages(s, out, t);
           },
       .doc = std::move(doc),

@@ -35,7 +35,6 @@ inline te::Tensor softmax(const te::Tensor& x, int64_t axis = -1, std::string na
 
 // Reductions parallel over their rows; the elementwise stages vectorized along the last axis.
 inline void schedule_softmax(schedule::Schedule& s, const te::Tensor& y, const Target& target) {
-  require_cpu(target, "softmax");
   // The stages softmax() made, found from its output so no other op's stage is touched.
   te::Tensor ex(y.op().inputs.at(0)), sm(y.op().inputs.at(1)), mx(ex.op().inputs.at(1));
   schedule_reduction(s[mx], target);
@@ -54,7 +53,7 @@ inline OpDef softmax_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{softmax(in[0], attrs.get_int("axis", -1))};
           },
-      .default_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
                              const Target& t) { schedule_softmax(s, out[0], t); },
       .doc = "exp(X) / sum(exp(X)) along attribute axis (default -1), computed stably",
   };

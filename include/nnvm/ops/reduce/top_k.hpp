@@ -60,7 +60,6 @@ inline std::vector<te::Tensor> top_k(const te::Tensor& x, int64_t k, int64_t axi
 // All three stages parallel over their rows and not vectorized: the values stage is a gather
 // (its index differs per lane), the others are reductions.
 inline void schedule_top_k(schedule::Schedule& s, const std::vector<te::Tensor>& outs, const Target& target) {
-  require_cpu(target, "top_k");
   const te::Tensor& values = outs.at(0);
   const te::Tensor& indices = outs.at(1);
   schedule_reduction(s[values], target);
@@ -84,7 +83,7 @@ inline OpDef top_k_def() {
             flag_attr(attrs, "sorted", true);  // validated only: the output is always sorted
             return top_k(in[0], k[0], attrs.get_int("axis", -1), flag_attr(attrs, "largest", true));
           },
-      .default_schedule = schedule_top_k,
+      .cpu_schedule = schedule_top_k,
       .doc = "the K largest (or smallest) elements along axis and their int64 indices, sorted; O(n^2) per row",
   };
 }

@@ -36,7 +36,6 @@ inline OpDef cast_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{cast(in[0], dtype_from_onnx(attrs.get_int("to"), "to"))};
           },
-      .default_schedule = transform_detail::injective_schedule("cast"),
       .doc = "input converted to the dtype of attribute to (an ONNX data type code)",
   };
 }
@@ -51,7 +50,6 @@ inline OpDef cast_like_def() {
           [](const std::vector<te::Tensor>& in, const Attrs&) {
             return std::vector<te::Tensor>{cast(in[0], in[1].dtype(), "cast_like")};
           },
-      .default_schedule = transform_detail::injective_schedule("cast_like"),
       .doc = "input converted to the dtype of input target_type (whose data is not read)",
   };
 }

@@ -62,7 +62,6 @@ inline OpDef center_crop_pad_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{center_crop_pad(in[0], attrs.get_ints("shape"), attrs.get_ints("axes", {}))};
           },
-      .default_schedule = transform_detail::injective_schedule("center_crop_pad"),
       .doc = "input_data center-cropped or zero-padded to value input shape over attribute axes",
   };
 }

@@ -136,14 +136,6 @@ inline std::vector<size_t> normalize_axes(const std::vector<int64_t>& axes, size
 // True when optional input `i` was given (left out at the end, or undefined in the middle).
 inline bool given(const std::vector<te::Tensor>& in, size_t i) { return i < in.size() && in[i].defined(); }
 
-// The default schedule of an op whose every output is one injective stage.
-inline ScheduleFn injective_schedule(std::string op) {
-  return [op](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-    require_cpu(t, op);
-    for (auto& o : out) schedule_injective(s[o], t);
-  };
-}
-
 }  // namespace transform_detail
 }  // namespace ops
 NNVM_END_NAMESPACE

@@ -61,7 +61,6 @@ inline OpDef concat_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{concat(in, attrs.get_int("axis"))};
           },
-      .default_schedule = transform_detail::injective_schedule("concat"),
       .doc = "inputs0 .. inputsN (1 to 256 inputs) joined along attribute axis",
   };
 }

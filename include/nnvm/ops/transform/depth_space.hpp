@@ -74,7 +74,6 @@ inline OpDef depth_to_space_def() {
             return std::vector<te::Tensor>{
                 depth_to_space(in[0], attrs.get_int("blocksize"), attrs.get_string("mode", "DCR"))};
           },
-      .default_schedule = transform_detail::injective_schedule("depth_to_space"),
       .doc = "NCHW channels moved into blocksize x blocksize spatial blocks (attribute mode DCR or CRD)",
   };
 }
@@ -89,7 +88,6 @@ inline OpDef space_to_depth_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{space_to_depth(in[0], attrs.get_int("blocksize"))};
           },
-      .default_schedule = transform_detail::injective_schedule("space_to_depth"),
       .doc = "NCHW blocksize x blocksize spatial blocks moved into channels",
   };
 }

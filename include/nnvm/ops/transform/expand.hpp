@@ -63,7 +63,6 @@ inline OpDef expand_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{expand(in[0], attrs.get_ints("shape"))};
           },
-      .default_schedule = transform_detail::injective_schedule("expand"),
       .doc = "input broadcast with value input shape (both ways)",
   };
 }
@@ -79,7 +78,6 @@ inline OpDef tile_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{tile(in[0], attrs.get_ints("repeats"))};
           },
-      .default_schedule = transform_detail::injective_schedule("tile"),
       .doc = "input repeated repeats[d] times along each axis d (value input repeats)",
   };
 }

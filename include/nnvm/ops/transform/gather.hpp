@@ -121,7 +121,6 @@ inline OpDef gather_def() {
             size_t a = normalize_axis(attrs.get_int("axis", 0), in[0].shape.size(), "axis");
             if (data[1]) check_index_values(*data[1], {extent_or_unknown(in[0], a)}, "indices", str_cat("axis ", a, " of data"));
           },
-      .default_schedule = transform_detail::injective_schedule("gather"),
       .doc = "data indexed along attribute axis by indices (negative wrap, out of range clamps)",
   };
 }
@@ -142,7 +141,6 @@ inline OpDef gather_elements_def() {
             size_t a = normalize_axis(attrs.get_int("axis", 0), in[0].shape.size(), "axis");
             if (data[1]) check_index_values(*data[1], {extent_or_unknown(in[0], a)}, "indices", str_cat("axis ", a, " of data"));
           },
-      .default_schedule = transform_detail::injective_schedule("gather_elements"),
       .doc = "data[p with p[axis] = indices[p]] for every position p of indices",
   };
 }
@@ -168,7 +166,6 @@ inline OpDef gather_nd_def() {
             for (int64_t j = 0; j < k; ++j) extents.push_back(extent_or_unknown(in[0], b + size_t(j)));
             check_index_values(*data[1], extents, "indices", str_cat("data's axes ", b, " to ", b + size_t(k) - 1));
           },
-      .default_schedule = transform_detail::injective_schedule("gather_nd"),
       .doc = "slices of data at the coordinates in indices' last axis (attribute batch_dims)",
   };
 }

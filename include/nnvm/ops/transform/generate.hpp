@@ -100,7 +100,6 @@ inline OpDef constant_of_shape_def() {
             }
             return std::vector<te::Tensor>{constant_of_shape(attrs.get_ints("input"), value)};
           },
-      .default_schedule = transform_detail::injective_schedule("constant_of_shape"),
       .doc = "a tensor of the shape in value input input, filled with attribute value (dtype value_dtype; default "
              "float32 0)",
   };
@@ -117,7 +116,6 @@ inline OpDef eye_like_def() {
             DataType t = attrs.has("dtype") ? dtype_from_onnx(attrs.get_int("dtype"), "dtype") : in[0].dtype();
             return std::vector<te::Tensor>{eye_like(in[0], t, attrs.get_int("k", 0))};
           },
-      .default_schedule = transform_detail::injective_schedule("eye_like"),
       .doc = "ones on diagonal k (attribute) of a matrix shaped like input, dtype attribute dtype or input's",
   };
 }
@@ -149,7 +147,6 @@ inline OpDef range_def() {
             return std::vector<te::Tensor>{
                 range(t, attrs.get_ints("start")[0], attrs.get_ints("limit")[0], attrs.get_ints("delta")[0])};
           },
-      .default_schedule = transform_detail::injective_schedule("range"),
       .doc = "start, start + delta, ... before limit (value inputs, one dtype)",
   };
 }

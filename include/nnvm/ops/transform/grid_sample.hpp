@@ -203,7 +203,6 @@ inline OpDef grid_sample_def() {
             spec.align_corners = attrs.get_int("align_corners", 0) != 0;
             return std::vector<te::Tensor>{grid_sample(in[0], in[1], spec)};
           },
-      .default_schedule = transform_detail::injective_schedule("grid_sample"),
       .doc = "X sampled at the normalized coordinates of grid; mode linear/nearest/cubic, padding zeros/border/reflection",
   };
 }

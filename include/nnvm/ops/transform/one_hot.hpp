@@ -58,7 +58,6 @@ inline OpDef one_hot_def() {
               throw UserError("nnvm.ops.input_shape", str_cat("input depth is ", d[0]), {"input depth"});
             return std::vector<te::Tensor>{one_hot(in[0], int64_t(d[0]), in[2], attrs.get_int("axis", -1))};
           },
-      .default_schedule = transform_detail::injective_schedule("one_hot"),
       .doc = "values[1] where the new axis (attribute axis) equals indices, values[0] elsewhere; depth is a value input",
   };
 }

@@ -102,7 +102,6 @@ inline OpDef pad_def() {
             if (transform_detail::given(in, 3)) spec.axes = attrs.get_ints("axes");
             return std::vector<te::Tensor>{pad(in[0], spec)};
           },
-      .default_schedule = transform_detail::injective_schedule("pad"),
       .doc = "data padded by value input pads (begins, then ends) over axes; attribute mode constant/edge/reflect/wrap",
   };
 }

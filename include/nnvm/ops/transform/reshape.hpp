@@ -103,7 +103,6 @@ inline OpDef flatten_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{flatten(in[0], attrs.get_int("axis", 1))};
           },
-      .default_schedule = transform_detail::injective_schedule("flatten"),
       .doc = "2-D view of input: axes before attribute axis (default 1) as rows, the rest as columns",
   };
 }
@@ -120,7 +119,6 @@ inline OpDef reshape_def() {
             return std::vector<te::Tensor>{
                 reshape(in[0], attrs.get_ints("shape"), attrs.get_int("allowzero", 0) != 0)};
           },
-      .default_schedule = transform_detail::injective_schedule("reshape"),
       .doc = "data in row-major order under the shape given by value input shape (0 copies, one -1 inferred)",
   };
 }

@@ -273,7 +273,6 @@ inline OpDef resize_def() {
             spec.keep_aspect_ratio_policy = attrs.get_string("keep_aspect_ratio_policy", "stretch");
             return std::vector<te::Tensor>{resize(in[0], spec)};
           },
-      .default_schedule = transform_detail::injective_schedule("resize"),
       .doc = "X resized over axes to value input sizes or floor(extent * scales); mode nearest/linear/cubic",
   };
 }

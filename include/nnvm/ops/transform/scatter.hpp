@@ -81,7 +81,6 @@ inline te::Tensor scatter_compute(const te::Tensor& data, const std::vector<ir::
 }
 
 inline void schedule_scatter(schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& target) {
-  require_cpu(target, out[0].op().name);
   const te::Tensor& y = out[0];
   if (!y.op().reduce_axes.empty()) {
     schedule_reduction(s[y], target);
@@ -191,7 +190,7 @@ inline OpDef scatter_elements_def() {
             return std::vector<te::Tensor>{
                 scatter_elements(in[0], in[1], in[2], attrs.get_int("axis", 0), attrs.get_string("reduction", "none"))};
           },
-      .default_schedule = transform_detail::schedule_scatter,
+      .cpu_schedule = transform_detail::schedule_scatter,
       .doc = "data with updates written at indices along attribute axis (attribute reduction none/add/mul/max/min)",
   };
 }
@@ -206,7 +205,7 @@ inline OpDef scatter_nd_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{scatter_nd(in[0], in[1], in[2], attrs.get_string("reduction", "none"))};
           },
-      .default_schedule = transform_detail::schedule_scatter,
+      .cpu_schedule = transform_detail::schedule_scatter,
       .doc = "data with updates written at the coordinates in indices' last axis (attribute reduction)",
   };
 }

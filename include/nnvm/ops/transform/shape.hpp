@@ -47,7 +47,6 @@ inline OpDef shape_def() {
             if (attrs.has("end")) end = attrs.get_int("end");
             return std::vector<te::Tensor>{shape_of(in[0], attrs.get_int("start", 0), end)};
           },
-      .default_schedule = transform_detail::injective_schedule("shape"),
       .doc = "the extents of data (attributes start, end) as int64, without reading its elements",
   };
 }
@@ -60,7 +59,6 @@ inline OpDef size_def() {
       .pattern = OpPattern::opaque,
       .compute =
           [](const std::vector<te::Tensor>& in, const Attrs&) { return std::vector<te::Tensor>{size_of(in[0])}; },
-      .default_schedule = transform_detail::injective_schedule("size"),
       .doc = "the element count of data as an int64 scalar, without reading its elements",
   };
 }

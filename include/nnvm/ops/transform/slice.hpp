@@ -79,7 +79,6 @@ inline OpDef slice_def() {
             if (transform_detail::given(in, 4)) spec.steps = attrs.get_ints("steps");
             return std::vector<te::Tensor>{slice(in[0], spec)};
           },
-      .default_schedule = transform_detail::injective_schedule("slice"),
       .doc = "data[starts:ends:steps] along axes (value inputs; negative indices and steps, ONNX clamping)",
   };
 }

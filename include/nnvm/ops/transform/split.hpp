@@ -90,7 +90,6 @@ inline OpDef split_def() {
             int64_t n = transform_detail::const_extent(in[0].shape()[a], str_cat("the split axis ", a, " of input"));
             return split(in[0], axis, split_sizes(n, attrs.get_int("num_outputs")));
           },
-      .default_schedule = transform_detail::injective_schedule("split"),
       .doc = "input cut along attribute axis into pieces: value input split, or attribute num_outputs "
              "(ceil-sized pieces)",
   };

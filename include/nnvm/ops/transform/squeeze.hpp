@@ -74,7 +74,6 @@ inline OpDef squeeze_def() {
             if (transform_detail::given(in, 1)) axes = attrs.get_ints("axes");
             return std::vector<te::Tensor>{squeeze(in[0], axes)};
           },
-      .default_schedule = transform_detail::injective_schedule("squeeze"),
       .doc = "data without the extent-1 axes named by value input axes (without axes: every constant 1)",
   };
 }
@@ -90,7 +89,6 @@ inline OpDef unsqueeze_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{unsqueeze(in[0], attrs.get_ints("axes"))};
           },
-      .default_schedule = transform_detail::injective_schedule("unsqueeze"),
       .doc = "data with extent-1 axes inserted at the output positions named by value input axes",
   };
 }

@@ -45,7 +45,6 @@ inline OpDef transpose_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{transpose(in[0], attrs.get_ints("perm", {}))};
           },
-      .default_schedule = transform_detail::injective_schedule("transpose"),
       .doc = "data with its axes permuted by attribute perm (default: reversed)",
   };
 }

@@ -43,7 +43,6 @@ inline OpDef trilu_def() {
             }
             return std::vector<te::Tensor>{trilu(in[0], attrs.get_int("upper", 1) != 0, k)};
           },
-      .default_schedule = transform_detail::injective_schedule("trilu"),
       .doc = "upper (attribute upper = 1) or lower triangle of the last two axes from diagonal k, zeros elsewhere",
   };
 }
