@@ -12,9 +12,6 @@
 #include "nnvm/ir/dtype.hpp"
 
 NNVM_BEGIN_NAMESPACE
-namespace te {
-struct TensorNode;
-}
 namespace ir {
 
 enum class ExprKind : uint8_t {
@@ -316,11 +313,20 @@ struct Reduce : ExprNodeBase<Reduce, ExprKind::Reduce> {
                    Expr condition = Expr());
 };
 
+// A tensor as the IR sees it before storage flattening: identified by identity, with a name
+// (a hint, as for variables), extents and element type. How it is produced is not the IR's
+// business: the tensor DSL's te::TensorNode extends it with its operation.
+struct ProducerNode {
+  std::string name;
+  std::vector<Expr> shape;
+  DataType dtype;
+};
+
 // Reads element `indices` of a tensor (a placeholder or a compute stage).
 struct ProducerLoad : ExprNodeBase<ProducerLoad, ExprKind::ProducerLoad> {
-  std::shared_ptr<const te::TensorNode> tensor;
+  std::shared_ptr<const ProducerNode> tensor;
   std::vector<Expr> indices;
-  ProducerLoad(DataType t, std::shared_ptr<const te::TensorNode> ten, std::vector<Expr> idx)
+  ProducerLoad(DataType t, std::shared_ptr<const ProducerNode> ten, std::vector<Expr> idx)
       : ExprNodeBase(t), tensor(std::move(ten)), indices(std::move(idx)) {}
 };
 

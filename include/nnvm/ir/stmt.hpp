@@ -145,20 +145,20 @@ struct Barrier : StmtNodeBase<Barrier, StmtKind::Barrier> {
 
 // tensor(indices) = value, before storage flattening.
 struct ProducerStore : StmtNodeBase<ProducerStore, StmtKind::ProducerStore> {
-  std::shared_ptr<const te::TensorNode> tensor;
+  std::shared_ptr<const ProducerNode> tensor;
   Expr value;
   std::vector<Expr> indices;
-  ProducerStore(std::shared_ptr<const te::TensorNode> t, Expr v, std::vector<Expr> i)
+  ProducerStore(std::shared_ptr<const ProducerNode> t, Expr v, std::vector<Expr> i)
       : tensor(std::move(t)), value(std::move(v)), indices(std::move(i)) {}
 };
 
 // Storage for an intermediate tensor over `bounds` during `body`, before storage flattening.
 struct ProducerRealize : StmtNodeBase<ProducerRealize, StmtKind::ProducerRealize> {
-  std::shared_ptr<const te::TensorNode> tensor;
+  std::shared_ptr<const ProducerNode> tensor;
   std::vector<Range> bounds;
   MemoryScope scope;
   Stmt body;
-  ProducerRealize(std::shared_ptr<const te::TensorNode> t, std::vector<Range> b, MemoryScope s, Stmt body_)
+  ProducerRealize(std::shared_ptr<const ProducerNode> t, std::vector<Range> b, MemoryScope s, Stmt body_)
       : tensor(std::move(t)), bounds(std::move(b)), scope(s), body(std::move(body_)) {}
 };
 
