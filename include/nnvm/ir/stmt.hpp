@@ -6,9 +6,16 @@
 NNVM_BEGIN_NAMESPACE
 namespace ir {
 
+// Every statement node, written once as X(kind, node type); see NNVM_IR_EXPR_NODES.
+#define NNVM_IR_STMT_NODES(X)                                                                       \
+  X(For, For) X(Store, Store) X(Allocate, Allocate) X(IfThenElse, IfThenElse) X(Seq, Seq)           \
+  X(LetStmt, LetStmt) X(Evaluate, Evaluate) X(Barrier, Barrier) X(ProducerStore, ProducerStore)     \
+  X(ProducerRealize, ProducerRealize)
+
 enum class StmtKind : uint8_t {
-  For, Store, Allocate, IfThenElse, Seq, LetStmt, Evaluate, Barrier,
-  ProducerStore, ProducerRealize,
+#define NNVM_IR_KIND(kind, node) kind,
+  NNVM_IR_STMT_NODES(NNVM_IR_KIND)
+#undef NNVM_IR_KIND
 };
 
 struct StmtNode {
