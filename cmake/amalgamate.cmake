@@ -1,5 +1,5 @@
 # Writes single_include/nnvm/nnvm.hpp: include/nnvm/tensor.hpp with every project header it
-# reaches (under include/ and runtime/) pasted in place, each once, in the order the preprocessor
+# reaches (under include/) pasted in place, each once, in the order the preprocessor
 # would first meet it. System includes stay as they are.
 #
 #   cmake -P cmake/amalgamate.cmake                   regenerates the committed header
@@ -10,7 +10,7 @@
 cmake_minimum_required(VERSION 3.20)
 
 get_filename_component(NNVM_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
-set(NNVM_INCLUDE_ROOTS "${NNVM_ROOT}/include" "${NNVM_ROOT}/runtime")
+set(NNVM_INCLUDE_ROOTS "${NNVM_ROOT}/include")
 set(NNVM_UMBRELLA "${NNVM_ROOT}/include/nnvm/tensor.hpp")
 if(NOT DEFINED OUT)
   set(OUT "${NNVM_ROOT}/single_include/nnvm/nnvm.hpp")
@@ -107,7 +107,7 @@ function(nnvm_inline path display)
         nnvm_resolve("${name}" "${dir}" child child_display)
         if(child STREQUAL "")
           message(FATAL_ERROR "amalgamate: ${display}:${lineno}: cannot find \"${name}\" under "
-                              "the folder of the file, include/ or runtime/")
+                              "the folder of the file or include/")
         endif()
       else()
         set(name "${CMAKE_MATCH_3}")
