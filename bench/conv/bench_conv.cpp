@@ -48,7 +48,7 @@
 
 #include <nnvm/graph/builder.hpp>
 #include <nnvm/graph/executor.hpp>
-#include <nnvm/tensor.hpp>
+#include <nnvm/nnvm.hpp>
 
 #ifdef NNVM_CONV_WITH_LLVM
 #include <nnvm/codegen/llvm_graph.hpp>

@@ -20,7 +20,8 @@ layer_of() {
     nnvm/target/*) echo target ;;
     nnvm/ops/*) echo ops ;;
     nnvm/graph/*) echo graph ;;
-    nnvm/tensor.hpp) echo umbrella ;;
+    nnvm/tensor.hpp) echo kernel_umbrella ;;
+    nnvm/nnvm.hpp) echo umbrella ;;
     *) echo unknown ;;
   esac
 }
@@ -37,7 +38,8 @@ allowed() {
     target) echo "base ndarray ir runtime target_description" ;;
     ops) echo "base ndarray ir te schedule target_description lower target runtime" ;;
     graph) echo "base ndarray ir te schedule target_description lower target runtime ops" ;;
-    umbrella) echo "base ndarray ir te schedule target_description lower target runtime ops graph" ;;
+    kernel_umbrella) echo "base ndarray ir te schedule target_description lower target runtime" ;;
+    umbrella) echo "base ndarray ir te schedule target_description lower target runtime ops graph kernel_umbrella" ;;
   esac
 }
 
