@@ -1,5 +1,5 @@
-# Writes single_include/nnvm/nnvm.hpp: include/nnvm/tensor.hpp with every project header it
-# reaches (under include/ and runtime/) pasted in place, each once, in the order the preprocessor
+# Writes single_include/nnvm/nnvm.hpp: include/nnvm/nnvm.hpp with every project header it
+# reaches (under include/) pasted in place, each once, in the order the preprocessor
 # would first meet it. System includes stay as they are.
 #
 #   cmake -P cmake/amalgamate.cmake                   regenerates the committed header
@@ -10,8 +10,8 @@
 cmake_minimum_required(VERSION 3.20)
 
 get_filename_component(NNVM_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
-set(NNVM_INCLUDE_ROOTS "${NNVM_ROOT}/include" "${NNVM_ROOT}/runtime")
-set(NNVM_UMBRELLA "${NNVM_ROOT}/include/nnvm/tensor.hpp")
+set(NNVM_INCLUDE_ROOTS "${NNVM_ROOT}/include")
+set(NNVM_UMBRELLA "${NNVM_ROOT}/include/nnvm/nnvm.hpp")
 if(NOT DEFINED OUT)
   set(OUT "${NNVM_ROOT}/single_include/nnvm/nnvm.hpp")
 endif()
@@ -107,7 +107,7 @@ function(nnvm_inline path display)
         nnvm_resolve("${name}" "${dir}" child child_display)
         if(child STREQUAL "")
           message(FATAL_ERROR "amalgamate: ${display}:${lineno}: cannot find \"${name}\" under "
-                              "the folder of the file, include/ or runtime/")
+                              "the folder of the file or include/")
         endif()
       else()
         set(name "${CMAKE_MATCH_3}")
@@ -147,12 +147,12 @@ endforeach()
 
 set_property(GLOBAL PROPERTY NNVM_SEEN "")
 set_property(GLOBAL PROPERTY NNVM_TEXT "")
-nnvm_inline("${NNVM_UMBRELLA}" "nnvm/tensor.hpp")
+nnvm_inline("${NNVM_UMBRELLA}" "nnvm/nnvm.hpp")
 get_property(body GLOBAL PROPERTY NNVM_TEXT)
 nnvm_unescape("${body}" body)
 
 string(CONCAT header
-  "// nnvm ${version_MAJOR}.${version_MINOR}.${version_PATCH}, single header generated from include/nnvm/tensor.hpp and the\n"
+  "// nnvm ${version_MAJOR}.${version_MINOR}.${version_PATCH}, single header generated from include/nnvm/nnvm.hpp and the\n"
   "// headers it includes. Do not edit. Regenerate with: cmake -P cmake/amalgamate.cmake\n"
   "// (or build the target `amalgamate`).\n"
   "#pragma once\n"

@@ -10,7 +10,7 @@
 //
 //   ./02_new_operator          a 1024 x 4096 input
 //   ./02_new_operator --quick  a 128 x 1000 input (what CI runs)
-#include <nnvm/tensor.hpp>
+#include <nnvm/nnvm.hpp>
 
 #include <chrono>
 #include <cmath>

@@ -20,6 +20,8 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNNVM_MODELS_DIR="$PWD/
 cmake --build build
 echo "build: $(( $(date +%s) - start )) s"
 
+bash bench/include_cost/include_cost.sh . --runs 3
+
 start=$(date +%s)
 export NNVM_CACHE_DIR="$PWD/build/kernel_cache"
 ctest --test-dir build --output-on-failure --timeout 2400 --parallel "$(nproc)"

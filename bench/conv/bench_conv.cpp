@@ -48,7 +48,7 @@
 
 #include <nnvm/graph/builder.hpp>
 #include <nnvm/graph/executor.hpp>
-#include <nnvm/tensor.hpp>
+#include <nnvm/nnvm.hpp>
 
 #ifdef NNVM_CONV_WITH_LLVM
 #include <nnvm/codegen/llvm_graph.hpp>
@@ -297,13 +297,13 @@ nnvm::graph::CompileOptions compile_options(const std::string& backend, const Op
   nnvm::graph::CompileOptions co;
   co.target = nnvm::target::parse_target(backend);
   co.target.vector_bits = o.vector_bits;
-  if (backend == "c") {
+  if (co.target.emitter == nnvm::target::Emitter::c) {
     nnvm::target::CJitOptions jo;
     jo.cache_dir = c_cache;
     co.compiler = nnvm::graph::c_kernel_compiler(jo);
   }
 #ifdef NNVM_CONV_WITH_LLVM
-  if (backend == "llvm") {
+  if (co.target.emitter == nnvm::target::Emitter::llvm) {
     co.compiler = nnvm::codegen::llvm_kernel_compiler();
   }
 #endif

@@ -1,4 +1,6 @@
-// The umbrella header: everything a kernel author needs.
+// The kernel author's header: the tensor DSL, schedules, lowering, the reference interpreter,
+// the C emitter and the C JIT. Compiles with `-I include` alone. The op library is
+// <nnvm/ops/ops.hpp>, the graph layer <nnvm/graph/graph.hpp>, and <nnvm/nnvm.hpp> all of it.
 #pragma once
 
 #include "nnvm/config.hpp"
@@ -24,5 +26,3 @@
 #include "nnvm/target/c_like.hpp"
 #include "nnvm/target/c_emitter.hpp"
 #include "nnvm/target/c_jit.hpp"
-#include "nnvm/ops/ops.hpp"
-#include "nnvm/graph/graph.hpp"

@@ -16,9 +16,9 @@ check_one() {  # header (relative to its root) root lang
   tu="$work/$(echo "$header" | tr '/.' '__').$lang"
   printf '#include "%s"\n#include "%s"\n' "$header" "$header" >"$tu"
   if [ "$lang" = c ]; then
-    out=$("$CC" -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only -I"$SRC/include" -I"$SRC/runtime" "$tu" 2>&1)
+    out=$("$CC" -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only -I"$SRC/include" "$tu" 2>&1)
   else
-    out=$("$CXX" -std=c++20 -fsyntax-only -I"$SRC/include" -I"$SRC/runtime" "$tu" 2>&1)
+    out=$("$CXX" -std=c++20 -fsyntax-only -I"$SRC/include" "$tu" 2>&1)
   fi
   if [ $? -ne 0 ]; then
     printf 'FAIL %s (%s)\n%s\n' "$header" "$lang" "$out"
@@ -29,7 +29,7 @@ export -f check_one
 export CXX CC SRC work
 
 list=()
-for root in include runtime; do
+for root in include; do
   while IFS= read -r h; do
     list+=("$h $root cpp")
     case $h in *.h) list+=("$h $root c") ;; esac

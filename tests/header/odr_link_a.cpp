@@ -4,7 +4,7 @@
 //
 //   nnvm_header_odr_link          runs both halves; exit status 0 when every result is right
 //   nnvm_header_odr_link --abi    prints kernel_abi_source() (see header.single_include_abi)
-#include <nnvm/tensor.hpp>
+#include <nnvm/nnvm.hpp>
 
 #include <cmath>
 #include <cstring>

@@ -1,6 +1,6 @@
 // The other half of the two-file link test (see odr_link_a.cpp): a reduction scheduled with
 // split, reorder and parallel, run through the interpreter and the C JIT.
-#include <nnvm/tensor.hpp>
+#include <nnvm/nnvm.hpp>
 
 #include <iostream>
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "nnvm/tensor.hpp"
+#include "nnvm/nnvm.hpp"
 
 namespace nnvm_test {
 

@@ -3,4 +3,4 @@
 #include <doctest/doctest.h>
 #include <map>
 
-#include "nnvm/tensor.hpp"
+#include "nnvm/nnvm.hpp"

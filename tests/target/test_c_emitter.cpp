@@ -84,9 +84,8 @@ TEST_CASE("c_emitter: the ABI text is kernel_abi.h's, and both compile together"
   const std::string& abi = target::kernel_abi_source();
   CHECK(contains(abi, "typedef struct nnvm_kernel_env {\n  void* pool;\n  nnvm_parallel_for_fn parallel_for;\n} nnvm_kernel_env;"));
   CHECK(contains(abi, "NNVM_STATUS_WORKSPACE_TOO_SMALL = 1"));
-  std::string here = __FILE__;
-  std::string runtime_dir = here.substr(0, here.rfind("/tests/")) + "/runtime";
-  std::string src = "#include \"" + runtime_dir + "/nnvm/runtime/kernel_abi.h\"\n" + target::emit_c(corners_kernel());
+  // The source tree from the build (not __FILE__, which a compiler cache may make relative).
+  std::string src = std::string("#include \"") + NNVM_TEST_SOURCE_DIR + "/include/nnvm/runtime/kernel_abi.h\"\n" + target::emit_c(corners_kernel());
   CHECK(nnvm_test::strict_compile(src, "strict_with_header") == "");
 }
 

@@ -12,7 +12,7 @@ namespace {
 // (established where they are bound: compute axes, reduce axes, placeholders).
 struct IrEq {
   std::unordered_map<const ir::VarNode*, const ir::VarNode*> vars;
-  std::unordered_map<const te::TensorNode*, const te::TensorNode*> tensors;
+  std::unordered_map<const ir::ProducerNode*, const ir::ProducerNode*> tensors;
 
   bool var(const ir::VarNode* a, const ir::VarNode* b) {
     auto [it, fresh] = vars.emplace(a, b);
@@ -29,10 +29,10 @@ struct IrEq {
       if (!(this->*eq)(a[i], b[i])) return false;
     return true;
   }
-  bool tensor(const te::TensorNode* a, const te::TensorNode* b) {
+  bool tensor(const ir::ProducerNode* a, const ir::ProducerNode* b) {
     if (auto it = tensors.find(a); it != tensors.end()) return it->second == b;
     tensors.emplace(a, b);
-    const te::OperationNode &oa = *a->op, &ob = *b->op;
+    const te::OperationNode &oa = *te::as_tensor(a)->op, &ob = *te::as_tensor(b)->op;
     return a->name == b->name && a->dtype == b->dtype && all(a->shape, b->shape, &IrEq::expr) &&
            oa.kind == ob.kind && all(oa.axis, ob.axis, &IrEq::iter_var) &&
            all(oa.reduce_axes, ob.reduce_axes, &IrEq::iter_var) && expr(oa.body, ob.body);
@@ -84,14 +84,15 @@ bool same_ir(const te::Tensor& typed, const te::Tensor& untyped) {
 // A tiny reference evaluator for compute bodies (doubles throughout): placeholders read the
 // given arrays (row-major); compute stages are evaluated on demand at each point.
 struct Eval {
-  std::unordered_map<const te::TensorNode*, const std::vector<double>*> inputs;
+  std::unordered_map<const ir::ProducerNode*, const std::vector<double>*> inputs;
   std::unordered_map<const ir::VarNode*, double> env;
 
   void bind(const te::Tensor& t, const std::vector<double>& data) { inputs[t.get()] = &data; }
   void bind(const ir::Var& v, double value) { env[v.get()] = value; }
 
   double at(const te::Tensor& t, std::vector<int64_t> idx) { return at(t.get(), idx); }
-  double at(const te::TensorNode* t, const std::vector<int64_t>& idx) {
+  double at(const ir::ProducerNode* producer, const std::vector<int64_t>& idx) {
+    const te::TensorNode* t = te::as_tensor(producer);
     if (t->op->kind == te::OpKind::placeholder) {
       int64_t flat = 0;
       for (size_t d = 0; d < idx.size(); ++d) {

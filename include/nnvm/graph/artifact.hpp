@@ -1,5 +1,5 @@
 // The deploy artifact: a compiled model saved as a directory that the tiny runtime
-// (runtime/nnvm/runtime/nnvm_runtime.h, library nnvm_runtime) loads without the compiler:
+// (nnvm/runtime/nnvm_runtime.h, library nnvm_runtime) loads without the compiler:
 //   kernels.so  every kernel, compiled as one shared library by an ArtifactBuilder from the very
 //               lowered kernels the model runs in process (same schedules, same vector width):
 //               by default the C emitter with the C JIT's flags for the model's target CPU

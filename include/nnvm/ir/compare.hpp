@@ -6,7 +6,7 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "nnvm/te/operation.hpp"
+#include "nnvm/ir/stmt.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace ir {

@@ -12,17 +12,23 @@
 #include "nnvm/ir/dtype.hpp"
 
 NNVM_BEGIN_NAMESPACE
-namespace te {
-struct TensorNode;
-}
 namespace ir {
 
+// Every expression node, written once as X(kind, node type). ExprKind and the visitors'
+// dispatch (functor.hpp) are generated from it; the switches that handle every node (printer,
+// interpreter, LLVM emitter) have no default case and the build treats -Wswitch as an error, so
+// a new node fails to compile wherever it is not handled. docs/architecture.md: adding a node.
+#define NNVM_IR_EXPR_NODES(X)                                                                     \
+  X(IntImm, IntImm) X(UIntImm, UIntImm) X(FloatImm, FloatImm) X(Var, VarNode)                     \
+  X(Add, Add) X(Sub, Sub) X(Mul, Mul) X(Div, Div) X(Mod, Mod) X(Min, Min) X(Max, Max)             \
+  X(EQ, EQ) X(NE, NE) X(LT, LT) X(LE, LE) X(GT, GT) X(GE, GE) X(And, And) X(Or, Or) X(Not, Not)   \
+  X(Select, Select) X(Cast, Cast) X(Call, Call) X(Load, Load) X(Ramp, Ramp)                       \
+  X(Broadcast, Broadcast) X(Let, Let) X(Reduce, Reduce) X(ProducerLoad, ProducerLoad)
+
 enum class ExprKind : uint8_t {
-  IntImm, UIntImm, FloatImm, Var,
-  Add, Sub, Mul, Div, Mod, Min, Max,
-  EQ, NE, LT, LE, GT, GE, And, Or, Not,
-  Select, Cast, Call, Load, Ramp, Broadcast, Let,
-  Reduce, ProducerLoad,
+#define NNVM_IR_KIND(kind, node) kind,
+  NNVM_IR_EXPR_NODES(NNVM_IR_KIND)
+#undef NNVM_IR_KIND
 };
 
 struct ExprNode {
@@ -316,11 +322,20 @@ struct Reduce : ExprNodeBase<Reduce, ExprKind::Reduce> {
                    Expr condition = Expr());
 };
 
+// A tensor as the IR sees it before storage flattening: identified by identity, with a name
+// (a hint, as for variables), extents and element type. How it is produced is not the IR's
+// business: the tensor DSL's te::TensorNode extends it with its operation.
+struct ProducerNode {
+  std::string name;
+  std::vector<Expr> shape;
+  DataType dtype;
+};
+
 // Reads element `indices` of a tensor (a placeholder or a compute stage).
 struct ProducerLoad : ExprNodeBase<ProducerLoad, ExprKind::ProducerLoad> {
-  std::shared_ptr<const te::TensorNode> tensor;
+  std::shared_ptr<const ProducerNode> tensor;
   std::vector<Expr> indices;
-  ProducerLoad(DataType t, std::shared_ptr<const te::TensorNode> ten, std::vector<Expr> idx)
+  ProducerLoad(DataType t, std::shared_ptr<const ProducerNode> ten, std::vector<Expr> idx)
       : ExprNodeBase(t), tensor(std::move(ten)), indices(std::move(idx)) {}
 };
 

@@ -17,38 +17,17 @@ class IRVisitor {
   virtual void visit_expr(const Expr& e) {
     if (!e.defined()) return;
     switch (e.kind()) {
-#define NNVM_CASE(N) case ExprKind::N: return visit(e.as<N>());
-      NNVM_FOR_EACH_BINARY(NNVM_CASE)
+#define NNVM_CASE(kind, node) case ExprKind::kind: return visit(e.as<node>());
+      NNVM_IR_EXPR_NODES(NNVM_CASE)
 #undef NNVM_CASE
-      case ExprKind::IntImm: return visit(e.as<IntImm>());
-      case ExprKind::UIntImm: return visit(e.as<UIntImm>());
-      case ExprKind::FloatImm: return visit(e.as<FloatImm>());
-      case ExprKind::Var: return visit(e.as<VarNode>());
-      case ExprKind::Not: return visit(e.as<Not>());
-      case ExprKind::Select: return visit(e.as<Select>());
-      case ExprKind::Cast: return visit(e.as<Cast>());
-      case ExprKind::Call: return visit(e.as<Call>());
-      case ExprKind::Load: return visit(e.as<Load>());
-      case ExprKind::Ramp: return visit(e.as<Ramp>());
-      case ExprKind::Broadcast: return visit(e.as<Broadcast>());
-      case ExprKind::Let: return visit(e.as<Let>());
-      case ExprKind::Reduce: return visit(e.as<Reduce>());
-      case ExprKind::ProducerLoad: return visit(e.as<ProducerLoad>());
     }
   }
   virtual void visit_stmt(const Stmt& s) {
     if (!s.defined()) return;
     switch (s.kind()) {
-      case StmtKind::For: return visit(s.as<For>());
-      case StmtKind::Store: return visit(s.as<Store>());
-      case StmtKind::Allocate: return visit(s.as<Allocate>());
-      case StmtKind::IfThenElse: return visit(s.as<IfThenElse>());
-      case StmtKind::Seq: return visit(s.as<Seq>());
-      case StmtKind::LetStmt: return visit(s.as<LetStmt>());
-      case StmtKind::Evaluate: return visit(s.as<Evaluate>());
-      case StmtKind::Barrier: return visit(s.as<Barrier>());
-      case StmtKind::ProducerStore: return visit(s.as<ProducerStore>());
-      case StmtKind::ProducerRealize: return visit(s.as<ProducerRealize>());
+#define NNVM_CASE(kind, node) case StmtKind::kind: return visit(s.as<node>());
+      NNVM_IR_STMT_NODES(NNVM_CASE)
+#undef NNVM_CASE
     }
   }
 
@@ -108,42 +87,26 @@ class IRMutator {
   virtual Expr mutate(const Expr& e) {
     if (!e.defined()) return e;
     switch (e.kind()) {
-#define NNVM_CASE(N) case ExprKind::N: return visit(e.as<N>(), e);
-      NNVM_FOR_EACH_BINARY(NNVM_CASE)
+#define NNVM_CASE(kind, node) case ExprKind::kind: return visit(e.as<node>(), e);
+      NNVM_IR_EXPR_NODES(NNVM_CASE)
 #undef NNVM_CASE
-      case ExprKind::IntImm: case ExprKind::UIntImm: case ExprKind::FloatImm: return e;
-      case ExprKind::Var: return visit(e.as<VarNode>(), e);
-      case ExprKind::Not: return visit(e.as<Not>(), e);
-      case ExprKind::Select: return visit(e.as<Select>(), e);
-      case ExprKind::Cast: return visit(e.as<Cast>(), e);
-      case ExprKind::Call: return visit(e.as<Call>(), e);
-      case ExprKind::Load: return visit(e.as<Load>(), e);
-      case ExprKind::Ramp: return visit(e.as<Ramp>(), e);
-      case ExprKind::Broadcast: return visit(e.as<Broadcast>(), e);
-      case ExprKind::Let: return visit(e.as<Let>(), e);
-      case ExprKind::Reduce: return visit(e.as<Reduce>(), e);
-      case ExprKind::ProducerLoad: return visit(e.as<ProducerLoad>(), e);
     }
     return e;
   }
   virtual Stmt mutate(const Stmt& s) {
     if (!s.defined()) return s;
     switch (s.kind()) {
-      case StmtKind::For: return visit(s.as<For>(), s);
-      case StmtKind::Store: return visit(s.as<Store>(), s);
-      case StmtKind::Allocate: return visit(s.as<Allocate>(), s);
-      case StmtKind::IfThenElse: return visit(s.as<IfThenElse>(), s);
-      case StmtKind::Seq: return visit(s.as<Seq>(), s);
-      case StmtKind::LetStmt: return visit(s.as<LetStmt>(), s);
-      case StmtKind::Evaluate: return visit(s.as<Evaluate>(), s);
-      case StmtKind::Barrier: return s;
-      case StmtKind::ProducerStore: return visit(s.as<ProducerStore>(), s);
-      case StmtKind::ProducerRealize: return visit(s.as<ProducerRealize>(), s);
+#define NNVM_CASE(kind, node) case StmtKind::kind: return visit(s.as<node>(), s);
+      NNVM_IR_STMT_NODES(NNVM_CASE)
+#undef NNVM_CASE
     }
     return s;
   }
 
  protected:
+  virtual Expr visit(const IntImm*, const Expr& e) { return e; }
+  virtual Expr visit(const UIntImm*, const Expr& e) { return e; }
+  virtual Expr visit(const FloatImm*, const Expr& e) { return e; }
   virtual Expr visit(const VarNode*, const Expr& e) { return e; }
   // Binary nodes are rebuilt through their checked factory; vector lanes are matched so a
   // mutator may turn one side into a vector (the vectorizer relies on this).
@@ -254,6 +217,7 @@ class IRMutator {
     Stmt b = mutate(op->body);
     return v.same_as(op->value) && b.same_as(op->body) ? s : LetStmt::make(op->var, v, b);
   }
+  virtual Stmt visit(const Barrier*, const Stmt& s) { return s; }
   virtual Stmt visit(const Evaluate* op, const Stmt& s) {
     Expr v = mutate(op->value);
     return v.same_as(op->value) ? s : Evaluate::make(v);

@@ -20,7 +20,6 @@
 #include <unordered_set>
 
 #include "nnvm/ir/function.hpp"
-#include "nnvm/te/operation.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace ir {
@@ -154,17 +153,17 @@ class Printer {
     os_ << "}\n";
   }
 
-  void print_tensor(const te::Tensor& t) {
-    const te::OperationNode& op = t.op();
-    if (op.kind == te::OpKind::placeholder) {
-      os_ << "placeholder " << name_of(t.get()) << ": ";
-      shape(t.dtype(), t.shape());
-      return;
-    }
-    os_ << name_of(t.get()) << "(";
-    for (size_t i = 0; i < op.axis.size(); ++i) os_ << (i ? ", " : "") << name_of(op.axis[i].var());
+  // `placeholder A: float32[64, n]`
+  void print_placeholder(const ProducerNode* t) {
+    os_ << "placeholder " << name_of(t) << ": ";
+    shape(t->dtype, t->shape);
+  }
+  // `C(i, j) = sum(A(i, k)*B(k, j), axis=[k])`
+  void print_definition(const ProducerNode* t, const std::vector<IterVar>& axes, const Expr& body) {
+    os_ << name_of(t) << "(";
+    for (size_t i = 0; i < axes.size(); ++i) os_ << (i ? ", " : "") << name_of(axes[i].var());
     os_ << ") = ";
-    expr(op.body, 0);
+    expr(body, 0);
   }
 
  private:
@@ -187,7 +186,7 @@ class Printer {
   const std::string& name_of(const Var& v) { return unique(v.get(), v.name()); }
   const std::string& name_of(const VarNode* v) { return unique(v, v->name); }
   const std::string& name_of(const Buffer& b) { return unique(b.get(), b->name); }
-  const std::string& name_of(const te::TensorNode* t) { return unique(t, t->name); }
+  const std::string& name_of(const ProducerNode* t) { return unique(t, t->name); }
 
   void shape(DataType t, const std::vector<Expr>& dims) {
     os_ << t << "[";
@@ -415,13 +414,6 @@ inline std::string to_string(const Stmt& s) {
 inline std::string to_string(const LoweredFunc& f) {
   detail::Printer p;
   p.print_func(f);
-  return p.str();
-}
-// A placeholder prints as `placeholder A: float32[64, n]`, a compute as its definition,
-// `C(i, j) = sum(A(i, k)*B(k, j), axis=[k])`.
-inline std::string to_string(const te::Tensor& t) {
-  detail::Printer p;
-  p.print_tensor(t);
   return p.str();
 }
 

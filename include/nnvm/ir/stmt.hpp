@@ -6,9 +6,16 @@
 NNVM_BEGIN_NAMESPACE
 namespace ir {
 
+// Every statement node, written once as X(kind, node type); see NNVM_IR_EXPR_NODES.
+#define NNVM_IR_STMT_NODES(X)                                                                       \
+  X(For, For) X(Store, Store) X(Allocate, Allocate) X(IfThenElse, IfThenElse) X(Seq, Seq)           \
+  X(LetStmt, LetStmt) X(Evaluate, Evaluate) X(Barrier, Barrier) X(ProducerStore, ProducerStore)     \
+  X(ProducerRealize, ProducerRealize)
+
 enum class StmtKind : uint8_t {
-  For, Store, Allocate, IfThenElse, Seq, LetStmt, Evaluate, Barrier,
-  ProducerStore, ProducerRealize,
+#define NNVM_IR_KIND(kind, node) kind,
+  NNVM_IR_STMT_NODES(NNVM_IR_KIND)
+#undef NNVM_IR_KIND
 };
 
 struct StmtNode {
@@ -145,20 +152,20 @@ struct Barrier : StmtNodeBase<Barrier, StmtKind::Barrier> {
 
 // tensor(indices) = value, before storage flattening.
 struct ProducerStore : StmtNodeBase<ProducerStore, StmtKind::ProducerStore> {
-  std::shared_ptr<const te::TensorNode> tensor;
+  std::shared_ptr<const ProducerNode> tensor;
   Expr value;
   std::vector<Expr> indices;
-  ProducerStore(std::shared_ptr<const te::TensorNode> t, Expr v, std::vector<Expr> i)
+  ProducerStore(std::shared_ptr<const ProducerNode> t, Expr v, std::vector<Expr> i)
       : tensor(std::move(t)), value(std::move(v)), indices(std::move(i)) {}
 };
 
 // Storage for an intermediate tensor over `bounds` during `body`, before storage flattening.
 struct ProducerRealize : StmtNodeBase<ProducerRealize, StmtKind::ProducerRealize> {
-  std::shared_ptr<const te::TensorNode> tensor;
+  std::shared_ptr<const ProducerNode> tensor;
   std::vector<Range> bounds;
   MemoryScope scope;
   Stmt body;
-  ProducerRealize(std::shared_ptr<const te::TensorNode> t, std::vector<Range> b, MemoryScope s, Stmt body_)
+  ProducerRealize(std::shared_ptr<const ProducerNode> t, std::vector<Range> b, MemoryScope s, Stmt body_)
       : tensor(std::move(t)), bounds(std::move(b)), scope(s), body(std::move(body_)) {}
 };
 

@@ -19,6 +19,7 @@
 
 #include <unordered_set>
 
+#include "nnvm/ir/functor.hpp"
 #include "nnvm/ir/printer.hpp"
 
 NNVM_BEGIN_NAMESPACE

@@ -81,9 +81,9 @@ inline Values pass_up(const schedule::Stage& stage, const RangeMap& ranges, Valu
 
 namespace detail {
 
-inline std::vector<const ir::ProducerLoad*> reads_of(const Expr& body, const te::TensorNode* t) {
+inline std::vector<const ir::ProducerLoad*> reads_of(const Expr& body, const ir::ProducerNode* t) {
   struct Finder : ir::IRVisitor {
-    const te::TensorNode* t;
+    const ir::ProducerNode* t;
     std::vector<const ir::ProducerLoad*> out;
     void visit(const ir::ProducerLoad* op) override {
       if (op->tensor.get() == t) out.push_back(op);
@@ -133,7 +133,7 @@ inline void merge_into(std::vector<ir::SymInterval>& region, bool& first, const 
 // The region of `producer` that `reader` reads while the loops in `relaxed` run over their
 // ranges (the loops of one iteration of the attach point).
 inline void add_region_read(std::vector<ir::SymInterval>& region, bool& first, const schedule::Stage& reader,
-                            const Expr& reader_body, const te::TensorNode* producer, const ir::SymIntervalMap& relaxed,
+                            const Expr& reader_body, const ir::ProducerNode* producer, const ir::SymIntervalMap& relaxed,
                             const RangeMap& ranges, const ir::IntervalMap& known) {
   Values leaf_values;
   for (auto& iv : reader.leaf_iter_vars()) leaf_values[iv.get()] = leaf_value(iv, ranges);

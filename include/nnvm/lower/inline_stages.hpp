@@ -12,12 +12,12 @@ namespace lower {
 using BodyMap = std::unordered_map<const schedule::StageNode*, ir::Expr>;
 
 inline BodyMap inline_stages(const schedule::Schedule& sch) {
-  std::unordered_map<const te::TensorNode*, const schedule::StageNode*> inlined;
+  std::unordered_map<const ir::ProducerNode*, const schedule::StageNode*> inlined;
   BodyMap bodies;
   struct Inliner : ir::IRMutator {
-    const std::unordered_map<const te::TensorNode*, const schedule::StageNode*>& inlined;
+    const std::unordered_map<const ir::ProducerNode*, const schedule::StageNode*>& inlined;
     const BodyMap& bodies;
-    Inliner(const std::unordered_map<const te::TensorNode*, const schedule::StageNode*>& i, const BodyMap& b)
+    Inliner(const std::unordered_map<const ir::ProducerNode*, const schedule::StageNode*>& i, const BodyMap& b)
         : inlined(i), bodies(b) {}
     using ir::IRMutator::mutate;
     ir::Expr visit(const ir::ProducerLoad* op, const ir::Expr& e) override {

@@ -25,7 +25,7 @@ inline ir::Expr flat_index(const std::vector<ir::Expr>& indices, const std::vect
 
 class StorageFlattener : public ir::IRMutator {
  public:
-  using ArgMap = std::unordered_map<const te::TensorNode*, ir::Buffer>;
+  using ArgMap = std::unordered_map<const ir::ProducerNode*, ir::Buffer>;
   explicit StorageFlattener(ArgMap args) : args_(std::move(args)) {}
   using ir::IRMutator::mutate;
 
@@ -36,7 +36,7 @@ class StorageFlattener : public ir::IRMutator {
     std::vector<ir::Expr> mins, extents;
   };
 
-  const Region& region(const te::TensorNode* t) {
+  const Region& region(const ir::ProducerNode* t) {
     auto it = regions_.find(t);
     if (it != regions_.end()) return it->second;
     auto a = args_.find(t);
@@ -74,7 +74,7 @@ class StorageFlattener : public ir::IRMutator {
 
  private:
   ArgMap args_;
-  std::unordered_map<const te::TensorNode*, Region> regions_;
+  std::unordered_map<const ir::ProducerNode*, Region> regions_;
 };
 
 inline ir::Stmt storage_flatten(const ir::Stmt& s, const StorageFlattener::ArgMap& args) {

@@ -10,11 +10,11 @@ namespace schedule {
 namespace detail {
 
 // Replaces every read of one tensor by a read of another, in an expression.
-inline Expr redirect_reads(const Expr& e, const te::TensorNode* from, const std::shared_ptr<const te::TensorNode>& to) {
+inline Expr redirect_reads(const Expr& e, const ir::ProducerNode* from, const std::shared_ptr<const te::TensorNode>& to) {
   struct Redirect : ir::IRMutator {
-    const te::TensorNode* from;
+    const ir::ProducerNode* from;
     const std::shared_ptr<const te::TensorNode>& to;
-    Redirect(const te::TensorNode* f, const std::shared_ptr<const te::TensorNode>& t) : from(f), to(t) {}
+    Redirect(const ir::ProducerNode* f, const std::shared_ptr<const te::TensorNode>& t) : from(f), to(t) {}
     using ir::IRMutator::mutate;
     Expr visit(const ir::ProducerLoad* op, const Expr& e) override {
       Expr r = ir::IRMutator::visit(op, e);
@@ -36,7 +36,7 @@ inline te::Tensor make_stage_tensor(std::string name, std::vector<Expr> shape, D
   op->reduce_axes = std::move(reduce_axes);
   op->inputs = te::detail::collect_inputs(body);
   op->body = std::move(body);
-  return te::Tensor(std::make_shared<const te::TensorNode>(te::TensorNode{std::move(name), std::move(shape), dtype, std::move(op)}));
+  return te::Tensor(std::make_shared<const te::TensorNode>(te::TensorNode{{std::move(name), std::move(shape), dtype}, std::move(op)}));
 }
 
 // Fresh data-parallel axes with the same names and ranges.
@@ -201,7 +201,7 @@ class Schedule {
       if (stages_[p].same_as(s)) return p;
     throw InternalError("nnvm.internal", "stage not in schedule");
   }
-  static bool reads(const Expr& body, const te::TensorNode* t) {
+  static bool reads(const Expr& body, const ir::ProducerNode* t) {
     for (auto& in : te::detail::collect_inputs(body))
       if (in.get() == t) return true;
     return false;

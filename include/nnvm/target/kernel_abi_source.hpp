@@ -1,4 +1,4 @@
-// The kernel ABI (runtime/nnvm/runtime/kernel_abi.h) as C source text, for pasting into
+// The kernel ABI (nnvm/runtime/kernel_abi.h) as C source text, for pasting into
 // generated C and generated headers so that they stand alone.
 #pragma once
 

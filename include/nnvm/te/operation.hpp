@@ -6,6 +6,7 @@
 #include <functional>
 #include <initializer_list>
 
+#include "nnvm/ir/printer.hpp"
 #include "nnvm/ir/substitute.hpp"
 
 NNVM_BEGIN_NAMESPACE
@@ -19,12 +20,17 @@ using ir::Var;
 
 struct OperationNode;
 
-struct TensorNode {
-  std::string name;
-  std::vector<Expr> shape;
-  DataType dtype;
+// A tensor: the IR's producer (name, shape, dtype) and the operation that computes it.
+struct TensorNode : ir::ProducerNode {
   std::shared_ptr<const OperationNode> op;  // the producer
 };
+
+// The tensor an IR producer is. Every producer in IR is a TensorNode: only the DSL (and the
+// schedule's cache and rfactor stages, which are tensors too) makes producer loads.
+inline std::shared_ptr<const TensorNode> as_tensor(const std::shared_ptr<const ir::ProducerNode>& p) {
+  return std::static_pointer_cast<const TensorNode>(p);
+}
+inline const TensorNode* as_tensor(const ir::ProducerNode* p) { return static_cast<const TensorNode*>(p); }
 
 enum class OpKind : uint8_t { placeholder, compute };
 
@@ -107,7 +113,7 @@ inline std::vector<std::shared_ptr<const TensorNode>> collect_inputs(const Expr&
     void visit(const ir::ProducerLoad* op) override {
       bool seen = false;
       for (auto& t : out) seen |= t == op->tensor;
-      if (!seen) out.push_back(op->tensor);
+      if (!seen) out.push_back(as_tensor(op->tensor));
       ir::IRVisitor::visit(op);
     }
   } c;
@@ -127,7 +133,7 @@ inline Tensor placeholder(std::vector<Expr> shape, DataType dtype, std::string n
   auto op = std::make_shared<OperationNode>();
   op->kind = OpKind::placeholder;
   op->name = name;
-  return Tensor(std::make_shared<const TensorNode>(TensorNode{std::move(name), std::move(shape), dtype, std::move(op)}));
+  return Tensor(std::make_shared<const TensorNode>(TensorNode{{std::move(name), std::move(shape), dtype}, std::move(op)}));
 }
 
 // A reduction axis over [min, min + extent).
@@ -183,7 +189,7 @@ inline Tensor compute(std::vector<Expr> shape, const std::function<Expr(const st
   op->inputs = detail::collect_inputs(body);
   op->body = body;
   DataType dt = body.dtype();
-  return Tensor(std::make_shared<const TensorNode>(TensorNode{std::move(name), std::move(shape), dt, std::move(op)}));
+  return Tensor(std::make_shared<const TensorNode>(TensorNode{{std::move(name), std::move(shape), dt}, std::move(op)}));
 }
 
 // Untyped reductions over one or more axes (the typed DSL has its own spelling).
@@ -214,4 +220,16 @@ inline std::vector<Tensor> post_order(const std::vector<Tensor>& outputs) {
 }
 
 }  // namespace te
+
+namespace ir {
+// A placeholder prints as `placeholder A: float32[64, n]`, a compute as its definition,
+// `C(i, j) = sum(A(i, k)*B(k, j), axis=[k])`. Beside ir::to_string's other overloads, so one
+// name prints everything; defined here because the IR knows nothing of operations.
+inline std::string to_string(const te::Tensor& t) {
+  detail::Printer p;
+  if (t.op().kind == te::OpKind::placeholder) p.print_placeholder(t.get());
+  else p.print_definition(t.get(), t.op().axis, t.op().body);
+  return p.str();
+}
+}  // namespace ir
 NNVM_END_NAMESPACE

@@ -2,7 +2,7 @@
 // host C compiler and runs it; exits 0 when the result is right. The model is written here in
 // protobuf's wire format, so the program needs neither a model file nor protobuf's headers.
 #include <nnvm/onnx/importer.hpp>
-#include <nnvm/tensor.hpp>
+#include <nnvm/nnvm.hpp>
 
 #include <cstdio>
 #include <filesystem>

@@ -49,7 +49,7 @@ inline int64_t nchwc_row_tile(int64_t out_width, int64_t vectors_per_block, int6
 // fixed and the reduce axes over their ranges. Empty when a shape or the span is not constant.
 inline std::optional<int64_t> padded_rows_bytes(const te::Tensor& Y, const te::Tensor& pad) {
   struct FindRow : ir::IRVisitor {
-    const te::TensorNode* pad;
+    const ir::ProducerNode* pad;
     ir::Expr row;
     using ir::IRVisitor::visit;
     void visit(const ir::ProducerLoad* op) override {

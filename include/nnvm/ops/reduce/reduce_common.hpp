@@ -139,7 +139,7 @@ inline te::Tensor stage_read_by(const te::Tensor& t, const std::string& name) {
 // intermediates computed at root). By the convention of this family an intermediate is named
 // after the output it feeds, "<output>_<what>", so the walk stops at the op's inputs.
 inline void schedule_op_stages(schedule::Schedule& s, const std::vector<te::Tensor>& outputs, const Target& target) {
-  std::unordered_set<const te::TensorNode*> done;
+  std::unordered_set<const ir::ProducerNode*> done;
   std::function<void(const te::Tensor&, const std::string&)> visit = [&](const te::Tensor& t,
                                                                          const std::string& prefix) {
     if (!done.insert(t.get()).second) return;
