@@ -13,7 +13,7 @@
 #include "emitter.hpp"
 #include "nnvm/codegen/llvm_aot.hpp"
 #include "nnvm/ir/printer.hpp"
-#include "nnvm/target/c_like.hpp"
+#include "nnvm/target/kernel_abi_source.hpp"
 #include "pipeline.hpp"
 
 NNVM_BEGIN_NAMESPACE

@@ -8126,9 +8126,11 @@ NNVM_END_NAMESPACE
 // end nnvm/target/interpreter.hpp
 // begin nnvm/target/c_like.hpp
 // The shared emitter for C-family source (C, and later CUDA, OpenCL, Metal): a visitor that
-// prints lowered IR (docs/lowered_ir.md) as statements and expressions. A dialect overrides the
-// small virtual hooks (type spellings, math names, vector loads/stores, parallel and
-// thread-bound loops, allocations) and writes the function signatures around the body.
+// prints lowered IR (docs/lowered_ir.md) as statements and expressions. It knows no dialect's
+// spelling: types, vector syntax, literals, qualifiers, thread indices, the barrier and math
+// names come from a Dialect (dialect.hpp). A dialect whose kernels need more than spelling
+// overrides the few virtual hooks (vector loads/stores, parallel loops, allocations) and writes
+// its own function signatures; one that needs none prints kernels with emit_kernel_source().
 //
 // Vector values: arithmetic that every C-family vector type supports (+ - * and float /, and
 // & | ^ on bool lanes) stays a vector expression; every other vector node (comparisons,
@@ -8142,7 +8144,990 @@ NNVM_END_NAMESPACE
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
+
+// begin nnvm/target/dialect.hpp
+// A C-family dialect as data: every spelling the shared emitter (c_like.hpp) prints that is not
+// common to C, CUDA, OpenCL C and Metal. The emitter reads these tables and knows no dialect;
+// what needs more than spelling (the CPU kernel ABI, outlined parallel loops, the workspace)
+// lives in a dialect's subclass of CLikeEmitter, which overrides the few virtual hooks there.
+//
+// Templates name their parts as ${part}; fill() substitutes them. A template gives the whole
+// text of a construct, so a dialect can place each part where its language wants it.
+
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <string>
+#include <unordered_set>
+#include <utility>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+// `pattern` with each ${name} replaced by its value; an unknown ${name} is kept as written.
+inline std::string fill(const std::string& pattern,
+                        std::initializer_list<std::pair<const char*, std::string>> parts) {
+  std::string out;
+  size_t i = 0;
+  while (i < pattern.size()) {
+    size_t open = pattern.find("${", i), close = open == std::string::npos ? open : pattern.find('}', open);
+    if (close == std::string::npos) break;
+    out.append(pattern, i, open - i);
+    std::string name = pattern.substr(open + 2, close - open - 2), value = pattern.substr(open, close - open + 1);
+    for (auto& [n, v] : parts)
+      if (name == n) value = v;
+    out += value;
+    i = close + 1;
+  }
+  return out.append(pattern, i, std::string::npos);
+}
+
+struct Dialect {
+  // Scalar types as stored in memory: bool is one byte, float16 and bfloat16 are their bits
+  // (storage types: the emitter converts them to float32 through helpers to compute).
+  struct ScalarTypes {
+    std::string boolean, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32,
+        float64, handle;
+  } types;
+  std::string int_type;  // the plain int of lane counters and helper locals
+
+  // Vector values. ${elem}: the element's dtype name (uint8 for bool, uint16 for a storage
+  // type), ${scalar}: its scalar spelling, ${lanes}, ${type}: the vector type's spelling.
+  std::string vector_type;   // ${elem} ${scalar} ${lanes}
+  std::string vector_zero;   // ${type}: initializer of a temporary then filled lane by lane
+  std::string broadcast;     // ${type} ${lanes} ${value} ${values} (${value} per lane, with ", ")
+  std::string lane;          // lane ${lane} of vector variable ${vector}, readable and assignable
+  std::string vector_load;   // expression: ${type} ${lanes} elements from &${buffer}[${base}]
+  std::string vector_store;  // statement: ${type} vector variable ${value} into &${buffer}[${base}]
+
+  // Literals the language spells its own way.
+  std::string nan, infinity;                  // float32 NaN and +infinity
+  std::string int64_literal, uint64_literal;  // ${value}: a 64-bit constant too big for 32 bits
+
+  // Qualifiers and address spaces ("" where the language has none); each ends in a space.
+  std::string restrict_qualifier, helper_qualifier, global_space, const_qualifier = "const ";
+
+  // GPU axes: the expression for a thread_tag ("threadIdx.x"). A loop bound to a tag the table
+  // lacks is a BackendError (a CPU dialect has none).
+  std::map<std::string, std::string> thread_index;
+  std::string barrier;  // the statement a Barrier node becomes
+
+  // Math: names that differ from ir::call_op_name, and the suffix of float32 versions (C's
+  // expf; empty where the names are overloaded).
+  std::map<ir::CallOp, std::string> math_names;
+  std::string float32_math_suffix;
+  // Statement copying the 4 bytes of ${src} into ${dst} (a float and a uint32 variable), for
+  // the float16/bfloat16 conversion helpers.
+  std::string bit_copy;
+
+  // Identifiers the emitted code must avoid (keywords, library names); the emitter adds its own.
+  const std::unordered_set<std::string>* reserved_names = nullptr;
+  // The largest private array (bytes) a kernel may declare.
+  int64_t max_private_bytes = 0;
+
+  // The generic kernel (CLikeEmitter::emit_kernel_source): ${name} ${params}; each buffer
+  // parameter from buffer_param: ${space} ${const} ${type} ${restrict} ${name}.
+  std::string kernel_signature, buffer_param;
+
+  std::string scalar_type(DataType t) const {
+    switch (t.code) {
+      case DataType::Code::Bool: return types.boolean;
+      case DataType::Code::Int:
+        return t.bits == 8 ? types.int8 : t.bits == 16 ? types.int16 : t.bits == 32 ? types.int32 : types.int64;
+      case DataType::Code::UInt:
+        return t.bits == 8 ? types.uint8 : t.bits == 16 ? types.uint16 : t.bits == 32 ? types.uint32 : types.uint64;
+      case DataType::Code::Float: return t.bits == 32 ? types.float32 : t.bits == 64 ? types.float64 : types.float16;
+      case DataType::Code::BFloat: return types.bfloat16;
+      case DataType::Code::Handle: return types.handle;
+    }
+    return "void";
+  }
+  // The function computing `op` in t's precision.
+  std::string math_function(ir::CallOp op, DataType t) const {
+    std::string name = math_name(op);
+    return t.bits == 32 ? name + float32_math_suffix : name;
+  }
+  // The name of `op` without a precision suffix (isnan and isinf are type-generic everywhere).
+  std::string math_name(ir::CallOp op) const {
+    auto it = math_names.find(op);
+    return it == math_names.end() ? ir::call_op_name(op) : it->second;
+  }
+};
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/dialect.hpp
+// begin nnvm/target/storage_helpers.hpp
+// The float16 and bfloat16 conversion helpers generated code calls (storage types compute in
+// float32), as source text in a dialect's spelling. Rounding is to nearest even, NaN stays a
+// NaN and overflow gives infinity, as in nnvm::float16/bfloat16 (ir/dtype.hpp).
+
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+// Which helpers a source calls, in StorageHelper order; the source defines only those (an
+// unused static function is a warning under -Wall).
+enum class StorageHelper { f16_to_f32, f32_to_f16, bf16_to_f32, f32_to_bf16 };
+
+inline std::string storage_helpers_source(const Dialect& d, const bool (&used)[4]) {
+  static const char* const text[4] = {
+      // f16_to_f32
+      R"(${qual}${f32} nnvm_f16_to_f32(${u16} h) {
+  ${u32} sign = (${u32})(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu, out;
+  ${f32} f;
+  if (exp == 0x1fu) {
+    out = sign | 0x7f800000u | (man << 13);
+  } else if (exp != 0) {
+    out = sign | ((exp + 112u) << 23) | (man << 13);
+  } else if (man == 0) {
+    out = sign;
+  } else {
+    ${int} e = -1;
+    do { ++e; man <<= 1; } while (!(man & 0x400u));
+    out = sign | ((${u32})(112 - e) << 23) | ((man & 0x3ffu) << 13);
+  }
+  ${copy_f_out}
+  return f;
+}
+)",
+      // f32_to_f16
+      R"(${qual}${u16} nnvm_f32_to_f16(${f32} f) {
+  ${u32} x, sign, absx, half, rem;
+  ${copy_x_f}
+  sign = (x >> 16) & 0x8000u;
+  absx = x & 0x7fffffffu;
+  if (absx >= 0x7f800000u) return (${u16})(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0u));
+  if (absx >= 0x477ff000u) return (${u16})(sign | 0x7c00u);
+  if (absx < 0x38800000u) {
+    ${u32} man, mid;
+    ${int} shift;
+    if (absx < 0x33000000u) return (${u16})sign;
+    man = (absx & 0x7fffffu) | 0x800000u;
+    shift = 113 - (${int})(absx >> 23) + 13;
+    half = man >> shift;
+    rem = man & ((1u << shift) - 1u);
+    mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1u))) ++half;
+    return (${u16})(sign | half);
+  }
+  half = (absx >> 13) - (112u << 10);
+  rem = absx & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;
+  return (${u16})(sign | half);
+}
+)",
+      // bf16_to_f32
+      R"(${qual}${f32} nnvm_bf16_to_f32(${u16} b) {
+  ${u32} x = (${u32})b << 16;
+  ${f32} f;
+  ${copy_f_x}
+  return f;
+}
+)",
+      // f32_to_bf16
+      R"(${qual}${u16} nnvm_f32_to_bf16(${f32} f) {
+  ${u32} x;
+  ${copy_x_f}
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (${u16})((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return (${u16})(x >> 16);
+}
+)",
+  };
+  auto copy = [&](const char* dst, const char* src) { return fill(d.bit_copy, {{"dst", dst}, {"src", src}}); };
+  std::string s;
+  for (int h = 0; h < 4; ++h)
+    if (used[h])
+      s += fill(text[h], {{"qual", d.helper_qualifier},
+                          {"f32", d.types.float32},
+                          {"u16", d.types.uint16},
+                          {"u32", d.types.uint32},
+                          {"int", d.int_type},
+                          {"copy_f_out", copy("f", "out")},
+                          {"copy_f_x", copy("f", "x")},
+                          {"copy_x_f", copy("x", "f")}});
+  return s;
+}
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/storage_helpers.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+// A printed expression and the C precedence of its outermost operator. `atom` marks text that
+// may be repeated freely (a name, a non-negative literal, a lane access).
+struct CExpr {
+  std::string text;
+  int prec = 16;
+  bool atom = false;
+};
+
+namespace cprec {
+inline constexpr int primary = 16, unary = 15, mul = 13, add = 12, rel = 10, eq = 9, bit_and = 8,
+                     bit_xor = 7, bit_or = 6, log_and = 5, log_or = 4, cond = 3;
+}
+
+// Unique, valid C identifiers: `i.outer` becomes `i_outer`, a second `i` becomes `i_1`.
+class NameTable {
+ public:
+  void reserve(const std::string& name) { used_.insert(name); }
+  bool taken(const std::string& name) const { return used_.count(name) != 0; }
+  std::string fresh(const std::string& hint) {
+    std::string base = sanitize(hint), name = base;
+    for (int k = 1; used_.count(name); ++k) name = base + "_" + std::to_string(k);
+    used_.insert(name);
+    return name;
+  }
+  static std::string sanitize(const std::string& hint) {
+    std::string s;
+    for (char c : hint) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+    // Leading digits are invalid, leading underscores are reserved, nnvm_ is the emitter's.
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '_' ||
+        s.rfind("nnvm_", 0) == 0 || s.rfind("NNVM_", 0) == 0)
+      s = "v" + s;
+    return s;
+  }
+
+ private:
+  std::set<std::string> used_;
+};
+
+class CLikeEmitter : public ir::IRVisitor {
+ public:
+  explicit CLikeEmitter(const Dialect& dialect) : dialect_(dialect) {}
+
+  // A kernel as the dialect's generic function: its signature (kernel_signature, buffer_param)
+  // with the buffers and then the symbolic sizes as parameters, around the body.
+  std::string emit_kernel_source(const ir::LoweredFunc& fn) {
+    kernel_name_ = fn.name;
+    names_ = NameTable();
+    reserve_common_names();
+    reset_scopes();
+    out_.clear();
+    indent_ = 2;
+    Scan scan;
+    scan.visit_stmt(fn.body);
+    std::string name = names_.fresh(fn.name.empty() ? "kernel" : fn.name), params;
+    for (auto& b : fn.params)
+      params += str_cat(params.empty() ? "" : ", ",
+                        fill(dialect_.buffer_param, {{"space", dialect_.global_space},
+                                                     {"const", scan.stored.count(b.get()) ? "" : dialect_.const_qualifier},
+                                                     {"type", scalar_type(b->dtype)},
+                                                     {"restrict", dialect_.restrict_qualifier},
+                                                     {"name", bind_buffer(b)}}));
+    for (auto& v : fn.size_vars) params += str_cat(params.empty() ? "" : ", ", scalar_type(v.dtype()), " ", bind_var(v));
+    emit_body(fn.body);
+    return str_cat(fill(dialect_.kernel_signature, {{"name", name}, {"params", params}}), " {\n", out_, "}\n");
+  }
+
+ protected:
+  // ---- dialect hooks -------------------------------------------------------------------------
+
+  // A contiguous load of t.lanes elements starting at &buf[base]; may emit statements.
+  virtual CExpr contiguous_load(const std::string& buf, const CExpr& base, DataType t) {
+    return {fill(dialect_.vector_load, {{"type", vector_type(t)}, {"lanes", std::to_string(t.lanes)},
+                                        {"buffer", buf}, {"base", base.text}}),
+            cprec::primary};
+  }
+  virtual void contiguous_store(const std::string& buf, const CExpr& base, const std::string& value, DataType t) {
+    line(fill(dialect_.vector_store, {{"type", vector_type(t)}, {"lanes", std::to_string(t.lanes)},
+                                      {"buffer", buf}, {"base", base.text}, {"value", value}}));
+  }
+  virtual void emit_parallel_for(const ir::For* op) { emit_serial_for(op); }
+  // The loop variable takes the axis' index: the launch gives the axis exactly the loop's extent.
+  virtual void emit_thread_bound_for(const ir::For* op) {
+    auto it = dialect_.thread_index.find(op->thread_tag);
+    if (it == dialect_.thread_index.end())
+      throw BackendError("nnvm.codegen.thread_binding",
+                         str_cat("loop ", op->loop_var.name(), " is bound to GPU axis '", op->thread_tag,
+                                 "', which this CPU back end cannot run; build the kernel for a GPU target"),
+                         context());
+    CExpr mn = print(op->min);
+    std::string v = bind_var(op->loop_var);
+    line(str_cat("const ", scalar_type(op->loop_var.dtype()), " ", v, " = ",
+                 ir::is_const_int(op->min, 0) ? it->second : operand(mn, cprec::add) + " + " + it->second, ";"));
+    visit_stmt(op->body);
+    unbind_var(op->loop_var);
+  }
+  virtual void emit_barrier(const ir::Barrier*) { line(dialect_.barrier); }
+  // Declares `name` as a private array of `count` elements (the default: a stack array).
+  virtual void emit_stack_array(const std::string& name, DataType t, int64_t count) {
+    line(str_cat(scalar_type(t), " ", name, "[", std::max<int64_t>(count, 1), "];"));
+  }
+  // Memory for an Allocate; the default handles constant sizes on the stack.
+  virtual void emit_allocate(const ir::Allocate* op) {
+    emit_stack_allocate(op, "private");
+  }
+
+  // ---- state the dialect drives --------------------------------------------------------------
+
+  const Dialect& dialect_;
+  std::string out_;  // the function body being printed
+  int indent_ = 0;
+  NameTable names_;
+  std::string kernel_name_;  // for error context
+  std::map<std::string, DataType> used_vector_types_;
+  // Which storage conversion helpers the code calls, in StorageHelper order.
+  bool needs_storage_[4] = {false, false, false, false};
+
+  std::vector<std::string> context() const { return {"kernel " + kernel_name_}; }
+  void line(const std::string& s) { out_ += std::string(size_t(indent_), ' ') + s + "\n"; }
+
+  std::string scalar_type(DataType t) const { return dialect_.scalar_type(t); }
+  // The dialect's vector type, recorded in used_vector_types_ for dialects that declare them.
+  std::string vector_type(DataType t) {
+    std::string name = fill(dialect_.vector_type, {{"elem", vector_elem_name(t)},
+                                                   {"scalar", scalar_type(t.element_of())},
+                                                   {"lanes", std::to_string(t.lanes)}});
+    used_vector_types_.emplace(name, t);
+    return name;
+  }
+  std::string math_function(ir::CallOp op, DataType t) const { return dialect_.math_function(op, t); }
+
+  // Names every emitted identifier must avoid: the dialect's reserved names, the math functions
+  // the code may call in any precision, the lane counter, and `half` (a type in the GPU
+  // languages, avoided everywhere so that kernels name things alike in every dialect).
+  void reserve_common_names() {
+    if (dialect_.reserved_names)
+      for (auto& w : *dialect_.reserved_names) names_.reserve(w);
+    for (const char* w : {"lane", "half"}) names_.reserve(w);
+    for (int op = 0; op <= int(ir::CallOp::copysign); ++op) {
+      std::string n = ir::call_op_name(ir::CallOp(op));
+      names_.reserve(n);
+      names_.reserve(n + dialect_.float32_math_suffix);
+      names_.reserve(dialect_.math_function(ir::CallOp(op), dtype::float32));
+      names_.reserve(dialect_.math_function(ir::CallOp(op), dtype::float64));
+    }
+  }
+
+  // ---- scopes ------------------------------------------------------------------------------
+
+  std::string bind_var(const ir::Var& v) {
+    std::string name = names_.fresh(v.name());
+    vars_[v.get()].push_back(name);
+    return name;
+  }
+  void bind_var_as(const ir::Var& v, const std::string& name) { vars_[v.get()].push_back(name); }
+  void unbind_var(const ir::Var& v) { vars_[v.get()].pop_back(); }
+  bool is_bound(const ir::VarNode* v) const {
+    auto it = vars_.find(v);
+    return it != vars_.end() && !it->second.empty();
+  }
+  // The C name of a variable bound in the current scope.
+  const std::string& bound_var_name(const ir::VarNode* v) const { return vars_.at(v).back(); }
+  std::string bind_buffer(const ir::Buffer& b) {
+    std::string name = names_.fresh(b->name);
+    buffers_[b.get()].push_back(name);
+    return name;
+  }
+  void bind_buffer_as(const ir::Buffer& b, const std::string& name) { buffers_[b.get()].push_back(name); }
+  void unbind_buffer(const ir::Buffer& b) { buffers_[b.get()].pop_back(); }
+  bool is_bound(const ir::BufferNode* b) const {
+    auto it = buffers_.find(b);
+    return it != buffers_.end() && !it->second.empty();
+  }
+  const std::string& buffer_name(const ir::Buffer& b) const {
+    auto it = buffers_.find(b.get());
+    if (it == buffers_.end() || it->second.empty())
+      throw InternalError("nnvm.codegen.unbound_buffer",
+                          str_cat("buffer ", b->name, " is neither a parameter nor allocated around its use"),
+                          context());
+    return it->second.back();
+  }
+  void reset_scopes() {
+    vars_.clear();
+    buffers_.clear();
+    lane_values_.clear();
+    vector_memo_.clear();
+  }
+
+  // ---- printing ----------------------------------------------------------------------------
+
+  CExpr print(const ir::Expr& e) {
+    if (!e.defined()) throw InternalError("nnvm.codegen.undefined_expr", "undefined expression", context());
+    bool memo = e.dtype().is_vector();
+    if (memo)
+      if (auto it = vector_memo_.find(e.get()); it != vector_memo_.end()) return it->second;
+    visit_expr(e);
+    if (memo && result_.atom) vector_memo_[e.get()] = result_;
+    return std::move(result_);
+  }
+  // A vector node shared within one statement (the same Load feeding several operands) is
+  // computed once; the temporaries are not reused across statements, which may store between.
+  void visit_stmt(const ir::Stmt& s) override {
+    vector_memo_.clear();
+    ir::IRVisitor::visit_stmt(s);
+  }
+  // `e` as an operand of an operator of precedence p (right: the right-hand side).
+  static std::string operand(const CExpr& e, int p, bool right = false) {
+    return e.prec < p || (right && e.prec == p) ? "(" + e.text + ")" : e.text;
+  }
+  // Text that may be repeated: `e` itself when it is an atom, else a new const temporary.
+  std::string atom(const CExpr& e, DataType t, const char* hint = "t") {
+    if (e.atom) return e.text;
+    std::string name = names_.fresh(hint);
+    line(str_cat("const ", type_name(t), " ", name, " = ", e.text, ";"));
+    return name;
+  }
+  std::string type_name(DataType t) { return t.is_vector() ? vector_type(t) : scalar_type(t); }
+
+  void emit_body(const ir::Stmt& s) { visit_stmt(s); }
+
+  // What a kernel body touches: buffers it stores, buffers and variables it uses.
+  struct Scan : ir::IRVisitor {
+    std::unordered_set<const ir::BufferNode*> stored, used;
+    std::unordered_set<const ir::VarNode*> vars;
+    using ir::IRVisitor::visit;
+    void visit(const ir::Store* op) override {
+      stored.insert(op->buffer.get());
+      used.insert(op->buffer.get());
+      ir::IRVisitor::visit(op);
+    }
+    void visit(const ir::Load* op) override {
+      used.insert(op->buffer.get());
+      ir::IRVisitor::visit(op);
+    }
+    void visit(const ir::VarNode* op) override { vars.insert(op); }
+  };
+
+  void emit_serial_for(const ir::For* op) {
+    CExpr mn = print(op->min), ext = print(op->extent);
+    std::string end;
+    if (ir::is_const_int(op->min, 0)) {
+      end = ext.text;
+    } else {
+      std::string m = atom(mn, op->min.dtype(), "begin");
+      mn = {m, cprec::primary, true};
+      end = m + " + " + operand(ext, cprec::add, true);
+    }
+    std::string v = bind_var(op->loop_var);
+    line(str_cat("for (", scalar_type(op->loop_var.dtype()), " ", v, " = ", mn.text, "; ", v, " < ", end, "; ++", v, ") {"));
+    block(op->body);
+    line("}");
+    unbind_var(op->loop_var);
+  }
+  void block(const ir::Stmt& s) {
+    indent_ += 2;
+    visit_stmt(s);
+    indent_ -= 2;
+  }
+
+  // An Allocate that becomes a private stack array; a symbolic or huge size is an error.
+  void emit_stack_allocate(const ir::Allocate* op, const char* why) {
+    int64_t count = 1;
+    for (auto& d : op->buffer->shape) {
+      const int64_t* c = ir::as_const_int(d);
+      if (!c || *c < 0 || (count = count * *c) * op->buffer->dtype.bytes() > dialect_.max_private_bytes)
+        throw BackendError("nnvm.codegen.allocate_size",
+                           str_cat("allocation ", op->buffer->name, " is ", why,
+                                   " storage, which needs a constant size of at most ", dialect_.max_private_bytes,
+                                   " bytes; move it out of the parallel loop or give it a constant shape"),
+                           context());
+    }
+    std::string name = bind_buffer(op->buffer);
+    emit_stack_array(name, op->buffer->dtype, count);
+    visit_stmt(op->body);
+    unbind_buffer(op->buffer);
+  }
+
+  // The conversion helpers the printed code calls, in the dialect's spelling.
+  std::string storage_helpers_source() const { return target::storage_helpers_source(dialect_, needs_storage_); }
+
+  static std::string vector_elem_name(DataType t) {
+    if (t.is_bool()) return "uint8";
+    if (t.is_storage_only()) return "uint16";
+    return t.element_of().str();
+  }
+
+  // ---- literals ------------------------------------------------------------------------------
+
+  virtual CExpr float_literal(double v, DataType t) {
+    if (t.is_storage_only()) {
+      uint16_t bits = t.code == DataType::Code::BFloat ? bfloat16::from_float(float(v)) : float16::from_float(float(v));
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "0x%04x", unsigned(bits));
+      return {"(" + scalar_type(t) + ")" + buf, cprec::unary};
+    }
+    bool f32 = t.bits == 32;
+    // float64 NaN and infinity: the float32 constants, cast (both convert exactly).
+    std::string as_t = f32 ? "" : "(" + scalar_type(t) + ")";
+    if (std::isnan(v)) return {as_t + dialect_.nan, f32 ? cprec::primary : cprec::unary, true};
+    if (std::isinf(v)) {
+      std::string s = as_t + dialect_.infinity;
+      return v > 0 ? CExpr{s, f32 ? cprec::primary : cprec::unary, true} : CExpr{"-" + s, cprec::unary, true};
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f32 ? "%.9g" : "%.17g", v);
+    std::string s = buf;
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    if (f32) s += "f";
+    return {s, v < 0 || std::signbit(v) ? cprec::unary : cprec::primary, true};
+  }
+  CExpr int_literal(DataType t, int64_t v) const {
+    std::string s;
+    if (t.bits == 64 && (v < INT32_MIN || v > INT32_MAX))
+      s = v == INT64_MIN ? "(-" + fill(dialect_.int64_literal, {{"value", "9223372036854775807"}}) + " - 1)"
+                         : fill(dialect_.int64_literal, {{"value", std::to_string(v)}});
+    else if (t.bits == 32 && v == INT32_MIN)
+      s = "(-2147483647 - 1)";
+    else
+      s = std::to_string(v);
+    return {s, s[0] == '-' ? cprec::unary : cprec::primary, s[0] != '('};
+  }
+  CExpr uint_literal(DataType t, uint64_t v) const {
+    if (t.is_bool() || t.bits < 32) return {std::to_string(v), cprec::primary, true};
+    if (v > 0xffffffffu) return {fill(dialect_.uint64_literal, {{"value", std::to_string(v)}}), cprec::primary, true};
+    return {std::to_string(v) + "u", cprec::primary, true};
+  }
+
+  // ---- expressions ---------------------------------------------------------------------------
+
+  using ir::IRVisitor::visit;
+
+  void visit(const ir::IntImm* op) override { result_ = int_literal(op->dtype, op->value); }
+  void visit(const ir::UIntImm* op) override { result_ = uint_literal(op->dtype, op->value); }
+  void visit(const ir::FloatImm* op) override { result_ = float_literal(op->value, op->dtype); }
+  void visit(const ir::VarNode* op) override {
+    if (auto it = lane_values_.find(op); it != lane_values_.end()) {
+      result_ = it->second;
+      return;
+    }
+    auto it = vars_.find(op);
+    if (it == vars_.end() || it->second.empty())
+      throw InternalError("nnvm.codegen.unbound_var",
+                          str_cat("variable ", op->name, " is used but is not a size, loop or let variable in scope"),
+                          context());
+    result_ = {it->second.back(), cprec::primary, true};
+  }
+
+#define NNVM_C_ARITH(Node, sym, p) \
+  void visit(const ir::Node* op) override { result_ = arith(op, sym, p); }
+  NNVM_C_ARITH(Add, "+", cprec::add)
+  NNVM_C_ARITH(Sub, "-", cprec::add)
+  NNVM_C_ARITH(Mul, "*", cprec::mul)
+  NNVM_C_ARITH(Div, "/", cprec::mul)
+  NNVM_C_ARITH(Mod, "%", cprec::mul)
+#undef NNVM_C_ARITH
+#define NNVM_C_CMP(Node, sym, p) \
+  void visit(const ir::Node* op) override { result_ = compare(op, sym, p); }
+  NNVM_C_CMP(EQ, "==", cprec::eq)
+  NNVM_C_CMP(NE, "!=", cprec::eq)
+  NNVM_C_CMP(LT, "<", cprec::rel)
+  NNVM_C_CMP(LE, "<=", cprec::rel)
+  NNVM_C_CMP(GT, ">", cprec::rel)
+  NNVM_C_CMP(GE, ">=", cprec::rel)
+#undef NNVM_C_CMP
+
+  void visit(const ir::Min* op) override { result_ = min_max(op, "<"); }
+  void visit(const ir::Max* op) override { result_ = min_max(op, ">"); }
+
+  void visit(const ir::And* op) override { result_ = logical(op, "&&", "&", cprec::log_and, cprec::bit_and); }
+  void visit(const ir::Or* op) override { result_ = logical(op, "||", "|", cprec::log_or, cprec::bit_or); }
+  void visit(const ir::Not* op) override {
+    CExpr a = print(op->a);
+    if (op->dtype.is_vector()) {
+      result_ = {bit_operand(a) + " ^ 1", cprec::bit_xor};
+    } else {
+      result_ = {"!" + operand(a, cprec::unary), cprec::unary};
+    }
+  }
+
+  void visit(const ir::Select* op) override {
+    if (op->dtype.is_vector()) {
+      result_ = lanewise({op->condition, op->true_value, op->false_value},
+                         [](const std::vector<ir::Expr>& x) { return ir::Select::make(x[0], x[1], x[2]); });
+      return;
+    }
+    // Only the chosen branch runs (a guarded load may be out of bounds in the other one), so a
+    // branch that needs statements of its own turns the select into an if/else.
+    CExpr c = print(op->condition);
+    auto [pre_t, t] = isolated(op->true_value);
+    auto [pre_f, f] = isolated(op->false_value);
+    if (pre_t.empty() && pre_f.empty()) {
+      result_ = {str_cat(operand(c, cprec::log_or), " ? ", operand(t, cprec::log_or), " : ", operand(f, cprec::cond)),
+                 cprec::cond};
+      return;
+    }
+    std::string tmp = names_.fresh("t");
+    line(str_cat(type_name(op->dtype), " ", tmp, ";"));
+    line(str_cat("if (", c.text, ") {"));
+    out_ += pre_t;
+    line(str_cat("  ", tmp, " = ", t.text, ";"));
+    line("} else {");
+    out_ += pre_f;
+    line(str_cat("  ", tmp, " = ", f.text, ";"));
+    line("}");
+    result_ = {tmp, cprec::primary, true};
+  }
+
+  void visit(const ir::Cast* op) override {
+    if (op->dtype.is_vector()) {
+      DataType to = op->dtype.element_of();
+      result_ = lanewise({op->value}, [to](const std::vector<ir::Expr>& x) { return ir::Cast::make(to, x[0]); });
+      return;
+    }
+    DataType from = op->value.dtype(), to = op->dtype;
+    CExpr v = print(op->value);
+    if (from.is_storage_only()) {
+      v = {storage_to_float(from, v.text), cprec::primary};
+      from = dtype::float32;
+      if (to == from) { result_ = v; return; }
+    }
+    if (to.is_bool()) {
+      result_ = {operand(v, cprec::rel) + " != 0", cprec::eq};
+    } else if (to.is_storage_only()) {
+      std::string f = from == dtype::float32 ? v.text : "(" + scalar_type(dtype::float32) + ")" + operand(v, cprec::unary);
+      result_ = {float_to_storage(to, f), cprec::primary};
+    } else {
+      result_ = {"(" + scalar_type(to) + ")" + operand(v, cprec::unary), cprec::unary};
+    }
+  }
+
+  void visit(const ir::Call* op) override {
+    if (op->dtype.is_vector() || op->args[0].dtype().is_vector()) {
+      ir::CallOp c = op->op;
+      result_ = lanewise(op->args, [c](const std::vector<ir::Expr>& x) { return ir::Call::make(c, x); });
+      return;
+    }
+    DataType t = op->args[0].dtype();
+    std::vector<CExpr> a;
+    for (auto& x : op->args) a.push_back(print(x));
+    if (ir::is_bitwise(op->op)) {
+      result_ = bitwise(op->op, t, a);
+      return;
+    }
+    CExpr one = float_literal(1.0, t);
+    switch (op->op) {
+      case ir::CallOp::sigmoid:
+        result_ = {str_cat(one.text, " / (", one.text, " + ", math_function(ir::CallOp::exp, t), "(-",
+                           operand(a[0], cprec::unary), "))"),
+                   cprec::mul};
+        return;
+      case ir::CallOp::rsqrt:
+        result_ = {str_cat(one.text, " / ", math_function(ir::CallOp::sqrt, t), "(", a[0].text, ")"), cprec::mul};
+        return;
+      case ir::CallOp::isnan:
+      case ir::CallOp::isinf:
+        // C only promises a non-zero int (glibc's isinf gives -1 for -inf); a bool is 0 or 1.
+        result_ = {str_cat(dialect_.math_name(op->op), "(", a[0].text, ") != 0"), cprec::eq};
+        return;
+      case ir::CallOp::abs:
+        if (!t.is_float()) {
+          std::string x = atom(a[0], t);
+          CExpr r{str_cat(x, " < 0 ? -", x, " : ", x), cprec::cond};
+          result_ = t.bits < 32 ? CExpr{"(" + scalar_type(t) + ")(" + r.text + ")", cprec::unary} : r;
+          return;
+        }
+        break;
+      default: break;
+    }
+    std::string s = math_function(op->op, t) + "(";
+    for (size_t i = 0; i < a.size(); ++i) s += (i ? ", " : "") + a[i].text;
+    result_ = {s + ")", cprec::primary};
+  }
+
+  void visit(const ir::Load* op) override {
+    if (op->dtype.is_vector()) {
+      if (auto* r = op->index.as<ir::Ramp>(); r && ir::is_const_int(r->stride, 1)) {
+        result_ = contiguous_load(buffer_name(op->buffer), print(r->base), op->dtype);
+        return;
+      }
+      ir::Buffer b = op->buffer;
+      result_ = lanewise({op->index}, [b](const std::vector<ir::Expr>& x) { return ir::Load::make(b, x[0]); });
+      return;
+    }
+    CExpr i = print(op->index);
+    result_ = {buffer_name(op->buffer) + "[" + i.text + "]", cprec::primary};
+  }
+
+  void visit(const ir::Ramp* op) override { result_ = materialize_lanes(op->dtype, ramp_lane(op)); }
+  void visit(const ir::Broadcast* op) override {
+    std::string s = atom(print(op->value), op->value.dtype());
+    std::string values;
+    for (int l = 0; l < op->lanes; ++l) values += (l ? ", " : "") + s;
+    result_ = {fill(dialect_.broadcast, {{"type", vector_type(op->dtype)}, {"lanes", std::to_string(op->lanes)},
+                                         {"value", s}, {"values", values}}),
+               cprec::primary};
+  }
+  void visit(const ir::Let* op) override {
+    CExpr v = print(op->value);
+    std::string name = names_.fresh(op->var.name());
+    line(str_cat("const ", type_name(op->value.dtype()), " ", name, " = ", v.text, ";"));
+    bind_var_as(op->var, name);
+    CExpr b = print(op->body);
+    unbind_var(op->var);
+    result_ = b;
+  }
+  void visit(const ir::Reduce*) override { not_lowered("Reduce"); }
+  void visit(const ir::ProducerLoad*) override { not_lowered("ProducerLoad"); }
+
+  // ---- statements ----------------------------------------------------------------------------
+
+  void visit(const ir::For* op) override {
+    switch (op->for_kind) {
+      case ir::ForKind::parallel: return emit_parallel_for(op);
+      case ir::ForKind::thread_binding: return emit_thread_bound_for(op);
+      default: return emit_serial_for(op);
+    }
+  }
+  void visit(const ir::Store* op) override {
+    const std::string& buf = buffer_name(op->buffer);
+    DataType t = op->value.dtype();
+    if (t.is_vector()) {
+      if (auto* r = op->index.as<ir::Ramp>(); r && ir::is_const_int(r->stride, 1)) {
+        CExpr base = print(r->base);
+        std::string v = atom(print(op->value), t, "v");
+        contiguous_store(buf, base, v, t);
+        return;
+      }
+      CExpr i = lane_value(op->index), v = lane_value(op->value);
+      line(str_cat("for (", dialect_.int_type, " lane = 0; lane < ", t.lanes, "; ++lane) ", buf, "[", i.text, "] = ",
+                   v.text, ";"));
+      return;
+    }
+    CExpr i = print(op->index), v = print(op->value);
+    line(str_cat(buf, "[", i.text, "] = ", v.text, ";"));
+  }
+  void visit(const ir::Allocate* op) override { emit_allocate(op); }
+  void visit(const ir::IfThenElse* op) override {
+    CExpr c = print(op->condition);
+    line("if (" + c.text + ") {");
+    block(op->then_case);
+    if (op->else_case.defined()) {
+      line("} else {");
+      block(op->else_case);
+    }
+    line("}");
+  }
+  void visit(const ir::LetStmt* op) override {
+    CExpr v = print(op->value);
+    std::string name = bind_var(op->var);
+    line(str_cat("const ", type_name(op->value.dtype()), " ", name, " = ", v.text, ";"));
+    const ir::VarNode* var = op->var.get();
+    if (!ir::uses_var_if(op->body, [var](const ir::VarNode* n) { return n == var; })) line("(void)" + name + ";");
+    visit_stmt(op->body);
+    unbind_var(op->var);
+  }
+  void visit(const ir::Evaluate* op) override {
+    if (ir::is_const(op->value)) return;
+    CExpr v = print(op->value);
+    line("(void)(" + v.text + ");");
+  }
+  void visit(const ir::Barrier* op) override { emit_barrier(op); }
+  void visit(const ir::ProducerStore*) override { not_lowered("ProducerStore"); }
+  void visit(const ir::ProducerRealize*) override { not_lowered("ProducerRealize"); }
+
+ private:
+  std::unordered_map<const ir::VarNode*, std::vector<std::string>> vars_;
+  std::unordered_map<const ir::BufferNode*, std::vector<std::string>> buffers_;
+  // Placeholder variables standing for one lane of a vector operand inside a lane loop.
+  std::unordered_map<const ir::VarNode*, CExpr> lane_values_;
+  std::unordered_map<const ir::ExprNode*, CExpr> vector_memo_;
+  CExpr result_;
+
+  [[noreturn]] void not_lowered(const char* node) const {
+    throw InternalError("nnvm.codegen.not_lowered",
+                        str_cat(node, " reached the emitter; lower() removes it (see docs/lowered_ir.md)"), context());
+  }
+
+  // Prints `e` into a separate buffer, one level deeper, returning (statements, value).
+  std::pair<std::string, CExpr> isolated(const ir::Expr& e) {
+    std::string saved = std::move(out_);
+    out_.clear();
+    indent_ += 2;
+    CExpr v = print(e);
+    indent_ -= 2;
+    std::string pre = std::move(out_);
+    out_ = std::move(saved);
+    return {std::move(pre), std::move(v)};
+  }
+
+  std::string storage_to_float(DataType t, const std::string& v) {
+    bool bf = t.code == DataType::Code::BFloat;
+    needs_storage_[int(bf ? StorageHelper::bf16_to_f32 : StorageHelper::f16_to_f32)] = true;
+    return (bf ? "nnvm_bf16_to_f32(" : "nnvm_f16_to_f32(") + v + ")";
+  }
+  std::string float_to_storage(DataType t, const std::string& v) {
+    bool bf = t.code == DataType::Code::BFloat;
+    needs_storage_[int(bf ? StorageHelper::f32_to_bf16 : StorageHelper::f32_to_f16)] = true;
+    return (bf ? "nnvm_f32_to_bf16(" : "nnvm_f32_to_f16(") + v + ")";
+  }
+
+  // Operands of & | ^ are parenthesized unless primary, which also keeps -Wparentheses quiet.
+  static std::string bit_operand(const CExpr& e) { return e.prec >= cprec::unary ? e.text : "(" + e.text + ")"; }
+
+  template <class N>
+  CExpr arith(const N* op, const char* sym, int p) {
+    DataType t = op->dtype;
+    bool native = t.is_vector() && !t.is_bool() &&
+                  (N::kKind == ir::ExprKind::Add || N::kKind == ir::ExprKind::Sub || N::kKind == ir::ExprKind::Mul ||
+                   (N::kKind == ir::ExprKind::Div && t.is_float()));
+    if (t.is_vector() && !native)
+      return lanewise({op->a, op->b}, [](const std::vector<ir::Expr>& x) { return N::make(x[0], x[1]); });
+    if (t.is_vector()) {
+      // A broadcast operand becomes the scalar: vector-op-scalar is supported and cheaper.
+      auto side = [&](const ir::Expr& e, const ir::Expr& other) {
+        if (auto* b = e.as<ir::Broadcast>(); b && !other.as<ir::Broadcast>())
+          return CExpr{atom(print(b->value), b->value.dtype()), cprec::primary, true};
+        return print(e);
+      };
+      CExpr a = side(op->a, op->b), b = side(op->b, op->a);
+      return {operand(a, p) + " " + sym + " " + operand(b, p, true), p};
+    }
+    CExpr a = print(op->a), b = print(op->b);
+    if (N::kKind == ir::ExprKind::Mod && t.is_float())
+      return {str_cat(math_function(ir::CallOp::fmod, t), "(", a.text, ", ", b.text, ")"), cprec::primary};
+    std::string at = operand(a, p), bt = operand(b, p, true);
+    // Two int64 literals would be computed in int and could overflow: widen one.
+    if (t.bits == 64 && t.is_integer() && ir::is_const(op->a) && ir::is_const(op->b))
+      at = "(" + scalar_type(t) + ")" + operand(a, cprec::unary);
+    if (t.is_integer() && t.bits < 32) {
+      // C computes narrow types in int; wrap back to the type's width. uint16 products would
+      // overflow int, so they are computed in uint32.
+      if (t.is_uint() && N::kKind == ir::ExprKind::Mul) at = "(" + scalar_type(dtype::uint32) + ")" + operand(a, cprec::unary);
+      return {str_cat("(", scalar_type(t), ")(", at, " ", sym, " ", bt, ")"), cprec::unary};
+    }
+    return {at + " " + sym + " " + bt, p};
+  }
+
+  // C's integer operators, cast back to t because narrow types compute in int. Shifts follow
+  // ir::CallOp: an amount outside [0, bits) (a negative one reads as a huge unsigned value) gives
+  // 0, or the sign bits for a signed right shift; left shifts run on an unsigned type wide
+  // enough that no bit overflows, so no shift is undefined.
+  CExpr bitwise(ir::CallOp op, DataType t, const std::vector<CExpr>& a) {
+    std::string ty = scalar_type(t);
+    auto cast = [&](const std::string& s) { return CExpr{"(" + ty + ")(" + s + ")", cprec::unary}; };
+    switch (op) {
+      case ir::CallOp::bitwise_and: return cast(bit_operand(a[0]) + " & " + bit_operand(a[1]));
+      case ir::CallOp::bitwise_or: return cast(bit_operand(a[0]) + " | " + bit_operand(a[1]));
+      case ir::CallOp::bitwise_xor: return cast(bit_operand(a[0]) + " ^ " + bit_operand(a[1]));
+      case ir::CallOp::bitwise_not: return cast("~" + operand(a[0], cprec::unary));
+      default: break;
+    }
+    std::string amount = atom(a[1], t), bits = std::to_string(t.bits);
+    std::string u64 = "(" + scalar_type(dtype::uint64) + ")";
+    std::string in_range = str_cat(u64, amount, " < ", bits);
+    if (op == ir::CallOp::shift_left) {
+      std::string x = operand(a[0], cprec::unary);
+      if (t.bits < 32) x = "(" + scalar_type(DataType::uint(t.bits)) + ")" + x;
+      x = (t.bits == 64 ? u64 : "(" + scalar_type(dtype::uint32) + ")") + x;
+      return cast(str_cat(in_range, " ? ", x, " << ", amount, " : 0"));
+    }
+    if (t.is_int())
+      return cast(str_cat(operand(a[0], cprec::mul), " >> (", in_range, " ? ", amount, " : ", t.bits - 1, ")"));
+    return cast(str_cat(in_range, " ? ", operand(a[0], cprec::mul), " >> ", amount, " : 0"));
+  }
+
+  template <class N>
+  CExpr compare(const N* op, const char* sym, int p) {
+    if (op->dtype.is_vector())
+      return lanewise({op->a, op->b}, [](const std::vector<ir::Expr>& x) { return N::make(x[0], x[1]); });
+    CExpr a = print(op->a), b = print(op->b);
+    // Comparisons of comparisons get parentheses, as -Wparentheses asks.
+    return {operand(a, cprec::rel + 1) + " " + sym + " " + operand(b, cprec::rel + 1), p};
+  }
+
+  template <class N>
+  CExpr min_max(const N* op, const char* sym) {
+    if (op->dtype.is_vector())
+      return lanewise({op->a, op->b}, [](const std::vector<ir::Expr>& x) { return N::make(x[0], x[1]); });
+    std::string a = atom(print(op->a), op->dtype), b = atom(print(op->b), op->dtype);
+    // Floats: a NaN on either side gives NaN (IEEE 754-2019 minimum/maximum; docs/lowered_ir.md).
+    if (op->dtype.is_float()) return {str_cat(a, " ", sym, " ", b, " || ", a, " != ", a, " ? ", a, " : ", b), cprec::cond};
+    return {str_cat(a, " ", sym, " ", b, " ? ", a, " : ", b), cprec::cond};
+  }
+
+  template <class N>
+  CExpr logical(const N* op, const char* sym, const char* bit_sym, int p, int bit_p) {
+    CExpr a = print(op->a), b = print(op->b);
+    if (op->dtype.is_vector()) return {bit_operand(a) + " " + bit_sym + " " + bit_operand(b), bit_p};
+    auto side = [&](const CExpr& e) {
+      bool paren = e.prec < p || (p == cprec::log_or && e.prec == cprec::log_and);
+      return paren ? "(" + e.text + ")" : e.text;
+    };
+    return {side(a) + " " + sym + " " + side(b), p};
+  }
+
+  // One lane of `e` as text valid inside a `for (int lane ...)` loop: a scalar or broadcast is
+  // its (hoisted) value, a ramp its formula, anything else an element of a vector temporary.
+  CExpr lane_value(const ir::Expr& e) {
+    if (e.dtype().is_scalar()) {
+      CExpr s = print(e);
+      return s.atom ? s : CExpr{atom(s, e.dtype()), cprec::primary, true};
+    }
+    if (auto* b = e.as<ir::Broadcast>()) return lane_value(b->value);
+    if (auto* r = e.as<ir::Ramp>()) return ramp_lane(r);
+    std::string v = atom(print(e), e.dtype(), "v");
+    return {fill(dialect_.lane, {{"vector", v}, {"lane", "lane"}}), cprec::primary, true};
+  }
+
+  CExpr ramp_lane(const ir::Ramp* r) {
+    std::string step = ir::is_const_int(r->stride, 1) ? "lane" : atom(print(r->stride), r->stride.dtype()) + " * lane";
+    if (ir::is_const_int(r->base, 0)) return {step, step == "lane" ? cprec::primary : cprec::mul, true};
+    return {"(" + atom(print(r->base), r->base.dtype()) + " + " + step + ")", cprec::primary, true};
+  }
+
+  // A vector temporary filled lane by lane from `lane`, returned as an atom.
+  CExpr materialize_lanes(DataType t, const CExpr& lane) {
+    std::string v = names_.fresh("v");
+    std::string type = vector_type(t);
+    line(str_cat(type, " ", v, " = ", fill(dialect_.vector_zero, {{"type", type}}), ";"));
+    line(str_cat("for (", dialect_.int_type, " lane = 0; lane < ", t.lanes, "; ++lane) ",
+                 fill(dialect_.lane, {{"vector", v}, {"lane", "lane"}}), " = ", lane.text, ";"));
+    return {v, cprec::primary, true};
+  }
+
+  // Computes a vector node lane by lane: `build` makes the scalar node from one lane of each
+  // operand, and the scalar printing rules give its text.
+  template <class Build>
+  CExpr lanewise(const std::vector<ir::Expr>& operands, Build build) {
+    std::vector<ir::Expr> lanes;
+    std::vector<ir::Var> placeholders;
+    int n = 1;
+    for (auto& x : operands) {
+      n = std::max<int>(n, x.dtype().lanes);
+      ir::Var p("lane", x.dtype().element_of());
+      lane_values_[p.get()] = lane_value(x);
+      placeholders.push_back(p);
+      lanes.push_back(p);
+    }
+    ir::Expr scalar = build(lanes);
+    // Printing a node over atoms adds no statements, so the text is valid inside the loop.
+    CExpr text = print(scalar);
+    for (auto& p : placeholders) lane_values_.erase(p.get());
+    return materialize_lanes(scalar.dtype().with_lanes(n), text);
+  }
+};
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/c_like.hpp
+// begin nnvm/target/c_emitter.hpp
+// The C dialect: lowered kernels as one self-contained C99 source (GCC/Clang vector extensions
+// for vector values) that compiles with `cc -std=c99 -Wall -Wextra -Werror -pedantic`.
+//
+// Each kernel `name` exports the calling convention of docs/lowered_ir.md,
+//   int32_t name(void* const* args, const int64_t* sizes, void* workspace,
+//                uint64_t workspace_bytes, const nnvm_kernel_env* env);
+// and `uint64_t name_workspace_bytes(const int64_t* sizes)`.
+// Memory: every global-scope Allocate outside parallel loops gets its own 64-byte aligned slice
+// of the caller's workspace (no reuse between allocations: that is the storage planner's job);
+// local-scope Allocates of constant size, and every Allocate inside a parallel loop, are stack
+// arrays private to their scope (inside a parallel loop a symbolic or >64 KiB size is a
+// BackendError, nnvm.codegen.allocate_size). The kernel never calls malloc and returns
+// NNVM_STATUS_WORKSPACE_TOO_SMALL when workspace_bytes is too small.
+// Parallel loops are outlined into static functions taking a closure struct and run through
+// env->parallel_for (serially when env or env->parallel_for is NULL); parallel loops nested in
+// them run serially.
+
+#include <algorithm>
+#include <unordered_set>
 
 // begin nnvm/target/kernel_abi_source.hpp
 // The kernel ABI (runtime/nnvm/runtime/kernel_abi.h) as C source text, for pasting into
@@ -8257,6 +9242,59 @@ inline const std::string& kernel_abi_source() {
 }  // namespace target
 NNVM_END_NAMESPACE
 // end nnvm/target/kernel_abi_source.hpp
+// begin nnvm/target/kernel_signature.hpp
+// What a compiled kernel states about its parameters, for a loader that must not trust its
+// plan file: a deploy artifact's kernels.so exports, for each kernel symbol S, the C string
+//   const char S_signature[] = "float32 [1x64x56x56];float32 [64]";
+// (each parameter's dtype and shape in the deploy runtime's own spelling, in parameter order,
+// ';' between them). The runtime compares model.json's parameter types with it, so an edited
+// model.json cannot make a kernel read or write past the tensors it is given. Both back ends
+// (the C emitter and LLVM object code) compile the same source from here into the library.
+
+#include <string>
+#include <vector>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+// The suffix of the exported signature string's symbol; emitters keep kernel symbols from
+// colliding with it as they do with "_workspace_bytes".
+inline constexpr const char* kSignatureSuffix = "_signature";
+
+// "float32 [1x64]" for `b` (a symbolic extent is printed as its expression).
+inline std::string param_type_text(const ir::Buffer& b) {
+  std::string s = b->dtype.str() + " [";
+  for (size_t d = 0; d < b->shape.size(); ++d) {
+    ir::Expr e = ir::simplify(b->shape[d]);
+    const int64_t* c = ir::as_const_int(e);
+    s += (d ? "x" : "") + (c ? std::to_string(*c) : ir::to_string(e));
+  }
+  return s + "]";
+}
+
+// The signature of `fn`: its parameters' type texts joined by ';'.
+inline std::string kernel_signature(const ir::LoweredFunc& fn) {
+  std::string s;
+  for (size_t p = 0; p < fn.params.size(); ++p) s += (p ? ";" : "") + param_type_text(fn.params[p]);
+  return s;
+}
+
+// C99 source defining `<symbols[i]>_signature` for each kernel of `fns`.
+inline std::string signatures_c_source(const std::vector<ir::LoweredFunc>& fns, const std::vector<std::string>& symbols) {
+  std::string s = "\n/* Each kernel's parameter types, which the deploy runtime checks model.json against. */\n";
+  for (size_t i = 0; i < fns.size(); ++i) {
+    std::string text = kernel_signature(fns[i]);
+    std::string quoted;
+    for (char c : text) quoted += (c == '"' || c == '\\') ? std::string{'\\', c} : std::string(1, c);
+    s += "const char " + symbols.at(i) + kSignatureSuffix + "[] = \"" + quoted + "\";\n";
+  }
+  return s;
+}
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/kernel_signature.hpp
 // begin nnvm/target/reserved_names.hpp
 // Names a kernel symbol or a generated identifier must never take: C's keywords, everything the
 // C99 <math.h>, <stdint.h> and <stddef.h> that generated C includes declare (functions in their
@@ -8424,843 +9462,36 @@ NNVM_END_NAMESPACE
 NNVM_BEGIN_NAMESPACE
 namespace target {
 
-// A printed expression and the C precedence of its outermost operator. `atom` marks text that
-// may be repeated freely (a name, a non-negative literal, a lane access).
-struct CExpr {
-  std::string text;
-  int prec = 16;
-  bool atom = false;
-};
-
-namespace cprec {
-inline constexpr int primary = 16, unary = 15, mul = 13, add = 12, rel = 10, eq = 9, bit_and = 8,
-                     bit_xor = 7, bit_or = 6, log_and = 5, log_or = 4, cond = 3;
+// C99 with GCC/Clang vector extensions: typedef'd vector types indexed by lane, compound-literal
+// broadcasts, and memcpy for the bit casts of the float16/bfloat16 helpers.
+inline const Dialect& c_dialect() {
+  static const Dialect d = [] {
+    Dialect c;
+    c.types = {"uint8_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+               "uint32_t", "uint64_t", "uint16_t", "uint16_t", "float", "double", "void*"};
+    c.int_type = "int";
+    c.vector_type = "nnvm_${elem}x${lanes}";  // typedefs from used_vector_types_ (emit_module)
+    c.vector_zero = "{0}";
+    c.broadcast = "((${type}){${values}})";
+    c.lane = "${vector}[${lane}]";
+    // No vector_load/vector_store: CEmitter copies with memcpy, since a buffer element is not
+    // aligned for a vector access.
+    c.nan = "NAN";
+    c.infinity = "INFINITY";
+    c.int64_literal = "INT64_C(${value})";
+    c.uint64_literal = "UINT64_C(${value})";
+    c.restrict_qualifier = "restrict ";
+    c.helper_qualifier = "static inline ";
+    c.barrier = "// barrier: a no-op for one CPU thread";
+    c.math_names = {{ir::CallOp::abs, "fabs"}, {ir::CallOp::round, "nearbyint"}};
+    c.float32_math_suffix = "f";
+    c.bit_copy = "__builtin_memcpy(&${dst}, &${src}, 4);";
+    c.reserved_names = &reserved_c_names();
+    c.max_private_bytes = kMaxStackBytes;
+    return c;
+  }();
+  return d;
 }
-
-// Unique, valid C identifiers: `i.outer` becomes `i_outer`, a second `i` becomes `i_1`.
-class NameTable {
- public:
-  void reserve(const std::string& name) { used_.insert(name); }
-  bool taken(const std::string& name) const { return used_.count(name) != 0; }
-  std::string fresh(const std::string& hint) {
-    std::string base = sanitize(hint), name = base;
-    for (int k = 1; used_.count(name); ++k) name = base + "_" + std::to_string(k);
-    used_.insert(name);
-    return name;
-  }
-  static std::string sanitize(const std::string& hint) {
-    std::string s;
-    for (char c : hint) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
-    // Leading digits are invalid, leading underscores are reserved, nnvm_ is the emitter's.
-    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '_' ||
-        s.rfind("nnvm_", 0) == 0 || s.rfind("NNVM_", 0) == 0)
-      s = "v" + s;
-    return s;
-  }
-
- private:
-  std::set<std::string> used_;
-};
-
-class CLikeEmitter : public ir::IRVisitor {
- protected:
-  // ---- dialect hooks -------------------------------------------------------------------------
-
-  // Spelling of a scalar type as stored in memory (bool is one byte, float16 its bits).
-  virtual std::string scalar_type(DataType t) const {
-    switch (t.code) {
-      case DataType::Code::Bool: return "uint8_t";
-      case DataType::Code::Int: return "int" + std::to_string(t.bits) + "_t";
-      case DataType::Code::UInt: return "uint" + std::to_string(t.bits) + "_t";
-      case DataType::Code::Float:
-        return t.bits == 32 ? "float" : t.bits == 64 ? "double" : "uint16_t";
-      case DataType::Code::BFloat: return "uint16_t";
-      case DataType::Code::Handle: return "void*";
-    }
-    return "void";
-  }
-  // Spelling of a vector type; the default names a typedef that the dialect declares from
-  // used_vector_types().
-  virtual std::string vector_type(DataType t) {
-    std::string name = "nnvm_" + vector_elem_name(t) + "x" + std::to_string(t.lanes);
-    used_vector_types_.emplace(name, t);
-    return name;
-  }
-  // The C function computing `op` in type t's precision (expf for float32).
-  virtual std::string math_function(ir::CallOp op, DataType t) const {
-    std::string name = op == ir::CallOp::abs ? "fabs" : op == ir::CallOp::round ? "nearbyint" : ir::call_op_name(op);
-    return t.bits == 32 ? name + "f" : name;
-  }
-  // A contiguous load of t.lanes elements starting at &buf[base]; may emit statements.
-  virtual CExpr contiguous_load(const std::string& buf, const CExpr& base, DataType t) = 0;
-  virtual void contiguous_store(const std::string& buf, const CExpr& base, const std::string& value, DataType t) = 0;
-  virtual void emit_parallel_for(const ir::For* op) { emit_serial_for(op); }
-  virtual void emit_thread_bound_for(const ir::For* op) {
-    throw BackendError("nnvm.codegen.thread_binding",
-                       str_cat("loop ", op->loop_var.name(), " is bound to GPU axis '", op->thread_tag,
-                               "', which this CPU back end cannot run; build the kernel for a GPU target"),
-                       context());
-  }
-  virtual void emit_barrier(const ir::Barrier*) { line("// barrier: a no-op for one CPU thread"); }
-  // Declares `name` as a private array of `count` elements (the default: a stack array).
-  virtual void emit_stack_array(const std::string& name, DataType t, int64_t count) {
-    line(str_cat(scalar_type(t), " ", name, "[", std::max<int64_t>(count, 1), "];"));
-  }
-  // Memory for an Allocate; the default handles constant sizes on the stack.
-  virtual void emit_allocate(const ir::Allocate* op) {
-    emit_stack_allocate(op, "private");
-  }
-
-  // ---- state the dialect drives --------------------------------------------------------------
-
-  std::string out_;  // the function body being printed
-  int indent_ = 0;
-  NameTable names_;
-  std::string kernel_name_;  // for error context
-  std::map<std::string, DataType> used_vector_types_;
-  // Which storage conversion helpers the code calls (clang warns about unused static inlines):
-  // f16->f32, f32->f16, bf16->f32, f32->bf16.
-  bool needs_storage_[4] = {false, false, false, false};
-
-  std::vector<std::string> context() const { return {"kernel " + kernel_name_}; }
-  void line(const std::string& s) { out_ += std::string(size_t(indent_), ' ') + s + "\n"; }
-
-  // Names every emitted identifier must avoid: C keywords, the C library's names (see
-  // reserved_names.hpp), the nnvm math helpers the code calls, and the kernel ABI's parameters.
-  void reserve_common_names() {
-    for (auto& w : reserved_c_names()) names_.reserve(w);
-    for (const char* w : {"args", "sizes", "workspace", "workspace_bytes", "env", "lane", "half"}) names_.reserve(w);
-    for (int op = 0; op <= int(ir::CallOp::copysign); ++op) {
-      std::string n = ir::call_op_name(ir::CallOp(op));
-      names_.reserve(n);
-      names_.reserve(n + "f");
-    }
-  }
-
-  // ---- scopes ------------------------------------------------------------------------------
-
-  std::string bind_var(const ir::Var& v) {
-    std::string name = names_.fresh(v.name());
-    vars_[v.get()].push_back(name);
-    return name;
-  }
-  void bind_var_as(const ir::Var& v, const std::string& name) { vars_[v.get()].push_back(name); }
-  void unbind_var(const ir::Var& v) { vars_[v.get()].pop_back(); }
-  bool is_bound(const ir::VarNode* v) const {
-    auto it = vars_.find(v);
-    return it != vars_.end() && !it->second.empty();
-  }
-  // The C name of a variable bound in the current scope.
-  const std::string& bound_var_name(const ir::VarNode* v) const { return vars_.at(v).back(); }
-  std::string bind_buffer(const ir::Buffer& b) {
-    std::string name = names_.fresh(b->name);
-    buffers_[b.get()].push_back(name);
-    return name;
-  }
-  void bind_buffer_as(const ir::Buffer& b, const std::string& name) { buffers_[b.get()].push_back(name); }
-  void unbind_buffer(const ir::Buffer& b) { buffers_[b.get()].pop_back(); }
-  bool is_bound(const ir::BufferNode* b) const {
-    auto it = buffers_.find(b);
-    return it != buffers_.end() && !it->second.empty();
-  }
-  const std::string& buffer_name(const ir::Buffer& b) const {
-    auto it = buffers_.find(b.get());
-    if (it == buffers_.end() || it->second.empty())
-      throw InternalError("nnvm.codegen.unbound_buffer",
-                          str_cat("buffer ", b->name, " is neither a parameter nor allocated around its use"),
-                          context());
-    return it->second.back();
-  }
-  void reset_scopes() {
-    vars_.clear();
-    buffers_.clear();
-    lane_values_.clear();
-    vector_memo_.clear();
-  }
-
-  // ---- printing ----------------------------------------------------------------------------
-
-  CExpr print(const ir::Expr& e) {
-    if (!e.defined()) throw InternalError("nnvm.codegen.undefined_expr", "undefined expression", context());
-    bool memo = e.dtype().is_vector();
-    if (memo)
-      if (auto it = vector_memo_.find(e.get()); it != vector_memo_.end()) return it->second;
-    visit_expr(e);
-    if (memo && result_.atom) vector_memo_[e.get()] = result_;
-    return std::move(result_);
-  }
-  // A vector node shared within one statement (the same Load feeding several operands) is
-  // computed once; the temporaries are not reused across statements, which may store between.
-  void visit_stmt(const ir::Stmt& s) override {
-    vector_memo_.clear();
-    ir::IRVisitor::visit_stmt(s);
-  }
-  // `e` as an operand of an operator of precedence p (right: the right-hand side).
-  static std::string operand(const CExpr& e, int p, bool right = false) {
-    return e.prec < p || (right && e.prec == p) ? "(" + e.text + ")" : e.text;
-  }
-  // Text that may be repeated: `e` itself when it is an atom, else a new const temporary.
-  std::string atom(const CExpr& e, DataType t, const char* hint = "t") {
-    if (e.atom) return e.text;
-    std::string name = names_.fresh(hint);
-    line(str_cat("const ", type_name(t), " ", name, " = ", e.text, ";"));
-    return name;
-  }
-  std::string type_name(DataType t) { return t.is_vector() ? vector_type(t) : scalar_type(t); }
-
-  void emit_body(const ir::Stmt& s) { visit_stmt(s); }
-
-  void emit_serial_for(const ir::For* op) {
-    CExpr mn = print(op->min), ext = print(op->extent);
-    std::string end;
-    if (ir::is_const_int(op->min, 0)) {
-      end = ext.text;
-    } else {
-      std::string m = atom(mn, op->min.dtype(), "begin");
-      mn = {m, cprec::primary, true};
-      end = m + " + " + operand(ext, cprec::add, true);
-    }
-    std::string v = bind_var(op->loop_var);
-    line(str_cat("for (", scalar_type(op->loop_var.dtype()), " ", v, " = ", mn.text, "; ", v, " < ", end, "; ++", v, ") {"));
-    block(op->body);
-    line("}");
-    unbind_var(op->loop_var);
-  }
-  void block(const ir::Stmt& s) {
-    indent_ += 2;
-    visit_stmt(s);
-    indent_ -= 2;
-  }
-
-  // An Allocate that becomes a private stack array; a symbolic or huge size is an error.
-  void emit_stack_allocate(const ir::Allocate* op, const char* why) {
-    int64_t count = 1;
-    for (auto& d : op->buffer->shape) {
-      const int64_t* c = ir::as_const_int(d);
-      if (!c || *c < 0 || (count = count * *c) * op->buffer->dtype.bytes() > kMaxStackBytes)
-        throw BackendError("nnvm.codegen.allocate_size",
-                           str_cat("allocation ", op->buffer->name, " is ", why,
-                                   " storage, which needs a constant size of at most ", kMaxStackBytes,
-                                   " bytes; move it out of the parallel loop or give it a constant shape"),
-                           context());
-    }
-    std::string name = bind_buffer(op->buffer);
-    emit_stack_array(name, op->buffer->dtype, count);
-    visit_stmt(op->body);
-    unbind_buffer(op->buffer);
-  }
-
-  // The text of the f16/bf16 helpers (C99, also valid in the GPU dialects) that were used.
-  std::string storage_helpers_source() const {
-    std::string s;
-    if (needs_storage_[0])
-      s += R"(static inline float nnvm_f16_to_f32(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu, out;
-  float f;
-  if (exp == 0x1fu) {
-    out = sign | 0x7f800000u | (man << 13);
-  } else if (exp != 0) {
-    out = sign | ((exp + 112u) << 23) | (man << 13);
-  } else if (man == 0) {
-    out = sign;
-  } else {
-    int e = -1;
-    do { ++e; man <<= 1; } while (!(man & 0x400u));
-    out = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3ffu) << 13);
-  }
-  __builtin_memcpy(&f, &out, 4);
-  return f;
-}
-)";
-    if (needs_storage_[1])
-      s += R"(static inline uint16_t nnvm_f32_to_f16(float f) {
-  uint32_t x, sign, absx, half, rem;
-  __builtin_memcpy(&x, &f, 4);
-  sign = (x >> 16) & 0x8000u;
-  absx = x & 0x7fffffffu;
-  if (absx >= 0x7f800000u) return (uint16_t)(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0u));
-  if (absx >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);
-  if (absx < 0x38800000u) {
-    uint32_t man, mid;
-    int shift;
-    if (absx < 0x33000000u) return (uint16_t)sign;
-    man = (absx & 0x7fffffu) | 0x800000u;
-    shift = 113 - (int)(absx >> 23) + 13;
-    half = man >> shift;
-    rem = man & ((1u << shift) - 1u);
-    mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1u))) ++half;
-    return (uint16_t)(sign | half);
-  }
-  half = (absx >> 13) - (112u << 10);
-  rem = absx & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;
-  return (uint16_t)(sign | half);
-}
-)";
-    if (needs_storage_[2])
-      s += R"(static inline float nnvm_bf16_to_f32(uint16_t b) {
-  uint32_t x = (uint32_t)b << 16;
-  float f;
-  __builtin_memcpy(&f, &x, 4);
-  return f;
-}
-)";
-    if (needs_storage_[3])
-      s += R"(static inline uint16_t nnvm_f32_to_bf16(float f) {
-  uint32_t x;
-  __builtin_memcpy(&x, &f, 4);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
-  x += 0x7fffu + ((x >> 16) & 1u);
-  return (uint16_t)(x >> 16);
-}
-)";
-    return s;
-  }
-
-  static std::string vector_elem_name(DataType t) {
-    if (t.is_bool()) return "uint8";
-    if (t.is_storage_only()) return "uint16";
-    return t.element_of().str();
-  }
-  // Lanes rounded up to a power of two: GCC/Clang vector sizes must be one.
-  static int padded_lanes(int lanes) {
-    int p = 1;
-    while (p < lanes) p *= 2;
-    return p;
-  }
-
-  // ---- literals ------------------------------------------------------------------------------
-
-  virtual CExpr float_literal(double v, DataType t) {
-    if (t.is_storage_only()) {
-      uint16_t bits = t.code == DataType::Code::BFloat ? bfloat16::from_float(float(v)) : float16::from_float(float(v));
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "(uint16_t)0x%04x", unsigned(bits));
-      return {buf, cprec::unary};
-    }
-    bool f32 = t.bits == 32;
-    if (std::isnan(v)) return {f32 ? "NAN" : "(double)NAN", f32 ? cprec::primary : cprec::unary, true};
-    if (std::isinf(v)) {
-      std::string s = f32 ? "INFINITY" : "(double)INFINITY";
-      return v > 0 ? CExpr{s, f32 ? cprec::primary : cprec::unary, true} : CExpr{"-" + s, cprec::unary, true};
-    }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f32 ? "%.9g" : "%.17g", v);
-    std::string s = buf;
-    if (s.find_first_of(".e") == std::string::npos) s += ".0";
-    if (f32) s += "f";
-    return {s, v < 0 || std::signbit(v) ? cprec::unary : cprec::primary, true};
-  }
-  static CExpr int_literal(DataType t, int64_t v) {
-    std::string s;
-    if (t.bits == 64 && (v < INT32_MIN || v > INT32_MAX))
-      s = v == INT64_MIN ? "(-INT64_C(9223372036854775807) - 1)" : "INT64_C(" + std::to_string(v) + ")";
-    else if (t.bits == 32 && v == INT32_MIN)
-      s = "(-2147483647 - 1)";
-    else
-      s = std::to_string(v);
-    return {s, s[0] == '-' ? cprec::unary : cprec::primary, s[0] != '('};
-  }
-  static CExpr uint_literal(DataType t, uint64_t v) {
-    if (t.is_bool() || t.bits < 32) return {std::to_string(v), cprec::primary, true};
-    if (v > 0xffffffffu) return {"UINT64_C(" + std::to_string(v) + ")", cprec::primary, true};
-    return {std::to_string(v) + "u", cprec::primary, true};
-  }
-
-  // ---- expressions ---------------------------------------------------------------------------
-
-  using ir::IRVisitor::visit;
-
-  void visit(const ir::IntImm* op) override { result_ = int_literal(op->dtype, op->value); }
-  void visit(const ir::UIntImm* op) override { result_ = uint_literal(op->dtype, op->value); }
-  void visit(const ir::FloatImm* op) override { result_ = float_literal(op->value, op->dtype); }
-  void visit(const ir::VarNode* op) override {
-    if (auto it = lane_values_.find(op); it != lane_values_.end()) {
-      result_ = it->second;
-      return;
-    }
-    auto it = vars_.find(op);
-    if (it == vars_.end() || it->second.empty())
-      throw InternalError("nnvm.codegen.unbound_var",
-                          str_cat("variable ", op->name, " is used but is not a size, loop or let variable in scope"),
-                          context());
-    result_ = {it->second.back(), cprec::primary, true};
-  }
-
-#define NNVM_C_ARITH(Node, sym, p) \
-  void visit(const ir::Node* op) override { result_ = arith(op, sym, p); }
-  NNVM_C_ARITH(Add, "+", cprec::add)
-  NNVM_C_ARITH(Sub, "-", cprec::add)
-  NNVM_C_ARITH(Mul, "*", cprec::mul)
-  NNVM_C_ARITH(Div, "/", cprec::mul)
-  NNVM_C_ARITH(Mod, "%", cprec::mul)
-#undef NNVM_C_ARITH
-#define NNVM_C_CMP(Node, sym, p) \
-  void visit(const ir::Node* op) override { result_ = compare(op, sym, p); }
-  NNVM_C_CMP(EQ, "==", cprec::eq)
-  NNVM_C_CMP(NE, "!=", cprec::eq)
-  NNVM_C_CMP(LT, "<", cprec::rel)
-  NNVM_C_CMP(LE, "<=", cprec::rel)
-  NNVM_C_CMP(GT, ">", cprec::rel)
-  NNVM_C_CMP(GE, ">=", cprec::rel)
-#undef NNVM_C_CMP
-
-  void visit(const ir::Min* op) override { result_ = min_max(op, "<"); }
-  void visit(const ir::Max* op) override { result_ = min_max(op, ">"); }
-
-  void visit(const ir::And* op) override { result_ = logical(op, "&&", "&", cprec::log_and, cprec::bit_and); }
-  void visit(const ir::Or* op) override { result_ = logical(op, "||", "|", cprec::log_or, cprec::bit_or); }
-  void visit(const ir::Not* op) override {
-    CExpr a = print(op->a);
-    if (op->dtype.is_vector()) {
-      result_ = {bit_operand(a) + " ^ 1", cprec::bit_xor};
-    } else {
-      result_ = {"!" + operand(a, cprec::unary), cprec::unary};
-    }
-  }
-
-  void visit(const ir::Select* op) override {
-    if (op->dtype.is_vector()) {
-      result_ = lanewise({op->condition, op->true_value, op->false_value},
-                         [](const std::vector<ir::Expr>& x) { return ir::Select::make(x[0], x[1], x[2]); });
-      return;
-    }
-    // Only the chosen branch runs (a guarded load may be out of bounds in the other one), so a
-    // branch that needs statements of its own turns the select into an if/else.
-    CExpr c = print(op->condition);
-    auto [pre_t, t] = isolated(op->true_value);
-    auto [pre_f, f] = isolated(op->false_value);
-    if (pre_t.empty() && pre_f.empty()) {
-      result_ = {str_cat(operand(c, cprec::log_or), " ? ", operand(t, cprec::log_or), " : ", operand(f, cprec::cond)),
-                 cprec::cond};
-      return;
-    }
-    std::string tmp = names_.fresh("t");
-    line(str_cat(type_name(op->dtype), " ", tmp, ";"));
-    line(str_cat("if (", c.text, ") {"));
-    out_ += pre_t;
-    line(str_cat("  ", tmp, " = ", t.text, ";"));
-    line("} else {");
-    out_ += pre_f;
-    line(str_cat("  ", tmp, " = ", f.text, ";"));
-    line("}");
-    result_ = {tmp, cprec::primary, true};
-  }
-
-  void visit(const ir::Cast* op) override {
-    if (op->dtype.is_vector()) {
-      DataType to = op->dtype.element_of();
-      result_ = lanewise({op->value}, [to](const std::vector<ir::Expr>& x) { return ir::Cast::make(to, x[0]); });
-      return;
-    }
-    DataType from = op->value.dtype(), to = op->dtype;
-    CExpr v = print(op->value);
-    if (from.is_storage_only()) {
-      v = {storage_to_float(from, v.text), cprec::primary};
-      from = dtype::float32;
-      if (to == from) { result_ = v; return; }
-    }
-    if (to.is_bool()) {
-      result_ = {operand(v, cprec::rel) + " != 0", cprec::eq};
-    } else if (to.is_storage_only()) {
-      std::string f = from == dtype::float32 ? v.text : "(float)" + operand(v, cprec::unary);
-      result_ = {float_to_storage(to, f), cprec::primary};
-    } else {
-      result_ = {"(" + scalar_type(to) + ")" + operand(v, cprec::unary), cprec::unary};
-    }
-  }
-
-  void visit(const ir::Call* op) override {
-    if (op->dtype.is_vector() || op->args[0].dtype().is_vector()) {
-      ir::CallOp c = op->op;
-      result_ = lanewise(op->args, [c](const std::vector<ir::Expr>& x) { return ir::Call::make(c, x); });
-      return;
-    }
-    DataType t = op->args[0].dtype();
-    std::vector<CExpr> a;
-    for (auto& x : op->args) a.push_back(print(x));
-    if (ir::is_bitwise(op->op)) {
-      result_ = bitwise(op->op, t, a);
-      return;
-    }
-    CExpr one = float_literal(1.0, t);
-    switch (op->op) {
-      case ir::CallOp::sigmoid:
-        result_ = {str_cat(one.text, " / (", one.text, " + ", math_function(ir::CallOp::exp, t), "(-",
-                           operand(a[0], cprec::unary), "))"),
-                   cprec::mul};
-        return;
-      case ir::CallOp::rsqrt:
-        result_ = {str_cat(one.text, " / ", math_function(ir::CallOp::sqrt, t), "(", a[0].text, ")"), cprec::mul};
-        return;
-      case ir::CallOp::isnan:
-      case ir::CallOp::isinf:
-        // C only promises a non-zero int (glibc's isinf gives -1 for -inf); a bool is 0 or 1.
-        result_ = {str_cat(ir::call_op_name(op->op), "(", a[0].text, ") != 0"), cprec::eq};
-        return;
-      case ir::CallOp::abs:
-        if (!t.is_float()) {
-          std::string x = atom(a[0], t);
-          CExpr r{str_cat(x, " < 0 ? -", x, " : ", x), cprec::cond};
-          result_ = t.bits < 32 ? CExpr{"(" + scalar_type(t) + ")(" + r.text + ")", cprec::unary} : r;
-          return;
-        }
-        break;
-      default: break;
-    }
-    std::string s = math_function(op->op, t) + "(";
-    for (size_t i = 0; i < a.size(); ++i) s += (i ? ", " : "") + a[i].text;
-    result_ = {s + ")", cprec::primary};
-  }
-
-  void visit(const ir::Load* op) override {
-    if (op->dtype.is_vector()) {
-      if (auto* r = op->index.as<ir::Ramp>(); r && ir::is_const_int(r->stride, 1)) {
-        result_ = contiguous_load(buffer_name(op->buffer), print(r->base), op->dtype);
-        return;
-      }
-      ir::Buffer b = op->buffer;
-      result_ = lanewise({op->index}, [b](const std::vector<ir::Expr>& x) { return ir::Load::make(b, x[0]); });
-      return;
-    }
-    CExpr i = print(op->index);
-    result_ = {buffer_name(op->buffer) + "[" + i.text + "]", cprec::primary};
-  }
-
-  void visit(const ir::Ramp* op) override { result_ = materialize_lanes(op->dtype, ramp_lane(op)); }
-  void visit(const ir::Broadcast* op) override {
-    std::string s = atom(print(op->value), op->value.dtype());
-    std::string text = "((" + vector_type(op->dtype) + "){";
-    for (int l = 0; l < op->lanes; ++l) text += (l ? ", " : "") + s;
-    result_ = {text + "})", cprec::primary};
-  }
-  void visit(const ir::Let* op) override {
-    CExpr v = print(op->value);
-    std::string name = names_.fresh(op->var.name());
-    line(str_cat("const ", type_name(op->value.dtype()), " ", name, " = ", v.text, ";"));
-    bind_var_as(op->var, name);
-    CExpr b = print(op->body);
-    unbind_var(op->var);
-    result_ = b;
-  }
-  void visit(const ir::Reduce*) override { not_lowered("Reduce"); }
-  void visit(const ir::ProducerLoad*) override { not_lowered("ProducerLoad"); }
-
-  // ---- statements ----------------------------------------------------------------------------
-
-  void visit(const ir::For* op) override {
-    switch (op->for_kind) {
-      case ir::ForKind::parallel: return emit_parallel_for(op);
-      case ir::ForKind::thread_binding: return emit_thread_bound_for(op);
-      default: return emit_serial_for(op);
-    }
-  }
-  void visit(const ir::Store* op) override {
-    const std::string& buf = buffer_name(op->buffer);
-    DataType t = op->value.dtype();
-    if (t.is_vector()) {
-      if (auto* r = op->index.as<ir::Ramp>(); r && ir::is_const_int(r->stride, 1)) {
-        CExpr base = print(r->base);
-        std::string v = atom(print(op->value), t, "v");
-        contiguous_store(buf, base, v, t);
-        return;
-      }
-      CExpr i = lane_value(op->index), v = lane_value(op->value);
-      line(str_cat("for (int lane = 0; lane < ", t.lanes, "; ++lane) ", buf, "[", i.text, "] = ", v.text, ";"));
-      return;
-    }
-    CExpr i = print(op->index), v = print(op->value);
-    line(str_cat(buf, "[", i.text, "] = ", v.text, ";"));
-  }
-  void visit(const ir::Allocate* op) override { emit_allocate(op); }
-  void visit(const ir::IfThenElse* op) override {
-    CExpr c = print(op->condition);
-    line("if (" + c.text + ") {");
-    block(op->then_case);
-    if (op->else_case.defined()) {
-      line("} else {");
-      block(op->else_case);
-    }
-    line("}");
-  }
-  void visit(const ir::LetStmt* op) override {
-    CExpr v = print(op->value);
-    std::string name = bind_var(op->var);
-    line(str_cat("const ", type_name(op->value.dtype()), " ", name, " = ", v.text, ";"));
-    const ir::VarNode* var = op->var.get();
-    if (!ir::uses_var_if(op->body, [var](const ir::VarNode* n) { return n == var; })) line("(void)" + name + ";");
-    visit_stmt(op->body);
-    unbind_var(op->var);
-  }
-  void visit(const ir::Evaluate* op) override {
-    if (ir::is_const(op->value)) return;
-    CExpr v = print(op->value);
-    line("(void)(" + v.text + ");");
-  }
-  void visit(const ir::Barrier* op) override { emit_barrier(op); }
-  void visit(const ir::ProducerStore*) override { not_lowered("ProducerStore"); }
-  void visit(const ir::ProducerRealize*) override { not_lowered("ProducerRealize"); }
-
- private:
-  std::unordered_map<const ir::VarNode*, std::vector<std::string>> vars_;
-  std::unordered_map<const ir::BufferNode*, std::vector<std::string>> buffers_;
-  // Placeholder variables standing for one lane of a vector operand inside a lane loop.
-  std::unordered_map<const ir::VarNode*, CExpr> lane_values_;
-  std::unordered_map<const ir::ExprNode*, CExpr> vector_memo_;
-  CExpr result_;
-
-  [[noreturn]] void not_lowered(const char* node) const {
-    throw InternalError("nnvm.codegen.not_lowered",
-                        str_cat(node, " reached the emitter; lower() removes it (see docs/lowered_ir.md)"), context());
-  }
-
-  // Prints `e` into a separate buffer, one level deeper, returning (statements, value).
-  std::pair<std::string, CExpr> isolated(const ir::Expr& e) {
-    std::string saved = std::move(out_);
-    out_.clear();
-    indent_ += 2;
-    CExpr v = print(e);
-    indent_ -= 2;
-    std::string pre = std::move(out_);
-    out_ = std::move(saved);
-    return {std::move(pre), std::move(v)};
-  }
-
-  std::string storage_to_float(DataType t, const std::string& v) {
-    bool bf = t.code == DataType::Code::BFloat;
-    needs_storage_[bf ? 2 : 0] = true;
-    return (bf ? "nnvm_bf16_to_f32(" : "nnvm_f16_to_f32(") + v + ")";
-  }
-  std::string float_to_storage(DataType t, const std::string& v) {
-    bool bf = t.code == DataType::Code::BFloat;
-    needs_storage_[bf ? 3 : 1] = true;
-    return (bf ? "nnvm_f32_to_bf16(" : "nnvm_f32_to_f16(") + v + ")";
-  }
-
-  // Operands of & | ^ are parenthesized unless primary, which also keeps -Wparentheses quiet.
-  static std::string bit_operand(const CExpr& e) { return e.prec >= cprec::unary ? e.text : "(" + e.text + ")"; }
-
-  template <class N>
-  CExpr arith(const N* op, const char* sym, int p) {
-    DataType t = op->dtype;
-    bool native = t.is_vector() && !t.is_bool() &&
-                  (N::kKind == ir::ExprKind::Add || N::kKind == ir::ExprKind::Sub || N::kKind == ir::ExprKind::Mul ||
-                   (N::kKind == ir::ExprKind::Div && t.is_float()));
-    if (t.is_vector() && !native)
-      return lanewise({op->a, op->b}, [](const std::vector<ir::Expr>& x) { return N::make(x[0], x[1]); });
-    if (t.is_vector()) {
-      // A broadcast operand becomes the scalar: vector-op-scalar is supported and cheaper.
-      auto side = [&](const ir::Expr& e, const ir::Expr& other) {
-        if (auto* b = e.as<ir::Broadcast>(); b && !other.as<ir::Broadcast>())
-          return CExpr{atom(print(b->value), b->value.dtype()), cprec::primary, true};
-        return print(e);
-      };
-      CExpr a = side(op->a, op->b), b = side(op->b, op->a);
-      return {operand(a, p) + " " + sym + " " + operand(b, p, true), p};
-    }
-    CExpr a = print(op->a), b = print(op->b);
-    if (N::kKind == ir::ExprKind::Mod && t.is_float())
-      return {str_cat(math_function(ir::CallOp::fmod, t), "(", a.text, ", ", b.text, ")"), cprec::primary};
-    std::string at = operand(a, p), bt = operand(b, p, true);
-    // Two int64 literals would be computed in int and could overflow: widen one.
-    if (t.bits == 64 && t.is_integer() && ir::is_const(op->a) && ir::is_const(op->b))
-      at = "(" + scalar_type(t) + ")" + operand(a, cprec::unary);
-    if (t.is_integer() && t.bits < 32) {
-      // C computes narrow types in int; wrap back to the type's width. uint16 products would
-      // overflow int, so they are computed in uint32.
-      if (t.is_uint() && N::kKind == ir::ExprKind::Mul) at = "(uint32_t)" + operand(a, cprec::unary);
-      return {str_cat("(", scalar_type(t), ")(", at, " ", sym, " ", bt, ")"), cprec::unary};
-    }
-    return {at + " " + sym + " " + bt, p};
-  }
-
-  // C's integer operators, cast back to t because narrow types compute in int. Shifts follow
-  // ir::CallOp: an amount outside [0, bits) (a negative one reads as a huge unsigned value) gives
-  // 0, or the sign bits for a signed right shift; left shifts run on an unsigned type wide
-  // enough that no bit overflows, so no shift is undefined.
-  CExpr bitwise(ir::CallOp op, DataType t, const std::vector<CExpr>& a) {
-    std::string ty = scalar_type(t);
-    auto cast = [&](const std::string& s) { return CExpr{"(" + ty + ")(" + s + ")", cprec::unary}; };
-    switch (op) {
-      case ir::CallOp::bitwise_and: return cast(bit_operand(a[0]) + " & " + bit_operand(a[1]));
-      case ir::CallOp::bitwise_or: return cast(bit_operand(a[0]) + " | " + bit_operand(a[1]));
-      case ir::CallOp::bitwise_xor: return cast(bit_operand(a[0]) + " ^ " + bit_operand(a[1]));
-      case ir::CallOp::bitwise_not: return cast("~" + operand(a[0], cprec::unary));
-      default: break;
-    }
-    std::string amount = atom(a[1], t), bits = std::to_string(t.bits);
-    std::string in_range = str_cat("(uint64_t)", amount, " < ", bits);
-    if (op == ir::CallOp::shift_left) {
-      std::string x = operand(a[0], cprec::unary);
-      if (t.bits < 32) x = "(uint" + bits + "_t)" + x;
-      x = (t.bits == 64 ? "(uint64_t)" : "(uint32_t)") + x;
-      return cast(str_cat(in_range, " ? ", x, " << ", amount, " : 0"));
-    }
-    if (t.is_int())
-      return cast(str_cat(operand(a[0], cprec::mul), " >> (", in_range, " ? ", amount, " : ", t.bits - 1, ")"));
-    return cast(str_cat(in_range, " ? ", operand(a[0], cprec::mul), " >> ", amount, " : 0"));
-  }
-
-  template <class N>
-  CExpr compare(const N* op, const char* sym, int p) {
-    if (op->dtype.is_vector())
-      return lanewise({op->a, op->b}, [](const std::vector<ir::Expr>& x) { return N::make(x[0], x[1]); });
-    CExpr a = print(op->a), b = print(op->b);
-    // Comparisons of comparisons get parentheses, as -Wparentheses asks.
-    return {operand(a, cprec::rel + 1) + " " + sym + " " + operand(b, cprec::rel + 1), p};
-  }
-
-  template <class N>
-  CExpr min_max(const N* op, const char* sym) {
-    if (op->dtype.is_vector())
-      return lanewise({op->a, op->b}, [](const std::vector<ir::Expr>& x) { return N::make(x[0], x[1]); });
-    std::string a = atom(print(op->a), op->dtype), b = atom(print(op->b), op->dtype);
-    // Floats: a NaN on either side gives NaN (IEEE 754-2019 minimum/maximum; docs/lowered_ir.md).
-    if (op->dtype.is_float()) return {str_cat(a, " ", sym, " ", b, " || ", a, " != ", a, " ? ", a, " : ", b), cprec::cond};
-    return {str_cat(a, " ", sym, " ", b, " ? ", a, " : ", b), cprec::cond};
-  }
-
-  template <class N>
-  CExpr logical(const N* op, const char* sym, const char* bit_sym, int p, int bit_p) {
-    CExpr a = print(op->a), b = print(op->b);
-    if (op->dtype.is_vector()) return {bit_operand(a) + " " + bit_sym + " " + bit_operand(b), bit_p};
-    auto side = [&](const CExpr& e) {
-      bool paren = e.prec < p || (p == cprec::log_or && e.prec == cprec::log_and);
-      return paren ? "(" + e.text + ")" : e.text;
-    };
-    return {side(a) + " " + sym + " " + side(b), p};
-  }
-
-  // One lane of `e` as text valid inside a `for (int lane ...)` loop: a scalar or broadcast is
-  // its (hoisted) value, a ramp its formula, anything else an element of a vector temporary.
-  CExpr lane_value(const ir::Expr& e) {
-    if (e.dtype().is_scalar()) {
-      CExpr s = print(e);
-      return s.atom ? s : CExpr{atom(s, e.dtype()), cprec::primary, true};
-    }
-    if (auto* b = e.as<ir::Broadcast>()) return lane_value(b->value);
-    if (auto* r = e.as<ir::Ramp>()) return ramp_lane(r);
-    std::string v = atom(print(e), e.dtype(), "v");
-    return {v + "[lane]", cprec::primary, true};
-  }
-
-  CExpr ramp_lane(const ir::Ramp* r) {
-    std::string step = ir::is_const_int(r->stride, 1) ? "lane" : atom(print(r->stride), r->stride.dtype()) + " * lane";
-    if (ir::is_const_int(r->base, 0)) return {step, step == "lane" ? cprec::primary : cprec::mul, true};
-    return {"(" + atom(print(r->base), r->base.dtype()) + " + " + step + ")", cprec::primary, true};
-  }
-
-  // A vector temporary filled lane by lane from `lane`, returned as an atom.
-  CExpr materialize_lanes(DataType t, const CExpr& lane) {
-    std::string v = names_.fresh("v");
-    line(str_cat(vector_type(t), " ", v, " = {0};"));
-    line(str_cat("for (int lane = 0; lane < ", t.lanes, "; ++lane) ", v, "[lane] = ", lane.text, ";"));
-    return {v, cprec::primary, true};
-  }
-
-  // Computes a vector node lane by lane: `build` makes the scalar node from one lane of each
-  // operand, and the scalar printing rules give its text.
-  template <class Build>
-  CExpr lanewise(const std::vector<ir::Expr>& operands, Build build) {
-    std::vector<ir::Expr> lanes;
-    std::vector<ir::Var> placeholders;
-    int n = 1;
-    for (auto& x : operands) {
-      n = std::max<int>(n, x.dtype().lanes);
-      ir::Var p("lane", x.dtype().element_of());
-      lane_values_[p.get()] = lane_value(x);
-      placeholders.push_back(p);
-      lanes.push_back(p);
-    }
-    ir::Expr scalar = build(lanes);
-    // Printing a node over atoms adds no statements, so the text is valid inside the loop.
-    CExpr text = print(scalar);
-    for (auto& p : placeholders) lane_values_.erase(p.get());
-    return materialize_lanes(scalar.dtype().with_lanes(n), text);
-  }
-};
-
-}  // namespace target
-NNVM_END_NAMESPACE
-// end nnvm/target/c_like.hpp
-// begin nnvm/target/c_emitter.hpp
-// The C dialect: lowered kernels as one self-contained C99 source (GCC/Clang vector extensions
-// for vector values) that compiles with `cc -std=c99 -Wall -Wextra -Werror -pedantic`.
-//
-// Each kernel `name` exports the calling convention of docs/lowered_ir.md,
-//   int32_t name(void* const* args, const int64_t* sizes, void* workspace,
-//                uint64_t workspace_bytes, const nnvm_kernel_env* env);
-// and `uint64_t name_workspace_bytes(const int64_t* sizes)`.
-// Memory: every global-scope Allocate outside parallel loops gets its own 64-byte aligned slice
-// of the caller's workspace (no reuse between allocations: that is the storage planner's job);
-// local-scope Allocates of constant size, and every Allocate inside a parallel loop, are stack
-// arrays private to their scope (inside a parallel loop a symbolic or >64 KiB size is a
-// BackendError, nnvm.codegen.allocate_size). The kernel never calls malloc and returns
-// NNVM_STATUS_WORKSPACE_TOO_SMALL when workspace_bytes is too small.
-// Parallel loops are outlined into static functions taking a closure struct and run through
-// env->parallel_for (serially when env or env->parallel_for is NULL); parallel loops nested in
-// them run serially.
-
-#include <algorithm>
-#include <unordered_set>
-
-// begin nnvm/target/kernel_signature.hpp
-// What a compiled kernel states about its parameters, for a loader that must not trust its
-// plan file: a deploy artifact's kernels.so exports, for each kernel symbol S, the C string
-//   const char S_signature[] = "float32 [1x64x56x56];float32 [64]";
-// (each parameter's dtype and shape in the deploy runtime's own spelling, in parameter order,
-// ';' between them). The runtime compares model.json's parameter types with it, so an edited
-// model.json cannot make a kernel read or write past the tensors it is given. Both back ends
-// (the C emitter and LLVM object code) compile the same source from here into the library.
-
-#include <string>
-#include <vector>
-
-
-NNVM_BEGIN_NAMESPACE
-namespace target {
-
-// The suffix of the exported signature string's symbol; emitters keep kernel symbols from
-// colliding with it as they do with "_workspace_bytes".
-inline constexpr const char* kSignatureSuffix = "_signature";
-
-// "float32 [1x64]" for `b` (a symbolic extent is printed as its expression).
-inline std::string param_type_text(const ir::Buffer& b) {
-  std::string s = b->dtype.str() + " [";
-  for (size_t d = 0; d < b->shape.size(); ++d) {
-    ir::Expr e = ir::simplify(b->shape[d]);
-    const int64_t* c = ir::as_const_int(e);
-    s += (d ? "x" : "") + (c ? std::to_string(*c) : ir::to_string(e));
-  }
-  return s + "]";
-}
-
-// The signature of `fn`: its parameters' type texts joined by ';'.
-inline std::string kernel_signature(const ir::LoweredFunc& fn) {
-  std::string s;
-  for (size_t p = 0; p < fn.params.size(); ++p) s += (p ? ";" : "") + param_type_text(fn.params[p]);
-  return s;
-}
-
-// C99 source defining `<symbols[i]>_signature` for each kernel of `fns`.
-inline std::string signatures_c_source(const std::vector<ir::LoweredFunc>& fns, const std::vector<std::string>& symbols) {
-  std::string s = "\n/* Each kernel's parameter types, which the deploy runtime checks model.json against. */\n";
-  for (size_t i = 0; i < fns.size(); ++i) {
-    std::string text = kernel_signature(fns[i]);
-    std::string quoted;
-    for (char c : text) quoted += (c == '"' || c == '\\') ? std::string{'\\', c} : std::string(1, c);
-    s += "const char " + symbols.at(i) + kSignatureSuffix + "[] = \"" + quoted + "\";\n";
-  }
-  return s;
-}
-
-}  // namespace target
-NNVM_END_NAMESPACE
-// end nnvm/target/kernel_signature.hpp
-
-NNVM_BEGIN_NAMESPACE
-namespace target {
 
 // C source for several kernels plus the exported symbol of each (kernel names are sanitized
 // and made unique within the module: two kernels named "add" export add and add_1).
@@ -9271,13 +9502,15 @@ struct CModule {
 
 class CEmitter : public CLikeEmitter {
  public:
+  CEmitter() : CLikeEmitter(c_dialect()) {}
+
   CModule emit_module(const std::vector<ir::LoweredFunc>& fns) {
     CModule m;
     // Symbols avoid C keywords and the library functions the code calls, but not each other's
     // local names (a kernel's locals are distinct from every module-level name).
     NameTable reserved;
     std::swap(names_, reserved);
-    reserve_common_names();
+    reserve_names();
     std::swap(names_, reserved);
     for (auto& fn : fns) {
       std::string base = NameTable::sanitize(fn.name.empty() ? "kernel" : fn.name), name = base;
@@ -9423,6 +9656,18 @@ class CEmitter : public CLikeEmitter {
   std::unordered_map<const ir::Allocate*, std::string> workspace_offsets_;
   std::unordered_set<const ir::BufferNode*> stored_;
 
+  // The common names and the kernel ABI's parameters.
+  void reserve_names() {
+    reserve_common_names();
+    for (const char* w : {"args", "sizes", "workspace", "workspace_bytes", "env"}) names_.reserve(w);
+  }
+  // Lanes rounded up to a power of two: GCC/Clang vector sizes must be one.
+  static int padded_lanes(int lanes) {
+    int p = 1;
+    while (p < lanes) p *= 2;
+    return p;
+  }
+
   static std::string comment_text(const std::string& s) {
     std::string out;
     for (char c : s) out += (c == '\n' || c == '\r') ? ' ' : c == '\\' ? '/' : c;
@@ -9431,23 +9676,6 @@ class CEmitter : public CLikeEmitter {
   std::string pointer_type(const ir::Buffer& b) const {
     return (stored_.count(b.get()) ? "" : "const ") + scalar_type(b->dtype) + "*";
   }
-
-  // What a kernel body touches: buffers it stores, buffers and variables it uses.
-  struct Scan : ir::IRVisitor {
-    std::unordered_set<const ir::BufferNode*> stored, used;
-    std::unordered_set<const ir::VarNode*> vars;
-    using ir::IRVisitor::visit;
-    void visit(const ir::Store* op) override {
-      stored.insert(op->buffer.get());
-      used.insert(op->buffer.get());
-      ir::IRVisitor::visit(op);
-    }
-    void visit(const ir::Load* op) override {
-      used.insert(op->buffer.get());
-      ir::IRVisitor::visit(op);
-    }
-    void visit(const ir::VarNode* op) override { vars.insert(op); }
-  };
 
   // Emits the workspace layout; returns the name of the total byte count ("" when none).
   std::string emit_layout(const ir::LoweredFunc& fn, const std::vector<const ir::Allocate*>& plan, bool offsets) {
@@ -9501,7 +9729,7 @@ class CEmitter : public CLikeEmitter {
     kernel_name_ = fn.name;
     symbol_ = symbol;
     names_ = NameTable();
-    reserve_common_names();
+    reserve_names();
     for (auto& n : module_names_) names_.reserve(n);
     reset_scopes();
     defs_.clear();

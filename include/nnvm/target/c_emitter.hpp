@@ -20,10 +20,44 @@
 #include <unordered_set>
 
 #include "nnvm/target/c_like.hpp"
+#include "nnvm/target/kernel_abi_source.hpp"
 #include "nnvm/target/kernel_signature.hpp"
+#include "nnvm/target/reserved_names.hpp"
+#include "nnvm/target/storage_plan.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace target {
+
+// C99 with GCC/Clang vector extensions: typedef'd vector types indexed by lane, compound-literal
+// broadcasts, and memcpy for the bit casts of the float16/bfloat16 helpers.
+inline const Dialect& c_dialect() {
+  static const Dialect d = [] {
+    Dialect c;
+    c.types = {"uint8_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+               "uint32_t", "uint64_t", "uint16_t", "uint16_t", "float", "double", "void*"};
+    c.int_type = "int";
+    c.vector_type = "nnvm_${elem}x${lanes}";  // typedefs from used_vector_types_ (emit_module)
+    c.vector_zero = "{0}";
+    c.broadcast = "((${type}){${values}})";
+    c.lane = "${vector}[${lane}]";
+    // No vector_load/vector_store: CEmitter copies with memcpy, since a buffer element is not
+    // aligned for a vector access.
+    c.nan = "NAN";
+    c.infinity = "INFINITY";
+    c.int64_literal = "INT64_C(${value})";
+    c.uint64_literal = "UINT64_C(${value})";
+    c.restrict_qualifier = "restrict ";
+    c.helper_qualifier = "static inline ";
+    c.barrier = "// barrier: a no-op for one CPU thread";
+    c.math_names = {{ir::CallOp::abs, "fabs"}, {ir::CallOp::round, "nearbyint"}};
+    c.float32_math_suffix = "f";
+    c.bit_copy = "__builtin_memcpy(&${dst}, &${src}, 4);";
+    c.reserved_names = &reserved_c_names();
+    c.max_private_bytes = kMaxStackBytes;
+    return c;
+  }();
+  return d;
+}
 
 // C source for several kernels plus the exported symbol of each (kernel names are sanitized
 // and made unique within the module: two kernels named "add" export add and add_1).
@@ -34,13 +68,15 @@ struct CModule {
 
 class CEmitter : public CLikeEmitter {
  public:
+  CEmitter() : CLikeEmitter(c_dialect()) {}
+
   CModule emit_module(const std::vector<ir::LoweredFunc>& fns) {
     CModule m;
     // Symbols avoid C keywords and the library functions the code calls, but not each other's
     // local names (a kernel's locals are distinct from every module-level name).
     NameTable reserved;
     std::swap(names_, reserved);
-    reserve_common_names();
+    reserve_names();
     std::swap(names_, reserved);
     for (auto& fn : fns) {
       std::string base = NameTable::sanitize(fn.name.empty() ? "kernel" : fn.name), name = base;
@@ -186,6 +222,18 @@ class CEmitter : public CLikeEmitter {
   std::unordered_map<const ir::Allocate*, std::string> workspace_offsets_;
   std::unordered_set<const ir::BufferNode*> stored_;
 
+  // The common names and the kernel ABI's parameters.
+  void reserve_names() {
+    reserve_common_names();
+    for (const char* w : {"args", "sizes", "workspace", "workspace_bytes", "env"}) names_.reserve(w);
+  }
+  // Lanes rounded up to a power of two: GCC/Clang vector sizes must be one.
+  static int padded_lanes(int lanes) {
+    int p = 1;
+    while (p < lanes) p *= 2;
+    return p;
+  }
+
   static std::string comment_text(const std::string& s) {
     std::string out;
     for (char c : s) out += (c == '\n' || c == '\r') ? ' ' : c == '\\' ? '/' : c;
@@ -194,23 +242,6 @@ class CEmitter : public CLikeEmitter {
   std::string pointer_type(const ir::Buffer& b) const {
     return (stored_.count(b.get()) ? "" : "const ") + scalar_type(b->dtype) + "*";
   }
-
-  // What a kernel body touches: buffers it stores, buffers and variables it uses.
-  struct Scan : ir::IRVisitor {
-    std::unordered_set<const ir::BufferNode*> stored, used;
-    std::unordered_set<const ir::VarNode*> vars;
-    using ir::IRVisitor::visit;
-    void visit(const ir::Store* op) override {
-      stored.insert(op->buffer.get());
-      used.insert(op->buffer.get());
-      ir::IRVisitor::visit(op);
-    }
-    void visit(const ir::Load* op) override {
-      used.insert(op->buffer.get());
-      ir::IRVisitor::visit(op);
-    }
-    void visit(const ir::VarNode* op) override { vars.insert(op); }
-  };
 
   // Emits the workspace layout; returns the name of the total byte count ("" when none).
   std::string emit_layout(const ir::LoweredFunc& fn, const std::vector<const ir::Allocate*>& plan, bool offsets) {
@@ -264,7 +295,7 @@ class CEmitter : public CLikeEmitter {
     kernel_name_ = fn.name;
     symbol_ = symbol;
     names_ = NameTable();
-    reserve_common_names();
+    reserve_names();
     for (auto& n : module_names_) names_.reserve(n);
     reset_scopes();
     defs_.clear();

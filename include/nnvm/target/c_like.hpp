@@ -1,7 +1,9 @@
 // The shared emitter for C-family source (C, and later CUDA, OpenCL, Metal): a visitor that
-// prints lowered IR (docs/lowered_ir.md) as statements and expressions. A dialect overrides the
-// small virtual hooks (type spellings, math names, vector loads/stores, parallel and
-// thread-bound loops, allocations) and writes the function signatures around the body.
+// prints lowered IR (docs/lowered_ir.md) as statements and expressions. It knows no dialect's
+// spelling: types, vector syntax, literals, qualifiers, thread indices, the barrier and math
+// names come from a Dialect (dialect.hpp). A dialect whose kernels need more than spelling
+// overrides the few virtual hooks (vector loads/stores, parallel loops, allocations) and writes
+// its own function signatures; one that needs none prints kernels with emit_kernel_source().
 //
 // Vector values: arithmetic that every C-family vector type supports (+ - * and float /, and
 // & | ^ on bool lanes) stays a vector expression; every other vector node (comparisons,
@@ -16,13 +18,13 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "nnvm/ir/function.hpp"
 #include "nnvm/ir/substitute.hpp"
-#include "nnvm/target/kernel_abi_source.hpp"
-#include "nnvm/target/reserved_names.hpp"
-#include "nnvm/target/storage_plan.hpp"
+#include "nnvm/target/dialect.hpp"
+#include "nnvm/target/storage_helpers.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace target {
@@ -66,45 +68,63 @@ class NameTable {
 };
 
 class CLikeEmitter : public ir::IRVisitor {
+ public:
+  explicit CLikeEmitter(const Dialect& dialect) : dialect_(dialect) {}
+
+  // A kernel as the dialect's generic function: its signature (kernel_signature, buffer_param)
+  // with the buffers and then the symbolic sizes as parameters, around the body.
+  std::string emit_kernel_source(const ir::LoweredFunc& fn) {
+    kernel_name_ = fn.name;
+    names_ = NameTable();
+    reserve_common_names();
+    reset_scopes();
+    out_.clear();
+    indent_ = 2;
+    Scan scan;
+    scan.visit_stmt(fn.body);
+    std::string name = names_.fresh(fn.name.empty() ? "kernel" : fn.name), params;
+    for (auto& b : fn.params)
+      params += str_cat(params.empty() ? "" : ", ",
+                        fill(dialect_.buffer_param, {{"space", dialect_.global_space},
+                                                     {"const", scan.stored.count(b.get()) ? "" : dialect_.const_qualifier},
+                                                     {"type", scalar_type(b->dtype)},
+                                                     {"restrict", dialect_.restrict_qualifier},
+                                                     {"name", bind_buffer(b)}}));
+    for (auto& v : fn.size_vars) params += str_cat(params.empty() ? "" : ", ", scalar_type(v.dtype()), " ", bind_var(v));
+    emit_body(fn.body);
+    return str_cat(fill(dialect_.kernel_signature, {{"name", name}, {"params", params}}), " {\n", out_, "}\n");
+  }
+
  protected:
   // ---- dialect hooks -------------------------------------------------------------------------
 
-  // Spelling of a scalar type as stored in memory (bool is one byte, float16 its bits).
-  virtual std::string scalar_type(DataType t) const {
-    switch (t.code) {
-      case DataType::Code::Bool: return "uint8_t";
-      case DataType::Code::Int: return "int" + std::to_string(t.bits) + "_t";
-      case DataType::Code::UInt: return "uint" + std::to_string(t.bits) + "_t";
-      case DataType::Code::Float:
-        return t.bits == 32 ? "float" : t.bits == 64 ? "double" : "uint16_t";
-      case DataType::Code::BFloat: return "uint16_t";
-      case DataType::Code::Handle: return "void*";
-    }
-    return "void";
-  }
-  // Spelling of a vector type; the default names a typedef that the dialect declares from
-  // used_vector_types().
-  virtual std::string vector_type(DataType t) {
-    std::string name = "nnvm_" + vector_elem_name(t) + "x" + std::to_string(t.lanes);
-    used_vector_types_.emplace(name, t);
-    return name;
-  }
-  // The C function computing `op` in type t's precision (expf for float32).
-  virtual std::string math_function(ir::CallOp op, DataType t) const {
-    std::string name = op == ir::CallOp::abs ? "fabs" : op == ir::CallOp::round ? "nearbyint" : ir::call_op_name(op);
-    return t.bits == 32 ? name + "f" : name;
-  }
   // A contiguous load of t.lanes elements starting at &buf[base]; may emit statements.
-  virtual CExpr contiguous_load(const std::string& buf, const CExpr& base, DataType t) = 0;
-  virtual void contiguous_store(const std::string& buf, const CExpr& base, const std::string& value, DataType t) = 0;
-  virtual void emit_parallel_for(const ir::For* op) { emit_serial_for(op); }
-  virtual void emit_thread_bound_for(const ir::For* op) {
-    throw BackendError("nnvm.codegen.thread_binding",
-                       str_cat("loop ", op->loop_var.name(), " is bound to GPU axis '", op->thread_tag,
-                               "', which this CPU back end cannot run; build the kernel for a GPU target"),
-                       context());
+  virtual CExpr contiguous_load(const std::string& buf, const CExpr& base, DataType t) {
+    return {fill(dialect_.vector_load, {{"type", vector_type(t)}, {"lanes", std::to_string(t.lanes)},
+                                        {"buffer", buf}, {"base", base.text}}),
+            cprec::primary};
   }
-  virtual void emit_barrier(const ir::Barrier*) { line("// barrier: a no-op for one CPU thread"); }
+  virtual void contiguous_store(const std::string& buf, const CExpr& base, const std::string& value, DataType t) {
+    line(fill(dialect_.vector_store, {{"type", vector_type(t)}, {"lanes", std::to_string(t.lanes)},
+                                      {"buffer", buf}, {"base", base.text}, {"value", value}}));
+  }
+  virtual void emit_parallel_for(const ir::For* op) { emit_serial_for(op); }
+  // The loop variable takes the axis' index: the launch gives the axis exactly the loop's extent.
+  virtual void emit_thread_bound_for(const ir::For* op) {
+    auto it = dialect_.thread_index.find(op->thread_tag);
+    if (it == dialect_.thread_index.end())
+      throw BackendError("nnvm.codegen.thread_binding",
+                         str_cat("loop ", op->loop_var.name(), " is bound to GPU axis '", op->thread_tag,
+                                 "', which this CPU back end cannot run; build the kernel for a GPU target"),
+                         context());
+    CExpr mn = print(op->min);
+    std::string v = bind_var(op->loop_var);
+    line(str_cat("const ", scalar_type(op->loop_var.dtype()), " ", v, " = ",
+                 ir::is_const_int(op->min, 0) ? it->second : operand(mn, cprec::add) + " + " + it->second, ";"));
+    visit_stmt(op->body);
+    unbind_var(op->loop_var);
+  }
+  virtual void emit_barrier(const ir::Barrier*) { line(dialect_.barrier); }
   // Declares `name` as a private array of `count` elements (the default: a stack array).
   virtual void emit_stack_array(const std::string& name, DataType t, int64_t count) {
     line(str_cat(scalar_type(t), " ", name, "[", std::max<int64_t>(count, 1), "];"));
@@ -116,27 +136,42 @@ class CLikeEmitter : public ir::IRVisitor {
 
   // ---- state the dialect drives --------------------------------------------------------------
 
+  const Dialect& dialect_;
   std::string out_;  // the function body being printed
   int indent_ = 0;
   NameTable names_;
   std::string kernel_name_;  // for error context
   std::map<std::string, DataType> used_vector_types_;
-  // Which storage conversion helpers the code calls (clang warns about unused static inlines):
-  // f16->f32, f32->f16, bf16->f32, f32->bf16.
+  // Which storage conversion helpers the code calls, in StorageHelper order.
   bool needs_storage_[4] = {false, false, false, false};
 
   std::vector<std::string> context() const { return {"kernel " + kernel_name_}; }
   void line(const std::string& s) { out_ += std::string(size_t(indent_), ' ') + s + "\n"; }
 
-  // Names every emitted identifier must avoid: C keywords, the C library's names (see
-  // reserved_names.hpp), the nnvm math helpers the code calls, and the kernel ABI's parameters.
+  std::string scalar_type(DataType t) const { return dialect_.scalar_type(t); }
+  // The dialect's vector type, recorded in used_vector_types_ for dialects that declare them.
+  std::string vector_type(DataType t) {
+    std::string name = fill(dialect_.vector_type, {{"elem", vector_elem_name(t)},
+                                                   {"scalar", scalar_type(t.element_of())},
+                                                   {"lanes", std::to_string(t.lanes)}});
+    used_vector_types_.emplace(name, t);
+    return name;
+  }
+  std::string math_function(ir::CallOp op, DataType t) const { return dialect_.math_function(op, t); }
+
+  // Names every emitted identifier must avoid: the dialect's reserved names, the math functions
+  // the code may call in any precision, the lane counter, and `half` (a type in the GPU
+  // languages, avoided everywhere so that kernels name things alike in every dialect).
   void reserve_common_names() {
-    for (auto& w : reserved_c_names()) names_.reserve(w);
-    for (const char* w : {"args", "sizes", "workspace", "workspace_bytes", "env", "lane", "half"}) names_.reserve(w);
+    if (dialect_.reserved_names)
+      for (auto& w : *dialect_.reserved_names) names_.reserve(w);
+    for (const char* w : {"lane", "half"}) names_.reserve(w);
     for (int op = 0; op <= int(ir::CallOp::copysign); ++op) {
       std::string n = ir::call_op_name(ir::CallOp(op));
       names_.reserve(n);
-      names_.reserve(n + "f");
+      names_.reserve(n + dialect_.float32_math_suffix);
+      names_.reserve(dialect_.math_function(ir::CallOp(op), dtype::float32));
+      names_.reserve(dialect_.math_function(ir::CallOp(op), dtype::float64));
     }
   }
 
@@ -213,6 +248,23 @@ class CLikeEmitter : public ir::IRVisitor {
 
   void emit_body(const ir::Stmt& s) { visit_stmt(s); }
 
+  // What a kernel body touches: buffers it stores, buffers and variables it uses.
+  struct Scan : ir::IRVisitor {
+    std::unordered_set<const ir::BufferNode*> stored, used;
+    std::unordered_set<const ir::VarNode*> vars;
+    using ir::IRVisitor::visit;
+    void visit(const ir::Store* op) override {
+      stored.insert(op->buffer.get());
+      used.insert(op->buffer.get());
+      ir::IRVisitor::visit(op);
+    }
+    void visit(const ir::Load* op) override {
+      used.insert(op->buffer.get());
+      ir::IRVisitor::visit(op);
+    }
+    void visit(const ir::VarNode* op) override { vars.insert(op); }
+  };
+
   void emit_serial_for(const ir::For* op) {
     CExpr mn = print(op->min), ext = print(op->extent);
     std::string end;
@@ -240,10 +292,10 @@ class CLikeEmitter : public ir::IRVisitor {
     int64_t count = 1;
     for (auto& d : op->buffer->shape) {
       const int64_t* c = ir::as_const_int(d);
-      if (!c || *c < 0 || (count = count * *c) * op->buffer->dtype.bytes() > kMaxStackBytes)
+      if (!c || *c < 0 || (count = count * *c) * op->buffer->dtype.bytes() > dialect_.max_private_bytes)
         throw BackendError("nnvm.codegen.allocate_size",
                            str_cat("allocation ", op->buffer->name, " is ", why,
-                                   " storage, which needs a constant size of at most ", kMaxStackBytes,
+                                   " storage, which needs a constant size of at most ", dialect_.max_private_bytes,
                                    " bytes; move it out of the parallel loop or give it a constant shape"),
                            context());
     }
@@ -253,84 +305,13 @@ class CLikeEmitter : public ir::IRVisitor {
     unbind_buffer(op->buffer);
   }
 
-  // The text of the f16/bf16 helpers (C99, also valid in the GPU dialects) that were used.
-  std::string storage_helpers_source() const {
-    std::string s;
-    if (needs_storage_[0])
-      s += R"(static inline float nnvm_f16_to_f32(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu, out;
-  float f;
-  if (exp == 0x1fu) {
-    out = sign | 0x7f800000u | (man << 13);
-  } else if (exp != 0) {
-    out = sign | ((exp + 112u) << 23) | (man << 13);
-  } else if (man == 0) {
-    out = sign;
-  } else {
-    int e = -1;
-    do { ++e; man <<= 1; } while (!(man & 0x400u));
-    out = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3ffu) << 13);
-  }
-  __builtin_memcpy(&f, &out, 4);
-  return f;
-}
-)";
-    if (needs_storage_[1])
-      s += R"(static inline uint16_t nnvm_f32_to_f16(float f) {
-  uint32_t x, sign, absx, half, rem;
-  __builtin_memcpy(&x, &f, 4);
-  sign = (x >> 16) & 0x8000u;
-  absx = x & 0x7fffffffu;
-  if (absx >= 0x7f800000u) return (uint16_t)(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0u));
-  if (absx >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);
-  if (absx < 0x38800000u) {
-    uint32_t man, mid;
-    int shift;
-    if (absx < 0x33000000u) return (uint16_t)sign;
-    man = (absx & 0x7fffffu) | 0x800000u;
-    shift = 113 - (int)(absx >> 23) + 13;
-    half = man >> shift;
-    rem = man & ((1u << shift) - 1u);
-    mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1u))) ++half;
-    return (uint16_t)(sign | half);
-  }
-  half = (absx >> 13) - (112u << 10);
-  rem = absx & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;
-  return (uint16_t)(sign | half);
-}
-)";
-    if (needs_storage_[2])
-      s += R"(static inline float nnvm_bf16_to_f32(uint16_t b) {
-  uint32_t x = (uint32_t)b << 16;
-  float f;
-  __builtin_memcpy(&f, &x, 4);
-  return f;
-}
-)";
-    if (needs_storage_[3])
-      s += R"(static inline uint16_t nnvm_f32_to_bf16(float f) {
-  uint32_t x;
-  __builtin_memcpy(&x, &f, 4);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
-  x += 0x7fffu + ((x >> 16) & 1u);
-  return (uint16_t)(x >> 16);
-}
-)";
-    return s;
-  }
+  // The conversion helpers the printed code calls, in the dialect's spelling.
+  std::string storage_helpers_source() const { return target::storage_helpers_source(dialect_, needs_storage_); }
 
   static std::string vector_elem_name(DataType t) {
     if (t.is_bool()) return "uint8";
     if (t.is_storage_only()) return "uint16";
     return t.element_of().str();
-  }
-  // Lanes rounded up to a power of two: GCC/Clang vector sizes must be one.
-  static int padded_lanes(int lanes) {
-    int p = 1;
-    while (p < lanes) p *= 2;
-    return p;
   }
 
   // ---- literals ------------------------------------------------------------------------------
@@ -339,13 +320,15 @@ class CLikeEmitter : public ir::IRVisitor {
     if (t.is_storage_only()) {
       uint16_t bits = t.code == DataType::Code::BFloat ? bfloat16::from_float(float(v)) : float16::from_float(float(v));
       char buf[32];
-      std::snprintf(buf, sizeof buf, "(uint16_t)0x%04x", unsigned(bits));
-      return {buf, cprec::unary};
+      std::snprintf(buf, sizeof buf, "0x%04x", unsigned(bits));
+      return {"(" + scalar_type(t) + ")" + buf, cprec::unary};
     }
     bool f32 = t.bits == 32;
-    if (std::isnan(v)) return {f32 ? "NAN" : "(double)NAN", f32 ? cprec::primary : cprec::unary, true};
+    // float64 NaN and infinity: the float32 constants, cast (both convert exactly).
+    std::string as_t = f32 ? "" : "(" + scalar_type(t) + ")";
+    if (std::isnan(v)) return {as_t + dialect_.nan, f32 ? cprec::primary : cprec::unary, true};
     if (std::isinf(v)) {
-      std::string s = f32 ? "INFINITY" : "(double)INFINITY";
+      std::string s = as_t + dialect_.infinity;
       return v > 0 ? CExpr{s, f32 ? cprec::primary : cprec::unary, true} : CExpr{"-" + s, cprec::unary, true};
     }
     char buf[64];
@@ -355,19 +338,20 @@ class CLikeEmitter : public ir::IRVisitor {
     if (f32) s += "f";
     return {s, v < 0 || std::signbit(v) ? cprec::unary : cprec::primary, true};
   }
-  static CExpr int_literal(DataType t, int64_t v) {
+  CExpr int_literal(DataType t, int64_t v) const {
     std::string s;
     if (t.bits == 64 && (v < INT32_MIN || v > INT32_MAX))
-      s = v == INT64_MIN ? "(-INT64_C(9223372036854775807) - 1)" : "INT64_C(" + std::to_string(v) + ")";
+      s = v == INT64_MIN ? "(-" + fill(dialect_.int64_literal, {{"value", "9223372036854775807"}}) + " - 1)"
+                         : fill(dialect_.int64_literal, {{"value", std::to_string(v)}});
     else if (t.bits == 32 && v == INT32_MIN)
       s = "(-2147483647 - 1)";
     else
       s = std::to_string(v);
     return {s, s[0] == '-' ? cprec::unary : cprec::primary, s[0] != '('};
   }
-  static CExpr uint_literal(DataType t, uint64_t v) {
+  CExpr uint_literal(DataType t, uint64_t v) const {
     if (t.is_bool() || t.bits < 32) return {std::to_string(v), cprec::primary, true};
-    if (v > 0xffffffffu) return {"UINT64_C(" + std::to_string(v) + ")", cprec::primary, true};
+    if (v > 0xffffffffu) return {fill(dialect_.uint64_literal, {{"value", std::to_string(v)}}), cprec::primary, true};
     return {std::to_string(v) + "u", cprec::primary, true};
   }
 
@@ -467,7 +451,7 @@ class CLikeEmitter : public ir::IRVisitor {
     if (to.is_bool()) {
       result_ = {operand(v, cprec::rel) + " != 0", cprec::eq};
     } else if (to.is_storage_only()) {
-      std::string f = from == dtype::float32 ? v.text : "(float)" + operand(v, cprec::unary);
+      std::string f = from == dtype::float32 ? v.text : "(" + scalar_type(dtype::float32) + ")" + operand(v, cprec::unary);
       result_ = {float_to_storage(to, f), cprec::primary};
     } else {
       result_ = {"(" + scalar_type(to) + ")" + operand(v, cprec::unary), cprec::unary};
@@ -500,7 +484,7 @@ class CLikeEmitter : public ir::IRVisitor {
       case ir::CallOp::isnan:
       case ir::CallOp::isinf:
         // C only promises a non-zero int (glibc's isinf gives -1 for -inf); a bool is 0 or 1.
-        result_ = {str_cat(ir::call_op_name(op->op), "(", a[0].text, ") != 0"), cprec::eq};
+        result_ = {str_cat(dialect_.math_name(op->op), "(", a[0].text, ") != 0"), cprec::eq};
         return;
       case ir::CallOp::abs:
         if (!t.is_float()) {
@@ -534,9 +518,11 @@ class CLikeEmitter : public ir::IRVisitor {
   void visit(const ir::Ramp* op) override { result_ = materialize_lanes(op->dtype, ramp_lane(op)); }
   void visit(const ir::Broadcast* op) override {
     std::string s = atom(print(op->value), op->value.dtype());
-    std::string text = "((" + vector_type(op->dtype) + "){";
-    for (int l = 0; l < op->lanes; ++l) text += (l ? ", " : "") + s;
-    result_ = {text + "})", cprec::primary};
+    std::string values;
+    for (int l = 0; l < op->lanes; ++l) values += (l ? ", " : "") + s;
+    result_ = {fill(dialect_.broadcast, {{"type", vector_type(op->dtype)}, {"lanes", std::to_string(op->lanes)},
+                                         {"value", s}, {"values", values}}),
+               cprec::primary};
   }
   void visit(const ir::Let* op) override {
     CExpr v = print(op->value);
@@ -570,7 +556,8 @@ class CLikeEmitter : public ir::IRVisitor {
         return;
       }
       CExpr i = lane_value(op->index), v = lane_value(op->value);
-      line(str_cat("for (int lane = 0; lane < ", t.lanes, "; ++lane) ", buf, "[", i.text, "] = ", v.text, ";"));
+      line(str_cat("for (", dialect_.int_type, " lane = 0; lane < ", t.lanes, "; ++lane) ", buf, "[", i.text, "] = ",
+                   v.text, ";"));
       return;
     }
     CExpr i = print(op->index), v = print(op->value);
@@ -632,12 +619,12 @@ class CLikeEmitter : public ir::IRVisitor {
 
   std::string storage_to_float(DataType t, const std::string& v) {
     bool bf = t.code == DataType::Code::BFloat;
-    needs_storage_[bf ? 2 : 0] = true;
+    needs_storage_[int(bf ? StorageHelper::bf16_to_f32 : StorageHelper::f16_to_f32)] = true;
     return (bf ? "nnvm_bf16_to_f32(" : "nnvm_f16_to_f32(") + v + ")";
   }
   std::string float_to_storage(DataType t, const std::string& v) {
     bool bf = t.code == DataType::Code::BFloat;
-    needs_storage_[bf ? 3 : 1] = true;
+    needs_storage_[int(bf ? StorageHelper::f32_to_bf16 : StorageHelper::f32_to_f16)] = true;
     return (bf ? "nnvm_f32_to_bf16(" : "nnvm_f32_to_f16(") + v + ")";
   }
 
@@ -672,7 +659,7 @@ class CLikeEmitter : public ir::IRVisitor {
     if (t.is_integer() && t.bits < 32) {
       // C computes narrow types in int; wrap back to the type's width. uint16 products would
       // overflow int, so they are computed in uint32.
-      if (t.is_uint() && N::kKind == ir::ExprKind::Mul) at = "(uint32_t)" + operand(a, cprec::unary);
+      if (t.is_uint() && N::kKind == ir::ExprKind::Mul) at = "(" + scalar_type(dtype::uint32) + ")" + operand(a, cprec::unary);
       return {str_cat("(", scalar_type(t), ")(", at, " ", sym, " ", bt, ")"), cprec::unary};
     }
     return {at + " " + sym + " " + bt, p};
@@ -693,11 +680,12 @@ class CLikeEmitter : public ir::IRVisitor {
       default: break;
     }
     std::string amount = atom(a[1], t), bits = std::to_string(t.bits);
-    std::string in_range = str_cat("(uint64_t)", amount, " < ", bits);
+    std::string u64 = "(" + scalar_type(dtype::uint64) + ")";
+    std::string in_range = str_cat(u64, amount, " < ", bits);
     if (op == ir::CallOp::shift_left) {
       std::string x = operand(a[0], cprec::unary);
-      if (t.bits < 32) x = "(uint" + bits + "_t)" + x;
-      x = (t.bits == 64 ? "(uint64_t)" : "(uint32_t)") + x;
+      if (t.bits < 32) x = "(" + scalar_type(DataType::uint(t.bits)) + ")" + x;
+      x = (t.bits == 64 ? u64 : "(" + scalar_type(dtype::uint32) + ")") + x;
       return cast(str_cat(in_range, " ? ", x, " << ", amount, " : 0"));
     }
     if (t.is_int())
@@ -745,7 +733,7 @@ class CLikeEmitter : public ir::IRVisitor {
     if (auto* b = e.as<ir::Broadcast>()) return lane_value(b->value);
     if (auto* r = e.as<ir::Ramp>()) return ramp_lane(r);
     std::string v = atom(print(e), e.dtype(), "v");
-    return {v + "[lane]", cprec::primary, true};
+    return {fill(dialect_.lane, {{"vector", v}, {"lane", "lane"}}), cprec::primary, true};
   }
 
   CExpr ramp_lane(const ir::Ramp* r) {
@@ -757,8 +745,10 @@ class CLikeEmitter : public ir::IRVisitor {
   // A vector temporary filled lane by lane from `lane`, returned as an atom.
   CExpr materialize_lanes(DataType t, const CExpr& lane) {
     std::string v = names_.fresh("v");
-    line(str_cat(vector_type(t), " ", v, " = {0};"));
-    line(str_cat("for (int lane = 0; lane < ", t.lanes, "; ++lane) ", v, "[lane] = ", lane.text, ";"));
+    std::string type = vector_type(t);
+    line(str_cat(type, " ", v, " = ", fill(dialect_.vector_zero, {{"type", type}}), ";"));
+    line(str_cat("for (", dialect_.int_type, " lane = 0; lane < ", t.lanes, "; ++lane) ",
+                 fill(dialect_.lane, {{"vector", v}, {"lane", "lane"}}), " = ", lane.text, ";"));
     return {v, cprec::primary, true};
   }
 
