@@ -86,6 +86,31 @@ TEST_CASE("verify rejects tensor-level nodes left after lowering") {
   CHECK(verify_id(k.with(Store::make(k.B, te::sum(f32(1.0), {r}), Expr(0)))) == "nnvm.verify.reduce_node");
 }
 
+TEST_CASE("verify in loop-nest form accepts tensor nodes and still checks scopes inside them") {
+  Kernel k;
+  auto P = te::placeholder({Expr(8)}, dtype::float32, "P");
+  auto T = te::placeholder({Expr(8)}, dtype::float32, "T");
+  auto loop_nest_id = [&](const Stmt& body) {
+    try {
+      verify(body, {k.A, k.B}, {k.n}, "k", IRForm::loop_nest);
+    } catch (const InternalError& e) {
+      return e.id();
+    }
+    return std::string();
+  };
+  Stmt store = make_stmt<ProducerStore>(P.node_ptr(), T(k.i), std::vector<Expr>{k.i});
+  Stmt realized = make_stmt<ProducerRealize>(T.node_ptr(), std::vector<Range>{{Expr(0), k.n}}, MemoryScope::global,
+                                             k.loop(store));
+  CHECK(loop_nest_id(realized) == "");
+  CHECK(verify_id(k.with(realized)) == "nnvm.verify.producer_node");
+  CHECK(loop_nest_id(store) == "nnvm.verify.var_scope");  // i outside its loop, in a tensor store's index
+  Var m("m");
+  CHECK(loop_nest_id(make_stmt<ProducerRealize>(T.node_ptr(), std::vector<Range>{{Expr(0), m}}, MemoryScope::global,
+                                                Evaluate::make(Expr(0)))) == "nnvm.verify.var_scope");
+  auto r = te::reduce_axis(Expr(4), "r");
+  CHECK(loop_nest_id(Store::make(k.B, te::sum(f32(1.0), {r}), Expr(0))) == "nnvm.verify.reduce_node");
+}
+
 TEST_CASE("verify rejects ill-typed indices, stores and conditions") {
   Kernel k;
   Var fi("fi", dtype::float32);

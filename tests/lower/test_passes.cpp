@@ -7,16 +7,160 @@ namespace {
 
 // Lowers and records the printed IR after every pass, plus the whole kernel under "kernel".
 std::map<std::string, std::string> lower_and_trace(const schedule::Schedule& s, const std::vector<te::Tensor>& args,
-                                                   int vector_bits = 512) {
+                                                   int vector_bits = 512,
+                                                   target::Family family = target::Family::cpu) {
   std::map<std::string, std::string> out;
   lower::LowerOptions options;
   options.vector_bits = vector_bits;
+  options.family = family;
   options.on_pass = [&](const std::string& pass, const ir::Stmt& st) { out[pass] = ir::to_string(st); };
   out["kernel"] = ir::to_string(lower::lower(s, args, "f", options));
   return out;
 }
 
+// Sets an environment variable for its lifetime, restoring the old value after.
+struct ScopedEnv {
+  std::string name;
+  std::optional<std::string> old;
+  ScopedEnv(const char* n, const char* value) : name(n) {
+    if (const char* v = std::getenv(n)) old = v;
+    setenv(n, value, 1);
+  }
+  ~ScopedEnv() { old ? setenv(name.c_str(), old->c_str(), 1) : unsetenv(name.c_str()); }
+};
+
+// The InternalError's message that `f` throws, or "" when it throws none.
+template <class F>
+std::string internal_error(F&& f) {
+  try {
+    f();
+  } catch (const InternalError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// The built-in table with `row` inserted after the pass named `after`.
+std::vector<lower::LowerPass> with_row_after(const std::string& after, lower::LowerPass row) {
+  std::vector<lower::LowerPass> rows = lower::lower_passes();
+  auto at = std::find_if(rows.begin(), rows.end(), [&](auto& r) { return r.name == after; });
+  rows.insert(at + 1, std::move(row));
+  return rows;
+}
+
 }  // namespace
+
+TEST_CASE("the lowering table: one row per pass, each requiring only what earlier rows ensure") {
+  CHECK(lower::pass_names() == std::vector<std::string>{"inline_stages", "infer_bounds", "schedule_ops",
+                                                         "storage_flatten", "simplify", "legalize_vectors", "vectorize",
+                                                         "unroll", "final_simplify"});
+  CHECK_NOTHROW(lower::check_pass_table(lower::lower_passes()));
+  auto moved = [](const std::string& name, const std::string& before) {
+    std::vector<lower::LowerPass> rows = lower::lower_passes();
+    auto from = std::find_if(rows.begin(), rows.end(), [&](auto& r) { return r.name == name; });
+    lower::LowerPass row = *from;
+    rows.erase(from);
+    rows.insert(std::find_if(rows.begin(), rows.end(), [&](auto& r) { return r.name == before; }), row);
+    return rows;
+  };
+  // legalize_vectors splits vectorized loops: after vectorize there are none left to split.
+  CHECK(internal_error([&] { lower::check_pass_table(moved("vectorize", "legalize_vectors")); }) ==
+        "[nnvm.lower.pass_order] lowering pass legalize_vectors requires vectorize_pending, which no earlier pass for "
+        "cpu ensures");
+  CHECK(internal_error([&] { lower::check_pass_table(moved("infer_bounds", "inline_stages")); }) ==
+        "[nnvm.lower.pass_order] lowering pass infer_bounds requires stages_inlined, which no earlier pass for cpu "
+        "ensures");
+  std::vector<lower::LowerPass> no_unroll = lower::lower_passes();
+  std::erase_if(no_unroll, [](auto& r) { return r.name == "unroll"; });
+  CHECK(internal_error([&] { lower::check_pass_table(no_unroll); }) ==
+        "[nnvm.lower.pass_order] the lowering passes for cpu end with unroll_pending");
+  // A caller's table is checked when lower() is given it.
+  te::Tensor X = te::placeholder({3}, dtype::float32, "X");
+  te::Tensor Y = te::compute({3}, [&](auto& v) { return X(v[0]) + 1.0f; }, "Y");
+  auto s = schedule::create_schedule(Y);
+  lower::LowerOptions options;
+  options.passes = &no_unroll;
+  CHECK(internal_error([&] { lower::lower(s, {X, Y}, "f", options); }).find("nnvm.lower.pass_order") !=
+        std::string::npos);
+}
+
+TEST_CASE("legalize_vectors runs for CPU-like families only: a GPU keeps the vectors as scheduled") {
+  te::Tensor A = te::placeholder({32}, dtype::float32, "A");
+  te::Tensor B = te::compute({32}, [&](auto& v) { return A(v[0]) + 1.0f; }, "B");
+  auto s = schedule::create_schedule(B);
+  auto [o, i] = s[B].split(s[B].axis(0), 16);
+  s[B].vectorize(i);
+  auto gpu = lower_and_trace(s, {A, B}, 256, target::Family::gpu);
+  CHECK(gpu.count("legalize_vectors") == 0);
+  CHECK(gpu["vectorize"] == "for (i.outer, 0, 2) {\n"
+                            "  B[x16(i.outer*16) + ramp(0, 1, 16)] = A[x16(i.outer*16) + ramp(0, 1, 16)] + x16(1.0f)\n"
+                            "}\n");
+  for (target::Family f : {target::Family::cpu, target::Family::mcu, target::Family::wasm}) {
+    auto cpu_like = lower_and_trace(s, {A, B}, 256, f);
+    CHECK(cpu_like["legalize_vectors"].find("vectorized (i.inner.lane, 0, 8)") != std::string::npos);
+  }
+}
+
+TEST_CASE("inlining and bound inference are rows of their own: their IR is each stage's store over its ranges") {
+  te::Tensor X = te::placeholder({10}, dtype::float32, "X");
+  te::Tensor T = te::compute({10}, [&](auto& v) { return X(v[0]) * 2.0f; }, "T");
+  te::Tensor U = te::compute({10}, [&](auto& v) { return T(v[0]) + 1.0f; }, "U");
+  te::Tensor Y = te::compute({9}, [&](auto& v) { return U(v[0]) + U(v[0] + 1); }, "Y");
+  auto s = schedule::create_schedule(Y);
+  s[T].compute_inline();
+  auto [o, i] = s[Y].split(s[Y].axis(0), 3);
+  s[U].compute_at(s[Y], o);
+  auto trace = lower_and_trace(s, {X, Y});
+  CHECK(trace["inline_stages"] == "U(i) = (X(i)*2.0f) + 1.0f\n"
+                                  "Y(i_1) = U(i_1) + U(i_1 + 1)\n");
+  // U is computed, per iteration of Y's outer loop, over the four points that iteration reads.
+  CHECK(trace["infer_bounds"] == "for (i, i.outer*3, 4) {\n"
+                                 "  U(i) = (X(i)*2.0f) + 1.0f\n"
+                                 "}\n"
+                                 "for (i_1, 0, 9) {\n"
+                                 "  Y(i_1) = U(i_1) + U(i_1 + 1)\n"
+                                 "}\n");
+}
+
+TEST_CASE("NNVM_VERIFY_PASSES=1 verifies the IR after every pass and names the pass that broke it") {
+  te::Tensor X = te::placeholder({4, 3}, dtype::float32, "X");
+  te::Tensor Y = te::compute({4, 3}, [&](auto& v) { return X(v[0], v[1]) + 1.0f; }, "Y");
+  auto s = schedule::create_schedule(Y);
+  // A broken pass: it drops the outermost loop but keeps its body, which still uses the loop's variable.
+  auto drop_outer_loop = [](lower::LowerState& st) { st.body = st.body.as<ir::For>()->body; };
+  using P = lower::IRProperty;
+  lower::LowerOptions options;
+  auto flat = with_row_after("simplify", {"drop_outer_loop", {P::loop_nest}, {}, {}, lower::every_family, drop_outer_loop});
+  auto tensors =
+      with_row_after("schedule_ops", {"drop_outer_loop", {P::loop_nest}, {}, {}, lower::every_family, drop_outer_loop});
+  {
+    ScopedEnv on("NNVM_VERIFY_PASSES", "1");
+    options.passes = &flat;
+    CHECK(internal_error([&] { lower::lower(s, {X, Y}, "f", options); }) ==
+          "[nnvm.verify.var_scope] after lowering pass drop_outer_loop: variable i is used outside the loop or let "
+          "that defines it (kernel f \u203a for j)");
+    // Before storage_flatten the loops store to tensors, and the verifier checks them as such.
+    options.passes = &tensors;
+    CHECK(internal_error([&] { lower::lower(s, {X, Y}, "f", options); }) ==
+          "[nnvm.verify.var_scope] after lowering pass drop_outer_loop: variable i is used outside the loop or let "
+          "that defines it (kernel f \u203a for j)");
+    // The built-in passes pass, and so does a symbolic size that no argument binds until the
+    // end, where it is the user's error it always was.
+    CHECK_NOTHROW(lower::lower(s, {X, Y}, "f"));
+    ir::Var q("q"), p("p");
+    auto r = te::reduce_axis(q, "r");
+    te::Tensor R = te::compute({4}, [&](auto& v) { return te::sum(X(v[0], 0) * 1.0f, {r}); }, "R");
+    te::Tensor Q = te::compute({4}, [&](auto& v) { return X(v[0], 0) * ir::cast(dtype::float32, p); }, "Q");
+    for (const auto& [out, name] : {std::pair{R, "r"}, std::pair{Q, "q"}})
+      CHECK_THROWS_WITH_AS(lower::lower(schedule::create_schedule(out), {X, out}, name),
+                           doctest::Contains("nnvm.lower.unbound_size"), UserError);
+  }
+  // Without it the damage shows only at the end, under another name: the loop variable left
+  // without its loop looks like a symbolic size that no argument binds.
+  ScopedEnv off("NNVM_VERIFY_PASSES", "0");
+  options.passes = &flat;
+  CHECK_THROWS_WITH_AS(lower::lower(s, {X, Y}, "f", options), doctest::Contains("nnvm.lower.unbound_size"), UserError);
+}
 
 TEST_CASE("a non-divisible vectorized split is partitioned into full vector tiles and a serial tail") {
   te::Tensor A = te::placeholder({10}, dtype::float32, "A");

@@ -401,6 +401,7 @@ inline GroupKernel build_group(const Graph& g, const std::vector<size_t>& nodes,
   args.insert(args.end(), outputs.begin(), outputs.end());
   lower::LowerOptions lowering = options.lower;
   lowering.vector_bits = options.target.vector_bits;
+  lowering.family = options.target.family;
   gk.func = lower::lower(sch, args, name, lowering);
   std::string ops_text;
   for (size_t i : nodes) ops_text += (ops_text.empty() ? "" : "+") + g.nodes[i].op;

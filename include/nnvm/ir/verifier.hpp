@@ -15,6 +15,8 @@
 //   condition_dtype     an if or select condition (or && / || / ! operand) that is not bool
 //   loop_dtype          a loop variable, min or extent that is not a scalar integer
 //   thread_tag          a thread-binding loop without a tag, or a tag on another loop
+// lower() also checks the IR between its passes when NNVM_VERIFY_PASSES=1 (IRForm::loop_nest
+// before storage_flatten).
 #pragma once
 
 #include <unordered_set>
@@ -25,12 +27,17 @@
 NNVM_BEGIN_NAMESPACE
 namespace ir {
 
+// What the verified IR is: lowered (the contract above) or a loop nest that still stores, reads
+// and realizes tensors (schedule_ops' output, before storage_flatten).
+enum class IRForm { lowered, loop_nest };
+
 namespace detail {
 
 class Verifier : public IRVisitor {
  public:
-  Verifier(std::string kernel, const std::vector<Buffer>& params, const std::vector<Var>& size_vars)
-      : context_{"kernel " + std::move(kernel)} {
+  Verifier(std::string kernel, const std::vector<Buffer>& params, const std::vector<Var>& size_vars,
+           IRForm form = IRForm::lowered)
+      : form_(form), context_{"kernel " + std::move(kernel)} {
     for (auto& v : size_vars) define(v);
     for (auto& b : params) {
       for (auto& d : b->shape) visit_expr(d);
@@ -84,7 +91,9 @@ class Verifier : public IRVisitor {
     fail("reduce_node", "a reduction is left in lowered IR; lowering must turn it into loops");
   }
   void visit(const ProducerLoad* op) override {
-    fail("producer_node", str_cat("tensor read ", op->tensor->name, "(...) is left in lowered IR"));
+    if (form_ == IRForm::lowered)
+      fail("producer_node", str_cat("tensor read ", op->tensor->name, "(...) is left in lowered IR"));
+    IRVisitor::visit(op);
   }
 
   void visit(const For* op) override {
@@ -135,10 +144,20 @@ class Verifier : public IRVisitor {
     visit_stmt(op->body);
   }
   void visit(const ProducerStore* op) override {
-    fail("producer_node", str_cat("tensor store ", op->tensor->name, "(...) = ... is left in lowered IR"));
+    if (form_ == IRForm::lowered)
+      fail("producer_node", str_cat("tensor store ", op->tensor->name, "(...) = ... is left in lowered IR"));
+    IRVisitor::visit(op);
   }
   void visit(const ProducerRealize* op) override {
-    fail("producer_node", str_cat("realize of tensor ", op->tensor->name, " is left in lowered IR"));
+    if (form_ == IRForm::lowered)
+      fail("producer_node", str_cat("realize of tensor ", op->tensor->name, " is left in lowered IR"));
+    for (auto& r : op->bounds) {
+      visit_expr(r.min);
+      visit_expr(r.extent);
+    }
+    context_.push_back("realize " + op->tensor->name);
+    visit_stmt(op->body);
+    context_.pop_back();
   }
 
  private:
@@ -173,6 +192,7 @@ class Verifier : public IRVisitor {
     throw InternalError("nnvm.verify." + what, message, context_);
   }
 
+  IRForm form_;
   std::vector<std::string> context_;
   std::unordered_set<const VarNode*> vars_;
   std::unordered_set<const BufferNode*> buffers_;
@@ -182,8 +202,8 @@ class Verifier : public IRVisitor {
 
 // Checks `body` as the body of a kernel with these params and size vars.
 inline void verify(const Stmt& body, const std::vector<Buffer>& params, const std::vector<Var>& size_vars,
-                   const std::string& kernel = "<stmt>") {
-  detail::Verifier v(kernel, params, size_vars);
+                   const std::string& kernel = "<stmt>", IRForm form = IRForm::lowered) {
+  detail::Verifier v(kernel, params, size_vars, form);
   v.visit_stmt(body);
 }
 

@@ -58,6 +58,7 @@ inline BuiltOp build(const OpDef& def, const std::vector<TensorType>& inputs, co
     args.insert(args.end(), out.outputs.begin(), out.outputs.end());
     lower::LowerOptions lowering = options.lower;
     lowering.vector_bits = target.vector_bits;
+    lowering.family = target.family;
     out.func = lower::lower(out.schedule, args, name, lowering);
   } catch (const UserError& e) {
     detail::rethrow_with_context(e, "op " + def.name);
