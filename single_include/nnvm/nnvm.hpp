@@ -1,10 +1,17 @@
-// nnvm 0.1.0, single header generated from include/nnvm/tensor.hpp and the
+// nnvm 0.1.0, single header generated from include/nnvm/nnvm.hpp and the
 // headers it includes. Do not edit. Regenerate with: cmake -P cmake/amalgamate.cmake
 // (or build the target `amalgamate`).
 #pragma once
 
+// begin nnvm/nnvm.hpp
+// Everything: the kernel author's header (<nnvm/tensor.hpp>), the op library and the graph layer
+// (compile and run whole models). The single header single_include/nnvm/nnvm.hpp is this file
+// with every header it reaches pasted in.
+
 // begin nnvm/tensor.hpp
-// The umbrella header: everything a kernel author needs.
+// The kernel author's header: the tensor DSL, schedules, lowering, the reference interpreter,
+// the C emitter and the C JIT. Compiles with `-I include` alone. The op library is
+// <nnvm/ops/ops.hpp>, the graph layer <nnvm/graph/graph.hpp>, and <nnvm/nnvm.hpp> all of it.
 
 // begin nnvm/config.hpp
 // Namespace and version macros shared by every nnvm header.
@@ -321,17 +328,23 @@ NNVM_END_NAMESPACE
 
 
 NNVM_BEGIN_NAMESPACE
-namespace te {
-struct TensorNode;
-}
 namespace ir {
 
+// Every expression node, written once as X(kind, node type). ExprKind and the visitors'
+// dispatch (functor.hpp) are generated from it; the switches that handle every node (printer,
+// interpreter, LLVM emitter) have no default case and the build treats -Wswitch as an error, so
+// a new node fails to compile wherever it is not handled. docs/architecture.md: adding a node.
+#define NNVM_IR_EXPR_NODES(X)                                                                     \
+  X(IntImm, IntImm) X(UIntImm, UIntImm) X(FloatImm, FloatImm) X(Var, VarNode)                     \
+  X(Add, Add) X(Sub, Sub) X(Mul, Mul) X(Div, Div) X(Mod, Mod) X(Min, Min) X(Max, Max)             \
+  X(EQ, EQ) X(NE, NE) X(LT, LT) X(LE, LE) X(GT, GT) X(GE, GE) X(And, And) X(Or, Or) X(Not, Not)   \
+  X(Select, Select) X(Cast, Cast) X(Call, Call) X(Load, Load) X(Ramp, Ramp)                       \
+  X(Broadcast, Broadcast) X(Let, Let) X(Reduce, Reduce) X(ProducerLoad, ProducerLoad)
+
 enum class ExprKind : uint8_t {
-  IntImm, UIntImm, FloatImm, Var,
-  Add, Sub, Mul, Div, Mod, Min, Max,
-  EQ, NE, LT, LE, GT, GE, And, Or, Not,
-  Select, Cast, Call, Load, Ramp, Broadcast, Let,
-  Reduce, ProducerLoad,
+#define NNVM_IR_KIND(kind, node) kind,
+  NNVM_IR_EXPR_NODES(NNVM_IR_KIND)
+#undef NNVM_IR_KIND
 };
 
 struct ExprNode {
@@ -625,11 +638,20 @@ struct Reduce : ExprNodeBase<Reduce, ExprKind::Reduce> {
                    Expr condition = Expr());
 };
 
+// A tensor as the IR sees it before storage flattening: identified by identity, with a name
+// (a hint, as for variables), extents and element type. How it is produced is not the IR's
+// business: the tensor DSL's te::TensorNode extends it with its operation.
+struct ProducerNode {
+  std::string name;
+  std::vector<Expr> shape;
+  DataType dtype;
+};
+
 // Reads element `indices` of a tensor (a placeholder or a compute stage).
 struct ProducerLoad : ExprNodeBase<ProducerLoad, ExprKind::ProducerLoad> {
-  std::shared_ptr<const te::TensorNode> tensor;
+  std::shared_ptr<const ProducerNode> tensor;
   std::vector<Expr> indices;
-  ProducerLoad(DataType t, std::shared_ptr<const te::TensorNode> ten, std::vector<Expr> idx)
+  ProducerLoad(DataType t, std::shared_ptr<const ProducerNode> ten, std::vector<Expr> idx)
       : ExprNodeBase(t), tensor(std::move(ten)), indices(std::move(idx)) {}
 };
 
@@ -938,9 +960,16 @@ NNVM_END_NAMESPACE
 NNVM_BEGIN_NAMESPACE
 namespace ir {
 
+// Every statement node, written once as X(kind, node type); see NNVM_IR_EXPR_NODES.
+#define NNVM_IR_STMT_NODES(X)                                                                       \
+  X(For, For) X(Store, Store) X(Allocate, Allocate) X(IfThenElse, IfThenElse) X(Seq, Seq)           \
+  X(LetStmt, LetStmt) X(Evaluate, Evaluate) X(Barrier, Barrier) X(ProducerStore, ProducerStore)     \
+  X(ProducerRealize, ProducerRealize)
+
 enum class StmtKind : uint8_t {
-  For, Store, Allocate, IfThenElse, Seq, LetStmt, Evaluate, Barrier,
-  ProducerStore, ProducerRealize,
+#define NNVM_IR_KIND(kind, node) kind,
+  NNVM_IR_STMT_NODES(NNVM_IR_KIND)
+#undef NNVM_IR_KIND
 };
 
 struct StmtNode {
@@ -1077,20 +1106,20 @@ struct Barrier : StmtNodeBase<Barrier, StmtKind::Barrier> {
 
 // tensor(indices) = value, before storage flattening.
 struct ProducerStore : StmtNodeBase<ProducerStore, StmtKind::ProducerStore> {
-  std::shared_ptr<const te::TensorNode> tensor;
+  std::shared_ptr<const ProducerNode> tensor;
   Expr value;
   std::vector<Expr> indices;
-  ProducerStore(std::shared_ptr<const te::TensorNode> t, Expr v, std::vector<Expr> i)
+  ProducerStore(std::shared_ptr<const ProducerNode> t, Expr v, std::vector<Expr> i)
       : tensor(std::move(t)), value(std::move(v)), indices(std::move(i)) {}
 };
 
 // Storage for an intermediate tensor over `bounds` during `body`, before storage flattening.
 struct ProducerRealize : StmtNodeBase<ProducerRealize, StmtKind::ProducerRealize> {
-  std::shared_ptr<const te::TensorNode> tensor;
+  std::shared_ptr<const ProducerNode> tensor;
   std::vector<Range> bounds;
   MemoryScope scope;
   Stmt body;
-  ProducerRealize(std::shared_ptr<const te::TensorNode> t, std::vector<Range> b, MemoryScope s, Stmt body_)
+  ProducerRealize(std::shared_ptr<const ProducerNode> t, std::vector<Range> b, MemoryScope s, Stmt body_)
       : tensor(std::move(t)), bounds(std::move(b)), scope(s), body(std::move(body_)) {}
 };
 
@@ -1115,38 +1144,17 @@ class IRVisitor {
   virtual void visit_expr(const Expr& e) {
     if (!e.defined()) return;
     switch (e.kind()) {
-#define NNVM_CASE(N) case ExprKind::N: return visit(e.as<N>());
-      NNVM_FOR_EACH_BINARY(NNVM_CASE)
+#define NNVM_CASE(kind, node) case ExprKind::kind: return visit(e.as<node>());
+      NNVM_IR_EXPR_NODES(NNVM_CASE)
 #undef NNVM_CASE
-      case ExprKind::IntImm: return visit(e.as<IntImm>());
-      case ExprKind::UIntImm: return visit(e.as<UIntImm>());
-      case ExprKind::FloatImm: return visit(e.as<FloatImm>());
-      case ExprKind::Var: return visit(e.as<VarNode>());
-      case ExprKind::Not: return visit(e.as<Not>());
-      case ExprKind::Select: return visit(e.as<Select>());
-      case ExprKind::Cast: return visit(e.as<Cast>());
-      case ExprKind::Call: return visit(e.as<Call>());
-      case ExprKind::Load: return visit(e.as<Load>());
-      case ExprKind::Ramp: return visit(e.as<Ramp>());
-      case ExprKind::Broadcast: return visit(e.as<Broadcast>());
-      case ExprKind::Let: return visit(e.as<Let>());
-      case ExprKind::Reduce: return visit(e.as<Reduce>());
-      case ExprKind::ProducerLoad: return visit(e.as<ProducerLoad>());
     }
   }
   virtual void visit_stmt(const Stmt& s) {
     if (!s.defined()) return;
     switch (s.kind()) {
-      case StmtKind::For: return visit(s.as<For>());
-      case StmtKind::Store: return visit(s.as<Store>());
-      case StmtKind::Allocate: return visit(s.as<Allocate>());
-      case StmtKind::IfThenElse: return visit(s.as<IfThenElse>());
-      case StmtKind::Seq: return visit(s.as<Seq>());
-      case StmtKind::LetStmt: return visit(s.as<LetStmt>());
-      case StmtKind::Evaluate: return visit(s.as<Evaluate>());
-      case StmtKind::Barrier: return visit(s.as<Barrier>());
-      case StmtKind::ProducerStore: return visit(s.as<ProducerStore>());
-      case StmtKind::ProducerRealize: return visit(s.as<ProducerRealize>());
+#define NNVM_CASE(kind, node) case StmtKind::kind: return visit(s.as<node>());
+      NNVM_IR_STMT_NODES(NNVM_CASE)
+#undef NNVM_CASE
     }
   }
 
@@ -1206,42 +1214,26 @@ class IRMutator {
   virtual Expr mutate(const Expr& e) {
     if (!e.defined()) return e;
     switch (e.kind()) {
-#define NNVM_CASE(N) case ExprKind::N: return visit(e.as<N>(), e);
-      NNVM_FOR_EACH_BINARY(NNVM_CASE)
+#define NNVM_CASE(kind, node) case ExprKind::kind: return visit(e.as<node>(), e);
+      NNVM_IR_EXPR_NODES(NNVM_CASE)
 #undef NNVM_CASE
-      case ExprKind::IntImm: case ExprKind::UIntImm: case ExprKind::FloatImm: return e;
-      case ExprKind::Var: return visit(e.as<VarNode>(), e);
-      case ExprKind::Not: return visit(e.as<Not>(), e);
-      case ExprKind::Select: return visit(e.as<Select>(), e);
-      case ExprKind::Cast: return visit(e.as<Cast>(), e);
-      case ExprKind::Call: return visit(e.as<Call>(), e);
-      case ExprKind::Load: return visit(e.as<Load>(), e);
-      case ExprKind::Ramp: return visit(e.as<Ramp>(), e);
-      case ExprKind::Broadcast: return visit(e.as<Broadcast>(), e);
-      case ExprKind::Let: return visit(e.as<Let>(), e);
-      case ExprKind::Reduce: return visit(e.as<Reduce>(), e);
-      case ExprKind::ProducerLoad: return visit(e.as<ProducerLoad>(), e);
     }
     return e;
   }
   virtual Stmt mutate(const Stmt& s) {
     if (!s.defined()) return s;
     switch (s.kind()) {
-      case StmtKind::For: return visit(s.as<For>(), s);
-      case StmtKind::Store: return visit(s.as<Store>(), s);
-      case StmtKind::Allocate: return visit(s.as<Allocate>(), s);
-      case StmtKind::IfThenElse: return visit(s.as<IfThenElse>(), s);
-      case StmtKind::Seq: return visit(s.as<Seq>(), s);
-      case StmtKind::LetStmt: return visit(s.as<LetStmt>(), s);
-      case StmtKind::Evaluate: return visit(s.as<Evaluate>(), s);
-      case StmtKind::Barrier: return s;
-      case StmtKind::ProducerStore: return visit(s.as<ProducerStore>(), s);
-      case StmtKind::ProducerRealize: return visit(s.as<ProducerRealize>(), s);
+#define NNVM_CASE(kind, node) case StmtKind::kind: return visit(s.as<node>(), s);
+      NNVM_IR_STMT_NODES(NNVM_CASE)
+#undef NNVM_CASE
     }
     return s;
   }
 
  protected:
+  virtual Expr visit(const IntImm*, const Expr& e) { return e; }
+  virtual Expr visit(const UIntImm*, const Expr& e) { return e; }
+  virtual Expr visit(const FloatImm*, const Expr& e) { return e; }
   virtual Expr visit(const VarNode*, const Expr& e) { return e; }
   // Binary nodes are rebuilt through their checked factory; vector lanes are matched so a
   // mutator may turn one side into a vector (the vectorizer relies on this).
@@ -1352,6 +1344,7 @@ class IRMutator {
     Stmt b = mutate(op->body);
     return v.same_as(op->value) && b.same_as(op->body) ? s : LetStmt::make(op->var, v, b);
   }
+  virtual Stmt visit(const Barrier*, const Stmt& s) { return s; }
   virtual Stmt visit(const Evaluate* op, const Stmt& s) {
     Expr v = mutate(op->value);
     return v.same_as(op->value) ? s : Evaluate::make(v);
@@ -1505,223 +1498,6 @@ NNVM_END_NAMESPACE
 #include <unordered_map>
 #include <unordered_set>
 
-// begin nnvm/te/operation.hpp
-// Tensors and the operations that produce them: placeholders (inputs) and computes (a body
-// expression over index variables). This is the untyped path; te/dsl.hpp wraps it with
-// compile-time rank, dtype and shape checks.
-
-#include <functional>
-#include <initializer_list>
-
-
-NNVM_BEGIN_NAMESPACE
-namespace te {
-
-using nnvm::DataType;
-using ir::Expr;
-using ir::IterVar;
-using ir::Range;
-using ir::Var;
-
-struct OperationNode;
-
-struct TensorNode {
-  std::string name;
-  std::vector<Expr> shape;
-  DataType dtype;
-  std::shared_ptr<const OperationNode> op;  // the producer
-};
-
-enum class OpKind : uint8_t { placeholder, compute };
-
-struct OperationNode {
-  OpKind kind;
-  std::string name;
-  // compute only: one data-parallel axis per output dimension, and the body. A body whose top
-  // is a Reduce is a reduction; its reduce axes are listed in reduce_axes.
-  std::vector<IterVar> axis;
-  std::vector<IterVar> reduce_axes;
-  Expr body;
-  // The tensors the body reads, in first-use order.
-  std::vector<std::shared_ptr<const TensorNode>> inputs;
-};
-
-class Tensor {
- public:
-  Tensor() = default;
-  explicit Tensor(std::shared_ptr<const TensorNode> n) : node_(std::move(n)) {}
-
-  bool defined() const { return node_ != nullptr; }
-  const TensorNode* get() const { return node_.get(); }
-  const TensorNode* operator->() const { return node_.get(); }
-  const std::shared_ptr<const TensorNode>& node_ptr() const { return node_; }
-  const std::string& name() const { return node_->name; }
-  DataType dtype() const { return node_->dtype; }
-  size_t rank() const { return node_->shape.size(); }
-  const std::vector<Expr>& shape() const { return node_->shape; }
-  const OperationNode& op() const { return *node_->op; }
-  bool same_as(const Tensor& o) const { return node_ == o.node_; }
-
-  // Element access: builds a read of this tensor at `indices` (int64 expressions).
-  Expr operator()(std::vector<Expr> indices) const {
-    if (indices.size() != rank())
-      throw UserError("nnvm.te.rank_mismatch",
-                      str_cat("tensor ", name(), " has rank ", rank(), " but is indexed with ",
-                              indices.size(), indices.size() == 1 ? " index" : " indices"));
-    for (auto& i : indices) {
-      if (!i.dtype().is_int() || !i.dtype().is_scalar())
-        throw UserError("nnvm.te.index_dtype", str_cat("index of tensor ", name(), " is ", i.dtype(),
-                                                       "; indices must be scalar integers"));
-      if (i.dtype() != dtype::index) i = ir::cast(dtype::index, i);
-    }
-    return ir::make_expr<ir::ProducerLoad>(dtype(), node_, std::move(indices));
-  }
-  template <class... I>
-    requires(sizeof...(I) > 0 && (std::is_convertible_v<I, Expr> && ...))
-  Expr operator()(I&&... i) const {
-    return (*this)(std::vector<Expr>{Expr(std::forward<I>(i))...});
-  }
-
- private:
-  std::shared_ptr<const TensorNode> node_;
-};
-
-inline std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.name(); }
-
-namespace detail {
-inline void check_shape(const std::string& name, const std::vector<Expr>& shape) {
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (!shape[d].defined() || !shape[d].dtype().is_int() || !shape[d].dtype().is_scalar())
-      throw UserError("nnvm.te.shape_dtype",
-                      str_cat("extent of dimension ", d, " of tensor ", name, " must be a scalar integer"));
-    // Zero is allowed: empty tensors (ONNX's empty sets, a Slice that selects nothing) lower to
-    // loops that run no iterations.
-    if (auto* c = ir::as_const_int(shape[d]); c && *c < 0)
-      throw UserError("nnvm.te.shape_negative",
-                      str_cat("extent of dimension ", d, " of tensor ", name, " is ", *c, "; extents must be non-negative"));
-  }
-}
-inline std::vector<Expr> to_index_dtype(std::vector<Expr> shape) {
-  for (auto& e : shape)
-    if (e.defined() && e.dtype().is_int() && e.dtype() != dtype::index) e = ir::cast(dtype::index, e);
-  return shape;
-}
-// Tensors read by `body`, in first-use order.
-inline std::vector<std::shared_ptr<const TensorNode>> collect_inputs(const Expr& body) {
-  struct Collector : ir::IRVisitor {
-    std::vector<std::shared_ptr<const TensorNode>> out;
-    void visit(const ir::ProducerLoad* op) override {
-      bool seen = false;
-      for (auto& t : out) seen |= t == op->tensor;
-      if (!seen) out.push_back(op->tensor);
-      ir::IRVisitor::visit(op);
-    }
-  } c;
-  c.visit_expr(body);
-  return c.out;
-}
-inline std::string default_axis_name(size_t d, size_t rank) {
-  static const char* const names[] = {"i", "j", "k", "l", "m", "n"};
-  return rank <= 6 ? names[d] : "i" + std::to_string(d);
-}
-}  // namespace detail
-
-// An input tensor of the given shape and element type. Extents may be symbolic `Var`s.
-inline Tensor placeholder(std::vector<Expr> shape, DataType dtype, std::string name) {
-  shape = detail::to_index_dtype(std::move(shape));
-  detail::check_shape(name, shape);
-  auto op = std::make_shared<OperationNode>();
-  op->kind = OpKind::placeholder;
-  op->name = name;
-  return Tensor(std::make_shared<const TensorNode>(TensorNode{std::move(name), std::move(shape), dtype, std::move(op)}));
-}
-
-// A reduction axis over [min, min + extent).
-inline IterVar reduce_axis(Expr extent, std::string name = "r", Expr min = Expr(int64_t(0))) {
-  if (extent.dtype() != dtype::index) extent = ir::cast(dtype::index, extent);
-  // An empty reduction (extent 0) yields its combiner's initial value.
-  if (auto* c = ir::as_const_int(extent); c && *c < 0)
-    throw UserError("nnvm.te.reduce_extent", str_cat("reduction axis ", name, " has extent ", *c, "; it must be non-negative"));
-  return IterVar(Var(std::move(name)), Range{std::move(min), std::move(extent)}, ir::IterKind::reduce);
-}
-
-// The tensor whose element at index vector `axis` is `fbody(axis)`; `axis_names` name the
-// index variables (defaults i, j, k, ...).
-inline Tensor compute(std::vector<Expr> shape, const std::function<Expr(const std::vector<Var>&)>& fbody,
-                      std::string name = "compute", std::vector<std::string> axis_names = {}) {
-  shape = detail::to_index_dtype(std::move(shape));
-  detail::check_shape(name, shape);
-  auto op = std::make_shared<OperationNode>();
-  op->kind = OpKind::compute;
-  op->name = name;
-  std::vector<Var> vars;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    std::string vn = d < axis_names.size() ? axis_names[d] : detail::default_axis_name(d, shape.size());
-    vars.emplace_back(vn);
-    op->axis.emplace_back(vars.back(), Range{Expr(int64_t(0)), shape[d]}, ir::IterKind::data_par);
-  }
-  Expr body = fbody(vars);
-  if (!body.defined()) throw UserError("nnvm.te.empty_body", str_cat("compute ", name, " returned no expression"));
-  if (body.dtype().lanes != 1)
-    throw UserError("nnvm.te.vector_body", str_cat("compute ", name, " must return a scalar expression"));
-  // A reduction may only be the top of the body: anything else has no defined loop placement.
-  struct NestedReduce : ir::IRVisitor {
-    int depth = 0;
-    bool nested = false;
-    void visit(const ir::Reduce* r) override {
-      nested |= depth > 0;
-      ++depth;
-      ir::IRVisitor::visit(r);
-      --depth;
-    }
-  } check;
-  check.depth = 1;  // every Reduce the visitor meets lies below the top of the body
-  if (auto* r = body.as<ir::Reduce>()) {
-    op->reduce_axes = r->axes;
-    check.visit_expr(r->source);
-  } else {
-    check.visit_expr(body);
-  }
-  if (check.nested)
-    throw UserError("nnvm.te.nested_reduce",
-                    str_cat("compute ", name, " has a reduction inside a larger expression; compute the "
-                                              "reduction as its own tensor"));
-  op->inputs = detail::collect_inputs(body);
-  op->body = body;
-  DataType dt = body.dtype();
-  return Tensor(std::make_shared<const TensorNode>(TensorNode{std::move(name), std::move(shape), dt, std::move(op)}));
-}
-
-// Untyped reductions over one or more axes (the typed DSL has its own spelling).
-inline Expr sum(Expr source, std::vector<IterVar> axes, Expr init = Expr()) {
-  return ir::Reduce::make(ir::Combiner::sum, std::move(source), std::move(axes), std::move(init));
-}
-inline Expr prod(Expr source, std::vector<IterVar> axes, Expr init = Expr()) {
-  return ir::Reduce::make(ir::Combiner::prod, std::move(source), std::move(axes), std::move(init));
-}
-inline Expr max_reduce(Expr source, std::vector<IterVar> axes, Expr init = Expr()) {
-  return ir::Reduce::make(ir::Combiner::max, std::move(source), std::move(axes), std::move(init));
-}
-inline Expr min_reduce(Expr source, std::vector<IterVar> axes, Expr init = Expr()) {
-  return ir::Reduce::make(ir::Combiner::min, std::move(source), std::move(axes), std::move(init));
-}
-
-// All operations that `outputs` depend on, producers before consumers (deterministic).
-inline std::vector<Tensor> post_order(const std::vector<Tensor>& outputs) {
-  std::vector<Tensor> order;
-  std::unordered_set<const TensorNode*> visited;
-  std::function<void(const std::shared_ptr<const TensorNode>&)> visit = [&](const auto& t) {
-    if (!visited.insert(t.get()).second) return;
-    for (auto& in : t->op->inputs) visit(in);
-    order.emplace_back(t);
-  };
-  for (auto& o : outputs) visit(o.node_ptr());
-  return order;
-}
-
-}  // namespace te
-NNVM_END_NAMESPACE
-// end nnvm/te/operation.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace ir {
@@ -1855,17 +1631,17 @@ class Printer {
     os_ << "}\n";
   }
 
-  void print_tensor(const te::Tensor& t) {
-    const te::OperationNode& op = t.op();
-    if (op.kind == te::OpKind::placeholder) {
-      os_ << "placeholder " << name_of(t.get()) << ": ";
-      shape(t.dtype(), t.shape());
-      return;
-    }
-    os_ << name_of(t.get()) << "(";
-    for (size_t i = 0; i < op.axis.size(); ++i) os_ << (i ? ", " : "") << name_of(op.axis[i].var());
+  // `placeholder A: float32[64, n]`
+  void print_placeholder(const ProducerNode* t) {
+    os_ << "placeholder " << name_of(t) << ": ";
+    shape(t->dtype, t->shape);
+  }
+  // `C(i, j) = sum(A(i, k)*B(k, j), axis=[k])`
+  void print_definition(const ProducerNode* t, const std::vector<IterVar>& axes, const Expr& body) {
+    os_ << name_of(t) << "(";
+    for (size_t i = 0; i < axes.size(); ++i) os_ << (i ? ", " : "") << name_of(axes[i].var());
     os_ << ") = ";
-    expr(op.body, 0);
+    expr(body, 0);
   }
 
  private:
@@ -1888,7 +1664,7 @@ class Printer {
   const std::string& name_of(const Var& v) { return unique(v.get(), v.name()); }
   const std::string& name_of(const VarNode* v) { return unique(v, v->name); }
   const std::string& name_of(const Buffer& b) { return unique(b.get(), b->name); }
-  const std::string& name_of(const te::TensorNode* t) { return unique(t, t->name); }
+  const std::string& name_of(const ProducerNode* t) { return unique(t, t->name); }
 
   void shape(DataType t, const std::vector<Expr>& dims) {
     os_ << t << "[";
@@ -2116,13 +1892,6 @@ inline std::string to_string(const Stmt& s) {
 inline std::string to_string(const LoweredFunc& f) {
   detail::Printer p;
   p.print_func(f);
-  return p.str();
-}
-// A placeholder prints as `placeholder A: float32[64, n]`, a compute as its definition,
-// `C(i, j) = sum(A(i, k)*B(k, j), axis=[k])`.
-inline std::string to_string(const te::Tensor& t) {
-  detail::Printer p;
-  p.print_tensor(t);
   return p.str();
 }
 
@@ -3604,6 +3373,8 @@ NNVM_END_NAMESPACE
 //   condition_dtype     an if or select condition (or && / || / ! operand) that is not bool
 //   loop_dtype          a loop variable, min or extent that is not a scalar integer
 //   thread_tag          a thread-binding loop without a tag, or a tag on another loop
+// lower() also checks the IR between its passes when NNVM_VERIFY_PASSES=1 (IRForm::loop_nest
+// before storage_flatten).
 
 #include <unordered_set>
 
@@ -3611,12 +3382,17 @@ NNVM_END_NAMESPACE
 NNVM_BEGIN_NAMESPACE
 namespace ir {
 
+// What the verified IR is: lowered (the contract above) or a loop nest that still stores, reads
+// and realizes tensors (schedule_ops' output, before storage_flatten).
+enum class IRForm { lowered, loop_nest };
+
 namespace detail {
 
 class Verifier : public IRVisitor {
  public:
-  Verifier(std::string kernel, const std::vector<Buffer>& params, const std::vector<Var>& size_vars)
-      : context_{"kernel " + std::move(kernel)} {
+  Verifier(std::string kernel, const std::vector<Buffer>& params, const std::vector<Var>& size_vars,
+           IRForm form = IRForm::lowered)
+      : form_(form), context_{"kernel " + std::move(kernel)} {
     for (auto& v : size_vars) define(v);
     for (auto& b : params) {
       for (auto& d : b->shape) visit_expr(d);
@@ -3670,7 +3446,9 @@ class Verifier : public IRVisitor {
     fail("reduce_node", "a reduction is left in lowered IR; lowering must turn it into loops");
   }
   void visit(const ProducerLoad* op) override {
-    fail("producer_node", str_cat("tensor read ", op->tensor->name, "(...) is left in lowered IR"));
+    if (form_ == IRForm::lowered)
+      fail("producer_node", str_cat("tensor read ", op->tensor->name, "(...) is left in lowered IR"));
+    IRVisitor::visit(op);
   }
 
   void visit(const For* op) override {
@@ -3721,10 +3499,20 @@ class Verifier : public IRVisitor {
     visit_stmt(op->body);
   }
   void visit(const ProducerStore* op) override {
-    fail("producer_node", str_cat("tensor store ", op->tensor->name, "(...) = ... is left in lowered IR"));
+    if (form_ == IRForm::lowered)
+      fail("producer_node", str_cat("tensor store ", op->tensor->name, "(...) = ... is left in lowered IR"));
+    IRVisitor::visit(op);
   }
   void visit(const ProducerRealize* op) override {
-    fail("producer_node", str_cat("realize of tensor ", op->tensor->name, " is left in lowered IR"));
+    if (form_ == IRForm::lowered)
+      fail("producer_node", str_cat("realize of tensor ", op->tensor->name, " is left in lowered IR"));
+    for (auto& r : op->bounds) {
+      visit_expr(r.min);
+      visit_expr(r.extent);
+    }
+    context_.push_back("realize " + op->tensor->name);
+    visit_stmt(op->body);
+    context_.pop_back();
   }
 
  private:
@@ -3759,6 +3547,7 @@ class Verifier : public IRVisitor {
     throw InternalError("nnvm.verify." + what, message, context_);
   }
 
+  IRForm form_;
   std::vector<std::string> context_;
   std::unordered_set<const VarNode*> vars_;
   std::unordered_set<const BufferNode*> buffers_;
@@ -3768,8 +3557,8 @@ class Verifier : public IRVisitor {
 
 // Checks `body` as the body of a kernel with these params and size vars.
 inline void verify(const Stmt& body, const std::vector<Buffer>& params, const std::vector<Var>& size_vars,
-                   const std::string& kernel = "<stmt>") {
-  detail::Verifier v(kernel, params, size_vars);
+                   const std::string& kernel = "<stmt>", IRForm form = IRForm::lowered) {
+  detail::Verifier v(kernel, params, size_vars, form);
   v.visit_stmt(body);
 }
 
@@ -3949,6 +3738,240 @@ class NDArray {
 
 NNVM_END_NAMESPACE
 // end nnvm/ndarray.hpp
+// begin nnvm/te/operation.hpp
+// Tensors and the operations that produce them: placeholders (inputs) and computes (a body
+// expression over index variables). This is the untyped path; te/dsl.hpp wraps it with
+// compile-time rank, dtype and shape checks.
+
+#include <functional>
+#include <initializer_list>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace te {
+
+using nnvm::DataType;
+using ir::Expr;
+using ir::IterVar;
+using ir::Range;
+using ir::Var;
+
+struct OperationNode;
+
+// A tensor: the IR's producer (name, shape, dtype) and the operation that computes it.
+struct TensorNode : ir::ProducerNode {
+  std::shared_ptr<const OperationNode> op;  // the producer
+};
+
+// The tensor an IR producer is. Every producer in IR is a TensorNode: only the DSL (and the
+// schedule's cache and rfactor stages, which are tensors too) makes producer loads.
+inline std::shared_ptr<const TensorNode> as_tensor(const std::shared_ptr<const ir::ProducerNode>& p) {
+  return std::static_pointer_cast<const TensorNode>(p);
+}
+inline const TensorNode* as_tensor(const ir::ProducerNode* p) { return static_cast<const TensorNode*>(p); }
+
+enum class OpKind : uint8_t { placeholder, compute };
+
+struct OperationNode {
+  OpKind kind;
+  std::string name;
+  // compute only: one data-parallel axis per output dimension, and the body. A body whose top
+  // is a Reduce is a reduction; its reduce axes are listed in reduce_axes.
+  std::vector<IterVar> axis;
+  std::vector<IterVar> reduce_axes;
+  Expr body;
+  // The tensors the body reads, in first-use order.
+  std::vector<std::shared_ptr<const TensorNode>> inputs;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<const TensorNode> n) : node_(std::move(n)) {}
+
+  bool defined() const { return node_ != nullptr; }
+  const TensorNode* get() const { return node_.get(); }
+  const TensorNode* operator->() const { return node_.get(); }
+  const std::shared_ptr<const TensorNode>& node_ptr() const { return node_; }
+  const std::string& name() const { return node_->name; }
+  DataType dtype() const { return node_->dtype; }
+  size_t rank() const { return node_->shape.size(); }
+  const std::vector<Expr>& shape() const { return node_->shape; }
+  const OperationNode& op() const { return *node_->op; }
+  bool same_as(const Tensor& o) const { return node_ == o.node_; }
+
+  // Element access: builds a read of this tensor at `indices` (int64 expressions).
+  Expr operator()(std::vector<Expr> indices) const {
+    if (indices.size() != rank())
+      throw UserError("nnvm.te.rank_mismatch",
+                      str_cat("tensor ", name(), " has rank ", rank(), " but is indexed with ",
+                              indices.size(), indices.size() == 1 ? " index" : " indices"));
+    for (auto& i : indices) {
+      if (!i.dtype().is_int() || !i.dtype().is_scalar())
+        throw UserError("nnvm.te.index_dtype", str_cat("index of tensor ", name(), " is ", i.dtype(),
+                                                       "; indices must be scalar integers"));
+      if (i.dtype() != dtype::index) i = ir::cast(dtype::index, i);
+    }
+    return ir::make_expr<ir::ProducerLoad>(dtype(), node_, std::move(indices));
+  }
+  template <class... I>
+    requires(sizeof...(I) > 0 && (std::is_convertible_v<I, Expr> && ...))
+  Expr operator()(I&&... i) const {
+    return (*this)(std::vector<Expr>{Expr(std::forward<I>(i))...});
+  }
+
+ private:
+  std::shared_ptr<const TensorNode> node_;
+};
+
+inline std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.name(); }
+
+namespace detail {
+inline void check_shape(const std::string& name, const std::vector<Expr>& shape) {
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (!shape[d].defined() || !shape[d].dtype().is_int() || !shape[d].dtype().is_scalar())
+      throw UserError("nnvm.te.shape_dtype",
+                      str_cat("extent of dimension ", d, " of tensor ", name, " must be a scalar integer"));
+    // Zero is allowed: empty tensors (ONNX's empty sets, a Slice that selects nothing) lower to
+    // loops that run no iterations.
+    if (auto* c = ir::as_const_int(shape[d]); c && *c < 0)
+      throw UserError("nnvm.te.shape_negative",
+                      str_cat("extent of dimension ", d, " of tensor ", name, " is ", *c, "; extents must be non-negative"));
+  }
+}
+inline std::vector<Expr> to_index_dtype(std::vector<Expr> shape) {
+  for (auto& e : shape)
+    if (e.defined() && e.dtype().is_int() && e.dtype() != dtype::index) e = ir::cast(dtype::index, e);
+  return shape;
+}
+// Tensors read by `body`, in first-use order.
+inline std::vector<std::shared_ptr<const TensorNode>> collect_inputs(const Expr& body) {
+  struct Collector : ir::IRVisitor {
+    std::vector<std::shared_ptr<const TensorNode>> out;
+    void visit(const ir::ProducerLoad* op) override {
+      bool seen = false;
+      for (auto& t : out) seen |= t == op->tensor;
+      if (!seen) out.push_back(as_tensor(op->tensor));
+      ir::IRVisitor::visit(op);
+    }
+  } c;
+  c.visit_expr(body);
+  return c.out;
+}
+inline std::string default_axis_name(size_t d, size_t rank) {
+  static const char* const names[] = {"i", "j", "k", "l", "m", "n"};
+  return rank <= 6 ? names[d] : "i" + std::to_string(d);
+}
+}  // namespace detail
+
+// An input tensor of the given shape and element type. Extents may be symbolic `Var`s.
+inline Tensor placeholder(std::vector<Expr> shape, DataType dtype, std::string name) {
+  shape = detail::to_index_dtype(std::move(shape));
+  detail::check_shape(name, shape);
+  auto op = std::make_shared<OperationNode>();
+  op->kind = OpKind::placeholder;
+  op->name = name;
+  return Tensor(std::make_shared<const TensorNode>(TensorNode{{std::move(name), std::move(shape), dtype}, std::move(op)}));
+}
+
+// A reduction axis over [min, min + extent).
+inline IterVar reduce_axis(Expr extent, std::string name = "r", Expr min = Expr(int64_t(0))) {
+  if (extent.dtype() != dtype::index) extent = ir::cast(dtype::index, extent);
+  // An empty reduction (extent 0) yields its combiner's initial value.
+  if (auto* c = ir::as_const_int(extent); c && *c < 0)
+    throw UserError("nnvm.te.reduce_extent", str_cat("reduction axis ", name, " has extent ", *c, "; it must be non-negative"));
+  return IterVar(Var(std::move(name)), Range{std::move(min), std::move(extent)}, ir::IterKind::reduce);
+}
+
+// The tensor whose element at index vector `axis` is `fbody(axis)`; `axis_names` name the
+// index variables (defaults i, j, k, ...).
+inline Tensor compute(std::vector<Expr> shape, const std::function<Expr(const std::vector<Var>&)>& fbody,
+                      std::string name = "compute", std::vector<std::string> axis_names = {}) {
+  shape = detail::to_index_dtype(std::move(shape));
+  detail::check_shape(name, shape);
+  auto op = std::make_shared<OperationNode>();
+  op->kind = OpKind::compute;
+  op->name = name;
+  std::vector<Var> vars;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    std::string vn = d < axis_names.size() ? axis_names[d] : detail::default_axis_name(d, shape.size());
+    vars.emplace_back(vn);
+    op->axis.emplace_back(vars.back(), Range{Expr(int64_t(0)), shape[d]}, ir::IterKind::data_par);
+  }
+  Expr body = fbody(vars);
+  if (!body.defined()) throw UserError("nnvm.te.empty_body", str_cat("compute ", name, " returned no expression"));
+  if (body.dtype().lanes != 1)
+    throw UserError("nnvm.te.vector_body", str_cat("compute ", name, " must return a scalar expression"));
+  // A reduction may only be the top of the body: anything else has no defined loop placement.
+  struct NestedReduce : ir::IRVisitor {
+    int depth = 0;
+    bool nested = false;
+    void visit(const ir::Reduce* r) override {
+      nested |= depth > 0;
+      ++depth;
+      ir::IRVisitor::visit(r);
+      --depth;
+    }
+  } check;
+  check.depth = 1;  // every Reduce the visitor meets lies below the top of the body
+  if (auto* r = body.as<ir::Reduce>()) {
+    op->reduce_axes = r->axes;
+    check.visit_expr(r->source);
+  } else {
+    check.visit_expr(body);
+  }
+  if (check.nested)
+    throw UserError("nnvm.te.nested_reduce",
+                    str_cat("compute ", name, " has a reduction inside a larger expression; compute the "
+                                              "reduction as its own tensor"));
+  op->inputs = detail::collect_inputs(body);
+  op->body = body;
+  DataType dt = body.dtype();
+  return Tensor(std::make_shared<const TensorNode>(TensorNode{{std::move(name), std::move(shape), dt}, std::move(op)}));
+}
+
+// Untyped reductions over one or more axes (the typed DSL has its own spelling).
+inline Expr sum(Expr source, std::vector<IterVar> axes, Expr init = Expr()) {
+  return ir::Reduce::make(ir::Combiner::sum, std::move(source), std::move(axes), std::move(init));
+}
+inline Expr prod(Expr source, std::vector<IterVar> axes, Expr init = Expr()) {
+  return ir::Reduce::make(ir::Combiner::prod, std::move(source), std::move(axes), std::move(init));
+}
+inline Expr max_reduce(Expr source, std::vector<IterVar> axes, Expr init = Expr()) {
+  return ir::Reduce::make(ir::Combiner::max, std::move(source), std::move(axes), std::move(init));
+}
+inline Expr min_reduce(Expr source, std::vector<IterVar> axes, Expr init = Expr()) {
+  return ir::Reduce::make(ir::Combiner::min, std::move(source), std::move(axes), std::move(init));
+}
+
+// All operations that `outputs` depend on, producers before consumers (deterministic).
+inline std::vector<Tensor> post_order(const std::vector<Tensor>& outputs) {
+  std::vector<Tensor> order;
+  std::unordered_set<const TensorNode*> visited;
+  std::function<void(const std::shared_ptr<const TensorNode>&)> visit = [&](const auto& t) {
+    if (!visited.insert(t.get()).second) return;
+    for (auto& in : t->op->inputs) visit(in);
+    order.emplace_back(t);
+  };
+  for (auto& o : outputs) visit(o.node_ptr());
+  return order;
+}
+
+}  // namespace te
+
+namespace ir {
+// A placeholder prints as `placeholder A: float32[64, n]`, a compute as its definition,
+// `C(i, j) = sum(A(i, k)*B(k, j), axis=[k])`. Beside ir::to_string's other overloads, so one
+// name prints everything; defined here because the IR knows nothing of operations.
+inline std::string to_string(const te::Tensor& t) {
+  detail::Printer p;
+  if (t.op().kind == te::OpKind::placeholder) p.print_placeholder(t.get());
+  else p.print_definition(t.get(), t.op().axis, t.op().body);
+  return p.str();
+}
+}  // namespace ir
+NNVM_END_NAMESPACE
+// end nnvm/te/operation.hpp
 // begin nnvm/te/dsl.hpp
 // The typed tensor DSL. It lives in nnvm::te::dsl (nnvm::dsl for short), because nnvm::te
 // already names the untyped te::Tensor and te::Expr (= ir::Expr), and its user-facing names
@@ -5456,11 +5479,11 @@ namespace schedule {
 namespace detail {
 
 // Replaces every read of one tensor by a read of another, in an expression.
-inline Expr redirect_reads(const Expr& e, const te::TensorNode* from, const std::shared_ptr<const te::TensorNode>& to) {
+inline Expr redirect_reads(const Expr& e, const ir::ProducerNode* from, const std::shared_ptr<const te::TensorNode>& to) {
   struct Redirect : ir::IRMutator {
-    const te::TensorNode* from;
+    const ir::ProducerNode* from;
     const std::shared_ptr<const te::TensorNode>& to;
-    Redirect(const te::TensorNode* f, const std::shared_ptr<const te::TensorNode>& t) : from(f), to(t) {}
+    Redirect(const ir::ProducerNode* f, const std::shared_ptr<const te::TensorNode>& t) : from(f), to(t) {}
     using ir::IRMutator::mutate;
     Expr visit(const ir::ProducerLoad* op, const Expr& e) override {
       Expr r = ir::IRMutator::visit(op, e);
@@ -5482,7 +5505,7 @@ inline te::Tensor make_stage_tensor(std::string name, std::vector<Expr> shape, D
   op->reduce_axes = std::move(reduce_axes);
   op->inputs = te::detail::collect_inputs(body);
   op->body = std::move(body);
-  return te::Tensor(std::make_shared<const te::TensorNode>(te::TensorNode{std::move(name), std::move(shape), dtype, std::move(op)}));
+  return te::Tensor(std::make_shared<const te::TensorNode>(te::TensorNode{{std::move(name), std::move(shape), dtype}, std::move(op)}));
 }
 
 // Fresh data-parallel axes with the same names and ranges.
@@ -5647,7 +5670,7 @@ class Schedule {
       if (stages_[p].same_as(s)) return p;
     throw InternalError("nnvm.internal", "stage not in schedule");
   }
-  static bool reads(const Expr& body, const te::TensorNode* t) {
+  static bool reads(const Expr& body, const ir::ProducerNode* t) {
     for (auto& in : te::detail::collect_inputs(body))
       if (in.get() == t) return true;
     return false;
@@ -5664,15 +5687,24 @@ inline Schedule create_schedule(const te::Tensor& output) { return Schedule({out
 NNVM_END_NAMESPACE
 // end nnvm/schedule/schedule.hpp
 // begin nnvm/lower/pipeline.hpp
-// The whole lowering, as one readable list of passes: Schedule -> LoweredFunc.
+// The whole lowering, as one table of passes: Schedule -> LoweredFunc.
+//
+// Each row is one pass: its name, the IR properties it requires, ensures and removes, and the
+// target families it runs for. lower() runs the rows for LowerOptions::family in order; the
+// table is checked when it is built, so a row whose requirements no earlier row ensures (for
+// some family) is an error at the first lowering, not a silent miscompile.
 //
 // Set NNVM_DUMP_IR to a comma-separated list of pass names (or "all") to print the IR after
 // those passes to stderr; LowerOptions::on_pass receives the same (name, IR) pairs, which is
-// how tutorials show each step.
+// how tutorials show each step. Set NNVM_VERIFY_PASSES=1 to run the IR verifier after every
+// pass that outputs loop IR (tensor form before storage_flatten, the lowered-IR contract
+// after); a failure names the pass after which it was found. The test suite runs with it on.
 
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <iostream>
 #include <sstream>
@@ -5703,12 +5735,12 @@ namespace lower {
 using BodyMap = std::unordered_map<const schedule::StageNode*, ir::Expr>;
 
 inline BodyMap inline_stages(const schedule::Schedule& sch) {
-  std::unordered_map<const te::TensorNode*, const schedule::StageNode*> inlined;
+  std::unordered_map<const ir::ProducerNode*, const schedule::StageNode*> inlined;
   BodyMap bodies;
   struct Inliner : ir::IRMutator {
-    const std::unordered_map<const te::TensorNode*, const schedule::StageNode*>& inlined;
+    const std::unordered_map<const ir::ProducerNode*, const schedule::StageNode*>& inlined;
     const BodyMap& bodies;
-    Inliner(const std::unordered_map<const te::TensorNode*, const schedule::StageNode*>& i, const BodyMap& b)
+    Inliner(const std::unordered_map<const ir::ProducerNode*, const schedule::StageNode*>& i, const BodyMap& b)
         : inlined(i), bodies(b) {}
     using ir::IRMutator::mutate;
     ir::Expr visit(const ir::ProducerLoad* op, const ir::Expr& e) override {
@@ -5800,9 +5832,9 @@ inline Values pass_up(const schedule::Stage& stage, const RangeMap& ranges, Valu
 
 namespace detail {
 
-inline std::vector<const ir::ProducerLoad*> reads_of(const Expr& body, const te::TensorNode* t) {
+inline std::vector<const ir::ProducerLoad*> reads_of(const Expr& body, const ir::ProducerNode* t) {
   struct Finder : ir::IRVisitor {
-    const te::TensorNode* t;
+    const ir::ProducerNode* t;
     std::vector<const ir::ProducerLoad*> out;
     void visit(const ir::ProducerLoad* op) override {
       if (op->tensor.get() == t) out.push_back(op);
@@ -5852,7 +5884,7 @@ inline void merge_into(std::vector<ir::SymInterval>& region, bool& first, const 
 // The region of `producer` that `reader` reads while the loops in `relaxed` run over their
 // ranges (the loops of one iteration of the attach point).
 inline void add_region_read(std::vector<ir::SymInterval>& region, bool& first, const schedule::Stage& reader,
-                            const Expr& reader_body, const te::TensorNode* producer, const ir::SymIntervalMap& relaxed,
+                            const Expr& reader_body, const ir::ProducerNode* producer, const ir::SymIntervalMap& relaxed,
                             const RangeMap& ranges, const ir::IntervalMap& known) {
   Values leaf_values;
   for (auto& iv : reader.leaf_iter_vars()) leaf_values[iv.get()] = leaf_value(iv, ranges);
@@ -6447,7 +6479,7 @@ inline ir::Expr flat_index(const std::vector<ir::Expr>& indices, const std::vect
 
 class StorageFlattener : public ir::IRMutator {
  public:
-  using ArgMap = std::unordered_map<const te::TensorNode*, ir::Buffer>;
+  using ArgMap = std::unordered_map<const ir::ProducerNode*, ir::Buffer>;
   explicit StorageFlattener(ArgMap args) : args_(std::move(args)) {}
   using ir::IRMutator::mutate;
 
@@ -6458,7 +6490,7 @@ class StorageFlattener : public ir::IRMutator {
     std::vector<ir::Expr> mins, extents;
   };
 
-  const Region& region(const te::TensorNode* t) {
+  const Region& region(const ir::ProducerNode* t) {
     auto it = regions_.find(t);
     if (it != regions_.end()) return it->second;
     auto a = args_.find(t);
@@ -6496,7 +6528,7 @@ class StorageFlattener : public ir::IRMutator {
 
  private:
   ArgMap args_;
-  std::unordered_map<const te::TensorNode*, Region> regions_;
+  std::unordered_map<const ir::ProducerNode*, Region> regions_;
 };
 
 inline ir::Stmt storage_flatten(const ir::Stmt& s, const StorageFlattener::ArgMap& args) {
@@ -6751,17 +6783,6 @@ inline ir::Stmt vectorize_loops(const ir::Stmt& s) { return detail::Vectorizer()
 }  // namespace lower
 NNVM_END_NAMESPACE
 // end nnvm/lower/vectorize.hpp
-// begin nnvm/target/target.hpp
-// What code is generated for, as a typed value: the device family (schedules and lowering passes
-// are chosen by it), the emitter (chosen separately), and the device facts schedules need: SIMD
-// registers for CPUs, the thread-block limits of a GPU. Parsed from `--target` strings in one
-// place (target/parse.hpp); nothing dispatches on a spelling.
-
-#include <algorithm>
-#include <cstdint>
-#include <string>
-#include <utility>
-
 // begin nnvm/target/family.hpp
 // The two independent choices a target makes, as types: the family of device the code runs on
 // (which decides the schedules and the lowering passes) and the emitter that prints it (which
@@ -6836,6 +6857,17 @@ inline Family default_family(Emitter e) {
 }  // namespace target
 NNVM_END_NAMESPACE
 // end nnvm/target/family.hpp
+// begin nnvm/target/target.hpp
+// What code is generated for, as a typed value: the device family (schedules and lowering passes
+// are chosen by it), the emitter (chosen separately), and the device facts schedules need: SIMD
+// registers for CPUs, the thread-block limits of a GPU. Parsed from `--target` strings in one
+// place (target/parse.hpp); nothing dispatches on a spelling.
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+
 
 NNVM_BEGIN_NAMESPACE
 namespace target {
@@ -6970,22 +7002,175 @@ NNVM_END_NAMESPACE
 NNVM_BEGIN_NAMESPACE
 namespace lower {
 
+// What a pass may rely on in the IR it is given. Each holds from the row that ensures it
+// until a row removes it.
+enum class IRProperty : uint8_t {
+  stages_inlined,     // no stage body reads a compute_inline'd stage (inline_stages)
+  bounds_inferred,    // every loop's range and every realized region is known (infer_bounds)
+  loop_nest,          // the IR is a statement of loops, not only stage bodies (schedule_ops)
+  flat_buffers,       // tensors are flat buffers: Load/Store/Allocate, no Producer* node
+  folded_extents,     // a loop whose extent is a constant has a literal extent (simplify)
+  vectorize_pending,  // `vectorized` loops are still loops, not yet vector code
+  unroll_pending,     // `unrolled` loops are still loops, not yet copies of their body
+};
+
+inline const char* property_name(IRProperty p) {
+  switch (p) {
+    case IRProperty::stages_inlined: return "stages_inlined";
+    case IRProperty::bounds_inferred: return "bounds_inferred";
+    case IRProperty::loop_nest: return "loop_nest";
+    case IRProperty::flat_buffers: return "flat_buffers";
+    case IRProperty::folded_extents: return "folded_extents";
+    case IRProperty::vectorize_pending: return "vectorize_pending";
+    case IRProperty::unroll_pending: return "unroll_pending";
+  }
+  return "?";
+}
+inline constexpr IRProperty all_properties[] = {
+    IRProperty::stages_inlined, IRProperty::bounds_inferred,   IRProperty::loop_nest,     IRProperty::flat_buffers,
+    IRProperty::folded_extents, IRProperty::vectorize_pending, IRProperty::unroll_pending};
+
+// A small set of enumerators (at most 32), written as a braced list: a row's properties or families.
+template <class E>
+struct EnumSet {
+  uint32_t bits = 0;
+  constexpr EnumSet() = default;
+  constexpr EnumSet(std::initializer_list<E> items) {
+    for (E e : items) bits |= 1u << unsigned(e);
+  }
+  constexpr bool has(E e) const { return (bits >> unsigned(e)) & 1u; }
+  constexpr void add(EnumSet o) { bits |= o.bits; }
+  constexpr void remove(EnumSet o) { bits &= ~o.bits; }
+};
+using IRProperties = EnumSet<IRProperty>;
+using Families = EnumSet<target::Family>;
+inline constexpr Families every_family{target::Family::cpu, target::Family::gpu, target::Family::mcu,
+                                       target::Family::wasm};
+
+struct LowerState;
+
+// One row of the lowering table.
+struct LowerPass {
+  std::string name;  // what NNVM_DUMP_IR, --print-ir-after and pass_ms call it
+  IRProperties required, ensured, removed;
+  Families families;  // the target families whose lowering runs it
+  std::function<void(LowerState&)> run;
+};
+
 struct LowerOptions {
-  // Called after every pass with its name and the IR it produced.
+  // Called after every pass with its name and the IR it produced. Before schedule_ops builds
+  // loops, that IR is each computed stage's store of its (inlined) body, inside loops over its
+  // axes' ranges once infer_bounds has run.
   std::function<void(const std::string& pass, const ir::Stmt&)> on_pass;
-  // When set, each pass's wall time in milliseconds is added to (*pass_ms)[pass name]
-  // ("schedule_ops" includes inlining and bound inference), summed over every kernel lowered.
+  // When set, each pass's wall time in milliseconds is added to (*pass_ms)[pass name], summed
+  // over every kernel lowered.
   std::map<std::string, double>* pass_ms = nullptr;
   // The target's SIMD register width in bits: legalize_vectors splits wider vectorized loops
   // into register-wide ones. Defaults to this machine's, where JIT-compiled kernels run;
   // graph::compile sets it from CompileOptions::target. 0 keeps vectors as scheduled.
   int vector_bits = target::Target::host_vector_bits();
+  // The family of the target: lower() runs the rows that list it.
+  target::Family family = target::Family::cpu;
+  // The table to run instead of lower_passes() (a caller's extra pass, a test's broken one);
+  // it is checked like the built-in one. Not owned.
+  const std::vector<LowerPass>* passes = nullptr;
 };
 
-// The pass names, in order; NNVM_DUMP_IR accepts these.
+// What the rows read and write while one kernel is lowered.
+struct LowerState {
+  const schedule::Schedule& schedule;
+  const std::vector<te::Tensor>& args;
+  const StorageFlattener::ArgMap& arg_buffers;
+  const LowerOptions& options;
+  BodyMap bodies;  // from inline_stages
+  Bounds bounds;   // from infer_bounds
+  ir::Stmt body;   // from schedule_ops on
+};
+
+// Throws InternalError nnvm.lower.pass_order when, for some family, a row requires a property
+// that the rows before it do not leave in place, when the last row leaves IR that is not
+// lowered (loops over flat buffers, no vectorized or unrolled loop left), or when two rows
+// share a name.
+inline void check_pass_table(const std::vector<LowerPass>& passes) {
+  auto names = [](IRProperties set) {
+    std::string out;
+    for (IRProperty p : all_properties)
+      if (set.has(p)) out += (out.empty() ? "" : ", ") + std::string(property_name(p));
+    return out;
+  };
+  for (size_t i = 0; i < passes.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (passes[i].name == passes[j].name)
+        throw InternalError("nnvm.lower.pass_order", str_cat("two lowering passes are named ", passes[i].name));
+  for (target::Family family : target::all_families) {
+    IRProperties have;
+    for (auto& pass : passes) {
+      if (!pass.families.has(family)) continue;
+      IRProperties missing = pass.required;
+      missing.remove(have);
+      if (missing.bits)
+        throw InternalError("nnvm.lower.pass_order",
+                            str_cat("lowering pass ", pass.name, " requires ", names(missing), ", which no earlier pass for ",
+                                    target::family_name(family), " ensures"));
+      have.remove(pass.removed);
+      have.add(pass.ensured);
+    }
+    IRProperties missing{IRProperty::loop_nest, IRProperty::flat_buffers};
+    missing.remove(have);
+    IRProperties pending{IRProperty::vectorize_pending, IRProperty::unroll_pending};
+    pending.bits &= have.bits;
+    if (missing.bits || pending.bits)
+      throw InternalError("nnvm.lower.pass_order",
+                          str_cat("the lowering passes for ", target::family_name(family), " end",
+                                  missing.bits ? " without " + names(missing) : "", missing.bits && pending.bits ? " and" : "",
+                                  pending.bits ? " with " + names(pending) : ""));
+  }
+}
+
+// The lowering, in order. Every row runs for every family unless it says otherwise.
+inline const std::vector<LowerPass>& lower_passes() {
+  using P = IRProperty;
+  static const std::vector<LowerPass> passes = [] {
+    std::vector<LowerPass> rows{
+        {"inline_stages", {}, {P::stages_inlined}, {}, every_family,
+         [](LowerState& s) { s.bodies = inline_stages(s.schedule); }},
+        {"infer_bounds", {P::stages_inlined}, {P::bounds_inferred}, {}, every_family,
+         [](LowerState& s) { s.bounds = infer_bounds(s.schedule, s.bodies); }},
+        {"schedule_ops", {P::stages_inlined, P::bounds_inferred}, {P::loop_nest, P::vectorize_pending, P::unroll_pending},
+         {}, every_family, [](LowerState& s) { s.body = schedule_ops(s.schedule, s.bodies, s.bounds, s.args); }},
+        {"storage_flatten", {P::loop_nest}, {P::flat_buffers}, {}, every_family,
+         [](LowerState& s) { s.body = storage_flatten(s.body, s.arg_buffers); }},
+        {"simplify", {P::loop_nest}, {P::folded_extents}, {}, every_family,
+         [](LowerState& s) { s.body = ir::simplify(s.body); }},
+        // Register-wide vectors are what a CPU-like target (host, microcontroller, WebAssembly)
+        // has; a GPU's vectors are per-thread types that its emitter spells, so it keeps them.
+        // The split leaves an unrolled loop, which unroll must still see.
+        {"legalize_vectors",
+         {P::flat_buffers, P::folded_extents, P::vectorize_pending, P::unroll_pending},
+         {},
+         {},
+         {target::Family::cpu, target::Family::mcu, target::Family::wasm},
+         [](LowerState& s) { s.body = legalize_vectors(s.body, s.options.vector_bits); }},
+        {"vectorize", {P::flat_buffers, P::folded_extents}, {}, {P::vectorize_pending}, every_family,
+         [](LowerState& s) { s.body = vectorize_loops(s.body); }},
+        {"unroll", {P::flat_buffers, P::folded_extents}, {}, {P::unroll_pending}, every_family,
+         [](LowerState& s) { s.body = unroll_loops(s.body); }},
+        {"final_simplify", {P::loop_nest}, {P::folded_extents}, {}, every_family,
+         [](LowerState& s) { s.body = ir::simplify(s.body); }},
+    };
+    check_pass_table(rows);
+    return rows;
+  }();
+  return passes;
+}
+
+// The pass names, in order (for every family); NNVM_DUMP_IR and nnvmc --print-ir-after accept these.
 inline const std::vector<std::string>& pass_names() {
-  static const std::vector<std::string> names{"schedule_ops", "storage_flatten",  "simplify", "legalize_vectors",
-                                              "vectorize",    "unroll",           "final_simplify"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (auto& pass : lower_passes()) out.push_back(pass.name);
+    return out;
+  }();
   return names;
 }
 
@@ -6997,6 +7182,76 @@ inline bool dump_requested(const std::string& pass) {
   for (std::string item; std::getline(ss, item, ',');)
     if (item == "all" || item == pass) return true;
   return false;
+}
+
+inline bool verify_requested() {
+  const char* env = std::getenv("NNVM_VERIFY_PASSES");
+  return env && *env && std::string(env) != "0";
+}
+
+// The IR after a row that has built no loops yet: each computed stage's store of its body
+// (inlined once stages_inlined holds), inside loops over its axes' ranges once bounds_inferred does.
+inline ir::Stmt stage_view(const LowerState& s, IRProperties have) {
+  std::vector<ir::Stmt> stores;
+  for (auto& st : s.schedule.stages()) {
+    const schedule::StageNode& n = st.node();
+    if (n.attach == schedule::AttachKind::inlined) continue;
+    std::vector<ir::Expr> indices;
+    for (auto& iv : n.axis) indices.push_back(iv.var());
+    const ir::Expr& body = have.has(IRProperty::stages_inlined) ? s.bodies.at(&n) : n.body;
+    ir::Stmt store = ir::make_stmt<ir::ProducerStore>(st.tensor().node_ptr(), body, indices);
+    if (have.has(IRProperty::bounds_inferred))
+      for (auto iv = n.axis.rbegin(); iv != n.axis.rend(); ++iv) {
+        const ir::Range& r = s.bounds.ranges.at(iv->get());
+        store = ir::For::make(iv->var(), r.min, r.extent, ir::ForKind::serial, store);
+      }
+    stores.push_back(store);
+  }
+  return ir::Seq::make(stores);
+}
+
+// The symbolic values the schedule mentions (in shapes, axis ranges and bodies) that are
+// neither a stage's loop variable nor let-bound. Between passes they count as sizes: whether
+// each is bound by an argument's shape is a user error that lower() reports once, at the end.
+inline std::vector<ir::Var> symbolic_values(const schedule::Schedule& sch) {
+  struct Mentions : ir::IRVisitor {
+    std::unordered_set<const ir::VarNode*> skip, seen;
+    std::vector<ir::Var> out;
+    void visit_expr(const ir::Expr& e) override {
+      if (!e.defined() || e.kind() != ir::ExprKind::Var) return ir::IRVisitor::visit_expr(e);
+      auto* v = e.as<ir::VarNode>();
+      if (seen.insert(v).second) out.push_back(ir::Var::from(e));
+    }
+    void visit(const ir::Let* op) override {
+      skip.insert(op->var.get());
+      ir::IRVisitor::visit(op);
+    }
+  } m;
+  for (auto& st : sch.stages()) {
+    const schedule::StageNode& n = st.node();
+    for (auto& iv : n.all_iter_vars) m.skip.insert(iv.var().get());
+    for (auto& e : st.tensor().shape()) m.visit_expr(e);
+    for (auto& iv : n.root_iter_vars) {
+      m.visit_expr(iv->dom.min);
+      m.visit_expr(iv->dom.extent);
+    }
+    m.visit_expr(n.body);
+  }
+  std::vector<ir::Var> out;
+  for (auto& v : m.out)
+    if (!m.skip.count(v.get())) out.push_back(v);
+  return out;
+}
+
+// Verifies the IR a pass produced; a failure names the pass.
+inline void verify_after(const std::string& pass, const ir::Stmt& body, IRProperties have,
+                         const ir::LoweredFunc& fn, const std::vector<ir::Var>& sizes) {
+  try {
+    ir::verify(body, fn.params, sizes, fn.name,
+               have.has(IRProperty::flat_buffers) ? ir::IRForm::lowered : ir::IRForm::loop_nest);
+  } catch (const InternalError& e) {
+    throw InternalError(e.id(), str_cat("after lowering pass ", pass, ": ", e.message()), e.context());
+  }
 }
 
 // Symbolic sizes that the parameters' shapes define, in first-use order.
@@ -7081,32 +7336,41 @@ inline ir::LoweredFunc lower(const schedule::Schedule& sch, const std::vector<te
     fn.params.emplace_back(t.name(), t.dtype(), t.shape());
     arg_buffers[t.get()] = fn.params.back();
   }
-  auto last = std::chrono::steady_clock::now();
-  auto step = [&](const std::string& pass, ir::Stmt s) {
-    if (options.pass_ms) {
-      auto now = std::chrono::steady_clock::now();
-      (*options.pass_ms)[pass] += std::chrono::duration<double, std::milli>(now - last).count();
-      last = now;
-    }
-    if (options.on_pass) options.on_pass(pass, s);
-    if (detail::dump_requested(pass)) std::cerr << "// ---- after " << pass << " (" << name << ")\n" << ir::to_string(s) << "\n";
-    return s;
-  };
-  BodyMap bodies = inline_stages(sch);
-  ir::Stmt s = step("schedule_ops", schedule_ops(sch, bodies, infer_bounds(sch, bodies), args));
-  s = step("storage_flatten", storage_flatten(s, arg_buffers));
-  s = step("simplify", ir::simplify(s));
-  s = step("legalize_vectors", legalize_vectors(s, options.vector_bits));
-  s = step("vectorize", vectorize_loops(s));
-  s = step("unroll", unroll_loops(s));
-  s = step("final_simplify", ir::simplify(s));
+  const std::vector<LowerPass>& passes = options.passes ? *options.passes : lower_passes();
+  if (options.passes) check_pass_table(passes);
   fn.size_vars = detail::shape_vars(fn.params);
-  for (auto& v : detail::free_vars(s))
+  const bool verify = detail::verify_requested();
+  std::vector<ir::Var> sizes;
+  if (verify) {
+    sizes = fn.size_vars;
+    for (auto& v : detail::symbolic_values(sch))
+      if (std::none_of(sizes.begin(), sizes.end(), [&](const ir::Var& x) { return x.same_as(v); })) sizes.push_back(v);
+  }
+  LowerState state{sch, args, arg_buffers, options, {}, {}, {}};
+  IRProperties have;
+  for (auto& pass : passes) {
+    if (!pass.families.has(options.family)) continue;
+    auto start = std::chrono::steady_clock::now();
+    pass.run(state);
+    if (options.pass_ms)
+      (*options.pass_ms)[pass.name] +=
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    have.remove(pass.removed);
+    have.add(pass.ensured);
+    bool dump = detail::dump_requested(pass.name);
+    if (options.on_pass || dump) {
+      ir::Stmt shown = state.body.defined() ? state.body : detail::stage_view(state, have);
+      if (options.on_pass) options.on_pass(pass.name, shown);
+      if (dump) std::cerr << "// ---- after " << pass.name << " (" << name << ")\n" << ir::to_string(shown) << "\n";
+    }
+    if (verify && state.body.defined()) detail::verify_after(pass.name, state.body, have, fn, sizes);
+  }
+  fn.body = std::move(state.body);
+  for (auto& v : detail::free_vars(fn.body))
     if (std::none_of(fn.size_vars.begin(), fn.size_vars.end(), [&](const ir::Var& x) { return x.same_as(v); }))
       throw UserError("nnvm.lower.unbound_size",
                       str_cat("symbolic size ", v.name(), " is used by kernel ", name,
                               " but is not an extent of any argument, so no call could bind it"));
-  fn.body = s;
   fn.written = detail::written_params(fn);
   ir::verify(fn);
   return fn;
@@ -9130,7 +9394,7 @@ NNVM_END_NAMESPACE
 #include <unordered_set>
 
 // begin nnvm/target/kernel_abi_source.hpp
-// The kernel ABI (runtime/nnvm/runtime/kernel_abi.h) as C source text, for pasting into
+// The kernel ABI (nnvm/runtime/kernel_abi.h) as C source text, for pasting into
 // generated C and generated headers so that they stand alone.
 
 #include <string>
@@ -10462,6 +10726,7 @@ inline CKernel jit_c(const ir::LoweredFunc& fn, const CJitOptions& options = {})
 }  // namespace target
 NNVM_END_NAMESPACE
 // end nnvm/target/c_jit.hpp
+// end nnvm/tensor.hpp
 // begin nnvm/ops/ops.hpp
 // The operator library: op definitions, the registry with the built-in ops, and build/jit.
 
@@ -11725,7 +11990,7 @@ inline int64_t nchwc_row_tile(int64_t out_width, int64_t vectors_per_block, int6
 // fixed and the reduce axes over their ranges. Empty when a shape or the span is not constant.
 inline std::optional<int64_t> padded_rows_bytes(const te::Tensor& Y, const te::Tensor& pad) {
   struct FindRow : ir::IRVisitor {
-    const te::TensorNode* pad;
+    const ir::ProducerNode* pad;
     ir::Expr row;
     using ir::IRVisitor::visit;
     void visit(const ir::ProducerLoad* op) override {
@@ -15522,7 +15787,7 @@ inline te::Tensor stage_read_by(const te::Tensor& t, const std::string& name) {
 // intermediates computed at root). By the convention of this family an intermediate is named
 // after the output it feeds, "<output>_<what>", so the walk stops at the op's inputs.
 inline void schedule_op_stages(schedule::Schedule& s, const std::vector<te::Tensor>& outputs, const Target& target) {
-  std::unordered_set<const te::TensorNode*> done;
+  std::unordered_set<const ir::ProducerNode*> done;
   std::function<void(const te::Tensor&, const std::string&)> visit = [&](const te::Tensor& t,
                                                                          const std::string& prefix) {
     if (!done.insert(t.get()).second) return;
@@ -19150,6 +19415,7 @@ inline BuiltOp build(const OpDef& def, const std::vector<TensorType>& inputs, co
     args.insert(args.end(), out.outputs.begin(), out.outputs.end());
     lower::LowerOptions lowering = options.lower;
     lowering.vector_bits = target.vector_bits;
+    lowering.family = target.family;
     out.func = lower::lower(out.schedule, args, name, lowering);
   } catch (const UserError& e) {
     detail::rethrow_with_context(e, "op " + def.name);
@@ -21327,6 +21593,7 @@ inline GroupKernel build_group(const Graph& g, const std::vector<size_t>& nodes,
   args.insert(args.end(), outputs.begin(), outputs.end());
   lower::LowerOptions lowering = options.lower;
   lowering.vector_bits = options.target.vector_bits;
+  lowering.family = options.target.family;
   gk.func = lower::lower(sch, args, name, lowering);
   std::string ops_text;
   for (size_t i : nodes) ops_text += (ops_text.empty() ? "" : "+") + g.nodes[i].op;
@@ -21506,4 +21773,4 @@ inline CompiledModel compile(const Graph& g, const CompileOptions& options = {})
 NNVM_END_NAMESPACE
 // end nnvm/graph/executor.hpp
 // end nnvm/graph/graph.hpp
-// end nnvm/tensor.hpp
+// end nnvm/nnvm.hpp
