@@ -18528,7 +18528,9 @@ inline te::Tensor shape_of(const te::Tensor& x, int64_t start = 0, std::optional
   int64_t r = int64_t(x.rank());
   auto clamp = [r](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + r : i, 0, r); };
   int64_t s = clamp(start), e = end ? clamp(*end) : r;
-  transform_detail::check_output_extent(e - s, 0, str_cat("extents ", s, " to ", e, " of a rank-", r, " input"));
+  if (e - s <= 0)
+    throw UserError("nnvm.ops.input_shape", str_cat("extents ", s, " to ", e, " of a rank-", r,
+                                                    " input are none: the shape would be an empty tensor"));
   std::vector<ir::Expr> dims(x.shape().begin() + s, x.shape().begin() + e);
   return te::compute(
       {ir::Expr(e - s)},

@@ -584,6 +584,10 @@ TEST_CASE("transform ops: error ids for bad axes, shapes, dtypes and attributes"
   CHECK(infer_error("reshape", {x, shp}, Attrs().set_ints("shape", {4, -1})) == shape_e);  // 105 is not a multiple of 4
   CHECK(infer_error("reshape", {x, shp}, Attrs().set_ints("shape", {0, 0, 0, 0})) == shape_e);
   CHECK(infer_error("reshape", {x, shp}, Attrs().set_ints("shape", {105, 0}).set_int("allowzero", 1)) == shape_e);
+  // The shape of a scalar, or an empty start..end: an empty tensor, which nnvm cannot make.
+  ops::TensorType scalar{f32, std::vector<int64_t>{}};
+  CHECK(infer_error("shape", {scalar}, Attrs()) == shape_e);
+  CHECK(infer_error("shape", {x}, Attrs().set_int("start", 2).set_int("end", 1)) == shape_e);
   CHECK(infer_error("flatten", {x}, Attrs().set_int("axis", 4)) == attr_e);
   CHECK(infer_error("flatten", {x}, Attrs().set_int("axis", -4)) == attr_e);
   CHECK(infer_error("transpose", {x}, Attrs().set_ints("perm", {0, 0, 1})) == attr_e);
