@@ -3604,6 +3604,8 @@ NNVM_END_NAMESPACE
 //   condition_dtype     an if or select condition (or && / || / ! operand) that is not bool
 //   loop_dtype          a loop variable, min or extent that is not a scalar integer
 //   thread_tag          a thread-binding loop without a tag, or a tag on another loop
+// lower() also checks the IR between its passes when NNVM_VERIFY_PASSES=1 (IRForm::loop_nest
+// before storage_flatten).
 
 #include <unordered_set>
 
@@ -3611,12 +3613,17 @@ NNVM_END_NAMESPACE
 NNVM_BEGIN_NAMESPACE
 namespace ir {
 
+// What the verified IR is: lowered (the contract above) or a loop nest that still stores, reads
+// and realizes tensors (schedule_ops' output, before storage_flatten).
+enum class IRForm { lowered, loop_nest };
+
 namespace detail {
 
 class Verifier : public IRVisitor {
  public:
-  Verifier(std::string kernel, const std::vector<Buffer>& params, const std::vector<Var>& size_vars)
-      : context_{"kernel " + std::move(kernel)} {
+  Verifier(std::string kernel, const std::vector<Buffer>& params, const std::vector<Var>& size_vars,
+           IRForm form = IRForm::lowered)
+      : form_(form), context_{"kernel " + std::move(kernel)} {
     for (auto& v : size_vars) define(v);
     for (auto& b : params) {
       for (auto& d : b->shape) visit_expr(d);
@@ -3670,7 +3677,9 @@ class Verifier : public IRVisitor {
     fail("reduce_node", "a reduction is left in lowered IR; lowering must turn it into loops");
   }
   void visit(const ProducerLoad* op) override {
-    fail("producer_node", str_cat("tensor read ", op->tensor->name, "(...) is left in lowered IR"));
+    if (form_ == IRForm::lowered)
+      fail("producer_node", str_cat("tensor read ", op->tensor->name, "(...) is left in lowered IR"));
+    IRVisitor::visit(op);
   }
 
   void visit(const For* op) override {
@@ -3721,10 +3730,20 @@ class Verifier : public IRVisitor {
     visit_stmt(op->body);
   }
   void visit(const ProducerStore* op) override {
-    fail("producer_node", str_cat("tensor store ", op->tensor->name, "(...) = ... is left in lowered IR"));
+    if (form_ == IRForm::lowered)
+      fail("producer_node", str_cat("tensor store ", op->tensor->name, "(...) = ... is left in lowered IR"));
+    IRVisitor::visit(op);
   }
   void visit(const ProducerRealize* op) override {
-    fail("producer_node", str_cat("realize of tensor ", op->tensor->name, " is left in lowered IR"));
+    if (form_ == IRForm::lowered)
+      fail("producer_node", str_cat("realize of tensor ", op->tensor->name, " is left in lowered IR"));
+    for (auto& r : op->bounds) {
+      visit_expr(r.min);
+      visit_expr(r.extent);
+    }
+    context_.push_back("realize " + op->tensor->name);
+    visit_stmt(op->body);
+    context_.pop_back();
   }
 
  private:
@@ -3759,6 +3778,7 @@ class Verifier : public IRVisitor {
     throw InternalError("nnvm.verify." + what, message, context_);
   }
 
+  IRForm form_;
   std::vector<std::string> context_;
   std::unordered_set<const VarNode*> vars_;
   std::unordered_set<const BufferNode*> buffers_;
@@ -3768,8 +3788,8 @@ class Verifier : public IRVisitor {
 
 // Checks `body` as the body of a kernel with these params and size vars.
 inline void verify(const Stmt& body, const std::vector<Buffer>& params, const std::vector<Var>& size_vars,
-                   const std::string& kernel = "<stmt>") {
-  detail::Verifier v(kernel, params, size_vars);
+                   const std::string& kernel = "<stmt>", IRForm form = IRForm::lowered) {
+  detail::Verifier v(kernel, params, size_vars, form);
   v.visit_stmt(body);
 }
 
@@ -4059,9 +4079,11 @@ NNVM_DSL_RANK_ROW(6) NNVM_DSL_RANK_ROW(7) NNVM_DSL_RANK_ROW(8)
 
 // Called only on a mismatch. Kept apart from the condition, which must stay a constant
 // expression after the diagnostic (Clang drops functions that name an invalid class).
-template <size_t Rank, size_t Given>
+// `Name` is the tensor's compile-time name (tensor_named<'A'>) where it has one: a C++20
+// static_assert message cannot contain it, so it reaches the diagnostic as a template argument.
+template <size_t Rank, size_t Given, class Name = void>
 void report_rank_mismatch() {
-  (void)sizeof(RankMismatch<Rank, Given>);
+  (void)sizeof(RankMismatch<Rank, Given, Name>);
 }
 
 // An index variable's static extent must equal the static extent of the axis it indexes
@@ -4746,8 +4768,15 @@ class Tensor {
   // expression, and that index variables of static extent match the axes' static extents.
   template <class... I>
   auto operator()(const I&... idx) const {
+    return access<void>(idx...);
+  }
+
+ protected:
+  // `Name`: the tensor's compile-time name for the rank diagnostic (void: it has none).
+  template <class Name, class... I>
+  auto access(const I&... idx) const {
     if constexpr (rank != sizeof...(I)) {
-      check::report_rank_mismatch<rank, sizeof...(I)>();
+      check::report_rank_mismatch<rank, sizeof...(I), Name>();
       return Invalid{};
     } else {
       return detail::make_access<T>(t_, std::integer_sequence<int64_t, E...>{}, std::index_sequence_for<I...>{},
@@ -4772,6 +4801,38 @@ std::vector<ir::Expr> static_shape(Shape<E...>) {
 }
 }  // namespace detail
 
+// A tensor name as a template argument: placeholder<"A", float, 64, 32>().
+template <size_t N>
+struct TensorName {
+  char text[N]{};
+  constexpr TensorName(const char (&s)[N]) {
+    for (size_t i = 0; i < N; ++i) text[i] = s[i];
+  }
+};
+// The tag that carries a tensor's compile-time name into a diagnostic, one character per
+// template argument: GCC and Clang both print tensor_named<'A'>, where Clang would print a
+// TensorName as its character codes.
+template <char... C>
+struct tensor_named {};
+namespace detail {
+template <TensorName Name, size_t... I>
+tensor_named<Name.text[I]...> name_tag(std::index_sequence<I...>);
+template <TensorName Name>
+using name_tag_t = decltype(name_tag<Name>(std::make_index_sequence<sizeof(Name.text) - 1>{}));
+}  // namespace detail
+
+// A Tensor<T, E...> whose name is part of its type, so that indexing it with the wrong number
+// of indices names it in the compiler's diagnostic. Everything else is the Tensor's.
+template <TensorName Name, class T, int64_t... E>
+class NamedTensor : public Tensor<T, E...> {
+ public:
+  using Tensor<T, E...>::Tensor;
+  template <class... I>
+  auto operator()(const I&... idx) const {
+    return this->template access<detail::name_tag_t<Name>>(idx...);
+  }
+};
+
 // A tensor of rank R whose extents are all known only at run time.
 template <class T, size_t R>
 using DynTensor = typename detail::dyn_tensor<T, std::make_index_sequence<R>>::type;
@@ -4781,6 +4842,13 @@ template <class T, int64_t... E>
 Tensor<T, E...> placeholder(std::string name) {
   static_assert(((E != dyn) && ...), "a placeholder with dyn extents needs them: placeholder<T, ...>({n, ...}, name)");
   return Tensor<T, E...>(te::placeholder(detail::static_shape(Shape<E...>{}), dtype_v<T>, std::move(name)));
+}
+// The same with the name known at compile time: placeholder<"A", float, 64, 32>(). A rank
+// mistake's diagnostic then names the tensor.
+template <TensorName Name, class T, int64_t... E>
+NamedTensor<Name, T, E...> placeholder() {
+  static_assert(((E != dyn) && ...), "a placeholder with dyn extents needs them: placeholder<T, ...>({n, ...}, name)");
+  return NamedTensor<Name, T, E...>(te::placeholder(detail::static_shape(Shape<E...>{}), dtype_v<T>, Name.text));
 }
 // The same, spelled placeholder<float>(Shape<64, 32>{}, "A").
 template <class T, int64_t... E>
@@ -5005,6 +5073,7 @@ namespace dsl = te::dsl;
 using te::dsl::dyn;
 using te::dsl::DynTensor;
 using te::dsl::Index;
+using te::dsl::NamedTensor;
 using te::dsl::ReduceAxis;
 using te::dsl::Shape;
 using te::dsl::Tensor;
@@ -5625,15 +5694,24 @@ inline Schedule create_schedule(const te::Tensor& output) { return Schedule({out
 NNVM_END_NAMESPACE
 // end nnvm/schedule/schedule.hpp
 // begin nnvm/lower/pipeline.hpp
-// The whole lowering, as one readable list of passes: Schedule -> LoweredFunc.
+// The whole lowering, as one table of passes: Schedule -> LoweredFunc.
+//
+// Each row is one pass: its name, the IR properties it requires, ensures and removes, and the
+// target families it runs for. lower() runs the rows for LowerOptions::family in order; the
+// table is checked when it is built, so a row whose requirements no earlier row ensures (for
+// some family) is an error at the first lowering, not a silent miscompile.
 //
 // Set NNVM_DUMP_IR to a comma-separated list of pass names (or "all") to print the IR after
 // those passes to stderr; LowerOptions::on_pass receives the same (name, IR) pairs, which is
-// how tutorials show each step.
+// how tutorials show each step. Set NNVM_VERIFY_PASSES=1 to run the IR verifier after every
+// pass that outputs loop IR (tensor form before storage_flatten, the lowered-IR contract
+// after); a failure names the pass after which it was found. The test suite runs with it on.
 
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <iostream>
 #include <sstream>
@@ -6712,6 +6790,80 @@ inline ir::Stmt vectorize_loops(const ir::Stmt& s) { return detail::Vectorizer()
 }  // namespace lower
 NNVM_END_NAMESPACE
 // end nnvm/lower/vectorize.hpp
+// begin nnvm/target/family.hpp
+// The two independent choices a target makes, as types: the family of device the code runs on
+// (which decides the schedules and the lowering passes) and the emitter that prints it (which
+// decides the source language or object format). Nothing in nnvm dispatches on a target's
+// spelling; `--target` strings are parsed into these once (target/parse.hpp).
+
+#include <cstdint>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+// Where the code runs. Schedules and lowering passes are chosen per family.
+enum class Family : uint8_t {
+  cpu,   // a host CPU with threads and SIMD registers (x86, Arm)
+  gpu,   // a GPU: blocks of threads, shared memory, a host/device split
+  mcu,   // a microcontroller: one thread, static memory, small code
+  wasm,  // WebAssembly (the browser, node): one thread, 128-bit SIMD at most
+};
+inline constexpr Family all_families[] = {Family::cpu, Family::gpu, Family::mcu, Family::wasm};
+
+inline const char* family_name(Family f) {
+  switch (f) {
+    case Family::cpu: return "cpu";
+    case Family::gpu: return "gpu";
+    case Family::mcu: return "mcu";
+    case Family::wasm: return "wasm";
+  }
+  return "?";
+}
+
+// What prints the lowered IR, named as `--target` spells it.
+enum class Emitter : uint8_t {
+  c,             // C with GCC vector extensions, JIT-compiled by the host C compiler or saved
+  llvm,          // LLVM IR, JIT-compiled by ORC or written as an object file
+  cuda,          // CUDA C++
+  opencl,        // OpenCL C 1.2
+  metal,         // Metal Shading Language
+  c_standalone,  // self-contained C99 for microcontrollers: no runtime, no threads, no malloc
+  wasm,          // WebAssembly
+};
+inline constexpr Emitter all_emitters[] = {Emitter::c,     Emitter::llvm,         Emitter::cuda, Emitter::opencl,
+                                           Emitter::metal, Emitter::c_standalone, Emitter::wasm};
+
+inline const char* emitter_name(Emitter e) {
+  switch (e) {
+    case Emitter::c: return "c";
+    case Emitter::llvm: return "llvm";
+    case Emitter::cuda: return "cuda";
+    case Emitter::opencl: return "opencl";
+    case Emitter::metal: return "metal";
+    case Emitter::c_standalone: return "c-standalone";
+    case Emitter::wasm: return "wasm";
+  }
+  return "?";
+}
+
+// The family an emitter's code runs on when the target names no other.
+inline Family default_family(Emitter e) {
+  switch (e) {
+    case Emitter::c:
+    case Emitter::llvm: return Family::cpu;
+    case Emitter::cuda:
+    case Emitter::opencl:
+    case Emitter::metal: return Family::gpu;
+    case Emitter::c_standalone: return Family::mcu;
+    case Emitter::wasm: return Family::wasm;
+  }
+  return Family::cpu;
+}
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/family.hpp
 // begin nnvm/target/target.hpp
 // What code is generated for: the back-end kind and the few machine facts that default schedules
 // need. Deliberately small; back ends add fields when a schedule needs to know more.
@@ -6812,22 +6964,175 @@ NNVM_END_NAMESPACE
 NNVM_BEGIN_NAMESPACE
 namespace lower {
 
+// What a pass may rely on in the IR it is given. Each holds from the row that ensures it
+// until a row removes it.
+enum class IRProperty : uint8_t {
+  stages_inlined,     // no stage body reads a compute_inline'd stage (inline_stages)
+  bounds_inferred,    // every loop's range and every realized region is known (infer_bounds)
+  loop_nest,          // the IR is a statement of loops, not only stage bodies (schedule_ops)
+  flat_buffers,       // tensors are flat buffers: Load/Store/Allocate, no Producer* node
+  folded_extents,     // a loop whose extent is a constant has a literal extent (simplify)
+  vectorize_pending,  // `vectorized` loops are still loops, not yet vector code
+  unroll_pending,     // `unrolled` loops are still loops, not yet copies of their body
+};
+
+inline const char* property_name(IRProperty p) {
+  switch (p) {
+    case IRProperty::stages_inlined: return "stages_inlined";
+    case IRProperty::bounds_inferred: return "bounds_inferred";
+    case IRProperty::loop_nest: return "loop_nest";
+    case IRProperty::flat_buffers: return "flat_buffers";
+    case IRProperty::folded_extents: return "folded_extents";
+    case IRProperty::vectorize_pending: return "vectorize_pending";
+    case IRProperty::unroll_pending: return "unroll_pending";
+  }
+  return "?";
+}
+inline constexpr IRProperty all_properties[] = {
+    IRProperty::stages_inlined, IRProperty::bounds_inferred,   IRProperty::loop_nest,     IRProperty::flat_buffers,
+    IRProperty::folded_extents, IRProperty::vectorize_pending, IRProperty::unroll_pending};
+
+// A small set of enumerators (at most 32), written as a braced list: a row's properties or families.
+template <class E>
+struct EnumSet {
+  uint32_t bits = 0;
+  constexpr EnumSet() = default;
+  constexpr EnumSet(std::initializer_list<E> items) {
+    for (E e : items) bits |= 1u << unsigned(e);
+  }
+  constexpr bool has(E e) const { return (bits >> unsigned(e)) & 1u; }
+  constexpr void add(EnumSet o) { bits |= o.bits; }
+  constexpr void remove(EnumSet o) { bits &= ~o.bits; }
+};
+using IRProperties = EnumSet<IRProperty>;
+using Families = EnumSet<target::Family>;
+inline constexpr Families every_family{target::Family::cpu, target::Family::gpu, target::Family::mcu,
+                                       target::Family::wasm};
+
+struct LowerState;
+
+// One row of the lowering table.
+struct LowerPass {
+  std::string name;  // what NNVM_DUMP_IR, --print-ir-after and pass_ms call it
+  IRProperties required, ensured, removed;
+  Families families;  // the target families whose lowering runs it
+  std::function<void(LowerState&)> run;
+};
+
 struct LowerOptions {
-  // Called after every pass with its name and the IR it produced.
+  // Called after every pass with its name and the IR it produced. Before schedule_ops builds
+  // loops, that IR is each computed stage's store of its (inlined) body, inside loops over its
+  // axes' ranges once infer_bounds has run.
   std::function<void(const std::string& pass, const ir::Stmt&)> on_pass;
-  // When set, each pass's wall time in milliseconds is added to (*pass_ms)[pass name]
-  // ("schedule_ops" includes inlining and bound inference), summed over every kernel lowered.
+  // When set, each pass's wall time in milliseconds is added to (*pass_ms)[pass name], summed
+  // over every kernel lowered.
   std::map<std::string, double>* pass_ms = nullptr;
   // The target's SIMD register width in bits: legalize_vectors splits wider vectorized loops
   // into register-wide ones. Defaults to this machine's, where JIT-compiled kernels run;
   // graph::compile sets it from CompileOptions::target. 0 keeps vectors as scheduled.
   int vector_bits = target::Target::host_vector_bits();
+  // The family of the target: lower() runs the rows that list it.
+  target::Family family = target::Family::cpu;
+  // The table to run instead of lower_passes() (a caller's extra pass, a test's broken one);
+  // it is checked like the built-in one. Not owned.
+  const std::vector<LowerPass>* passes = nullptr;
 };
 
-// The pass names, in order; NNVM_DUMP_IR accepts these.
+// What the rows read and write while one kernel is lowered.
+struct LowerState {
+  const schedule::Schedule& schedule;
+  const std::vector<te::Tensor>& args;
+  const StorageFlattener::ArgMap& arg_buffers;
+  const LowerOptions& options;
+  BodyMap bodies;  // from inline_stages
+  Bounds bounds;   // from infer_bounds
+  ir::Stmt body;   // from schedule_ops on
+};
+
+// Throws InternalError nnvm.lower.pass_order when, for some family, a row requires a property
+// that the rows before it do not leave in place, when the last row leaves IR that is not
+// lowered (loops over flat buffers, no vectorized or unrolled loop left), or when two rows
+// share a name.
+inline void check_pass_table(const std::vector<LowerPass>& passes) {
+  auto names = [](IRProperties set) {
+    std::string out;
+    for (IRProperty p : all_properties)
+      if (set.has(p)) out += (out.empty() ? "" : ", ") + std::string(property_name(p));
+    return out;
+  };
+  for (size_t i = 0; i < passes.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (passes[i].name == passes[j].name)
+        throw InternalError("nnvm.lower.pass_order", str_cat("two lowering passes are named ", passes[i].name));
+  for (target::Family family : target::all_families) {
+    IRProperties have;
+    for (auto& pass : passes) {
+      if (!pass.families.has(family)) continue;
+      IRProperties missing = pass.required;
+      missing.remove(have);
+      if (missing.bits)
+        throw InternalError("nnvm.lower.pass_order",
+                            str_cat("lowering pass ", pass.name, " requires ", names(missing), ", which no earlier pass for ",
+                                    target::family_name(family), " ensures"));
+      have.remove(pass.removed);
+      have.add(pass.ensured);
+    }
+    IRProperties missing{IRProperty::loop_nest, IRProperty::flat_buffers};
+    missing.remove(have);
+    IRProperties pending{IRProperty::vectorize_pending, IRProperty::unroll_pending};
+    pending.bits &= have.bits;
+    if (missing.bits || pending.bits)
+      throw InternalError("nnvm.lower.pass_order",
+                          str_cat("the lowering passes for ", target::family_name(family), " end",
+                                  missing.bits ? " without " + names(missing) : "", missing.bits && pending.bits ? " and" : "",
+                                  pending.bits ? " with " + names(pending) : ""));
+  }
+}
+
+// The lowering, in order. Every row runs for every family unless it says otherwise.
+inline const std::vector<LowerPass>& lower_passes() {
+  using P = IRProperty;
+  static const std::vector<LowerPass> passes = [] {
+    std::vector<LowerPass> rows{
+        {"inline_stages", {}, {P::stages_inlined}, {}, every_family,
+         [](LowerState& s) { s.bodies = inline_stages(s.schedule); }},
+        {"infer_bounds", {P::stages_inlined}, {P::bounds_inferred}, {}, every_family,
+         [](LowerState& s) { s.bounds = infer_bounds(s.schedule, s.bodies); }},
+        {"schedule_ops", {P::stages_inlined, P::bounds_inferred}, {P::loop_nest, P::vectorize_pending, P::unroll_pending},
+         {}, every_family, [](LowerState& s) { s.body = schedule_ops(s.schedule, s.bodies, s.bounds, s.args); }},
+        {"storage_flatten", {P::loop_nest}, {P::flat_buffers}, {}, every_family,
+         [](LowerState& s) { s.body = storage_flatten(s.body, s.arg_buffers); }},
+        {"simplify", {P::loop_nest}, {P::folded_extents}, {}, every_family,
+         [](LowerState& s) { s.body = ir::simplify(s.body); }},
+        // Register-wide vectors are what a CPU-like target (host, microcontroller, WebAssembly)
+        // has; a GPU's vectors are per-thread types that its emitter spells, so it keeps them.
+        // The split leaves an unrolled loop, which unroll must still see.
+        {"legalize_vectors",
+         {P::flat_buffers, P::folded_extents, P::vectorize_pending, P::unroll_pending},
+         {},
+         {},
+         {target::Family::cpu, target::Family::mcu, target::Family::wasm},
+         [](LowerState& s) { s.body = legalize_vectors(s.body, s.options.vector_bits); }},
+        {"vectorize", {P::flat_buffers, P::folded_extents}, {}, {P::vectorize_pending}, every_family,
+         [](LowerState& s) { s.body = vectorize_loops(s.body); }},
+        {"unroll", {P::flat_buffers, P::folded_extents}, {}, {P::unroll_pending}, every_family,
+         [](LowerState& s) { s.body = unroll_loops(s.body); }},
+        {"final_simplify", {P::loop_nest}, {P::folded_extents}, {}, every_family,
+         [](LowerState& s) { s.body = ir::simplify(s.body); }},
+    };
+    check_pass_table(rows);
+    return rows;
+  }();
+  return passes;
+}
+
+// The pass names, in order (for every family); NNVM_DUMP_IR and nnvmc --print-ir-after accept these.
 inline const std::vector<std::string>& pass_names() {
-  static const std::vector<std::string> names{"schedule_ops", "storage_flatten",  "simplify", "legalize_vectors",
-                                              "vectorize",    "unroll",           "final_simplify"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (auto& pass : lower_passes()) out.push_back(pass.name);
+    return out;
+  }();
   return names;
 }
 
@@ -6839,6 +7144,76 @@ inline bool dump_requested(const std::string& pass) {
   for (std::string item; std::getline(ss, item, ',');)
     if (item == "all" || item == pass) return true;
   return false;
+}
+
+inline bool verify_requested() {
+  const char* env = std::getenv("NNVM_VERIFY_PASSES");
+  return env && *env && std::string(env) != "0";
+}
+
+// The IR after a row that has built no loops yet: each computed stage's store of its body
+// (inlined once stages_inlined holds), inside loops over its axes' ranges once bounds_inferred does.
+inline ir::Stmt stage_view(const LowerState& s, IRProperties have) {
+  std::vector<ir::Stmt> stores;
+  for (auto& st : s.schedule.stages()) {
+    const schedule::StageNode& n = st.node();
+    if (n.attach == schedule::AttachKind::inlined) continue;
+    std::vector<ir::Expr> indices;
+    for (auto& iv : n.axis) indices.push_back(iv.var());
+    const ir::Expr& body = have.has(IRProperty::stages_inlined) ? s.bodies.at(&n) : n.body;
+    ir::Stmt store = ir::make_stmt<ir::ProducerStore>(st.tensor().node_ptr(), body, indices);
+    if (have.has(IRProperty::bounds_inferred))
+      for (auto iv = n.axis.rbegin(); iv != n.axis.rend(); ++iv) {
+        const ir::Range& r = s.bounds.ranges.at(iv->get());
+        store = ir::For::make(iv->var(), r.min, r.extent, ir::ForKind::serial, store);
+      }
+    stores.push_back(store);
+  }
+  return ir::Seq::make(stores);
+}
+
+// The symbolic values the schedule mentions (in shapes, axis ranges and bodies) that are
+// neither a stage's loop variable nor let-bound. Between passes they count as sizes: whether
+// each is bound by an argument's shape is a user error that lower() reports once, at the end.
+inline std::vector<ir::Var> symbolic_values(const schedule::Schedule& sch) {
+  struct Mentions : ir::IRVisitor {
+    std::unordered_set<const ir::VarNode*> skip, seen;
+    std::vector<ir::Var> out;
+    void visit_expr(const ir::Expr& e) override {
+      if (!e.defined() || e.kind() != ir::ExprKind::Var) return ir::IRVisitor::visit_expr(e);
+      auto* v = e.as<ir::VarNode>();
+      if (seen.insert(v).second) out.push_back(ir::Var::from(e));
+    }
+    void visit(const ir::Let* op) override {
+      skip.insert(op->var.get());
+      ir::IRVisitor::visit(op);
+    }
+  } m;
+  for (auto& st : sch.stages()) {
+    const schedule::StageNode& n = st.node();
+    for (auto& iv : n.all_iter_vars) m.skip.insert(iv.var().get());
+    for (auto& e : st.tensor().shape()) m.visit_expr(e);
+    for (auto& iv : n.root_iter_vars) {
+      m.visit_expr(iv->dom.min);
+      m.visit_expr(iv->dom.extent);
+    }
+    m.visit_expr(n.body);
+  }
+  std::vector<ir::Var> out;
+  for (auto& v : m.out)
+    if (!m.skip.count(v.get())) out.push_back(v);
+  return out;
+}
+
+// Verifies the IR a pass produced; a failure names the pass.
+inline void verify_after(const std::string& pass, const ir::Stmt& body, IRProperties have,
+                         const ir::LoweredFunc& fn, const std::vector<ir::Var>& sizes) {
+  try {
+    ir::verify(body, fn.params, sizes, fn.name,
+               have.has(IRProperty::flat_buffers) ? ir::IRForm::lowered : ir::IRForm::loop_nest);
+  } catch (const InternalError& e) {
+    throw InternalError(e.id(), str_cat("after lowering pass ", pass, ": ", e.message()), e.context());
+  }
 }
 
 // Symbolic sizes that the parameters' shapes define, in first-use order.
@@ -6923,32 +7298,41 @@ inline ir::LoweredFunc lower(const schedule::Schedule& sch, const std::vector<te
     fn.params.emplace_back(t.name(), t.dtype(), t.shape());
     arg_buffers[t.get()] = fn.params.back();
   }
-  auto last = std::chrono::steady_clock::now();
-  auto step = [&](const std::string& pass, ir::Stmt s) {
-    if (options.pass_ms) {
-      auto now = std::chrono::steady_clock::now();
-      (*options.pass_ms)[pass] += std::chrono::duration<double, std::milli>(now - last).count();
-      last = now;
-    }
-    if (options.on_pass) options.on_pass(pass, s);
-    if (detail::dump_requested(pass)) std::cerr << "// ---- after " << pass << " (" << name << ")\n" << ir::to_string(s) << "\n";
-    return s;
-  };
-  BodyMap bodies = inline_stages(sch);
-  ir::Stmt s = step("schedule_ops", schedule_ops(sch, bodies, infer_bounds(sch, bodies), args));
-  s = step("storage_flatten", storage_flatten(s, arg_buffers));
-  s = step("simplify", ir::simplify(s));
-  s = step("legalize_vectors", legalize_vectors(s, options.vector_bits));
-  s = step("vectorize", vectorize_loops(s));
-  s = step("unroll", unroll_loops(s));
-  s = step("final_simplify", ir::simplify(s));
+  const std::vector<LowerPass>& passes = options.passes ? *options.passes : lower_passes();
+  if (options.passes) check_pass_table(passes);
   fn.size_vars = detail::shape_vars(fn.params);
-  for (auto& v : detail::free_vars(s))
+  const bool verify = detail::verify_requested();
+  std::vector<ir::Var> sizes;
+  if (verify) {
+    sizes = fn.size_vars;
+    for (auto& v : detail::symbolic_values(sch))
+      if (std::none_of(sizes.begin(), sizes.end(), [&](const ir::Var& x) { return x.same_as(v); })) sizes.push_back(v);
+  }
+  LowerState state{sch, args, arg_buffers, options, {}, {}, {}};
+  IRProperties have;
+  for (auto& pass : passes) {
+    if (!pass.families.has(options.family)) continue;
+    auto start = std::chrono::steady_clock::now();
+    pass.run(state);
+    if (options.pass_ms)
+      (*options.pass_ms)[pass.name] +=
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    have.remove(pass.removed);
+    have.add(pass.ensured);
+    bool dump = detail::dump_requested(pass.name);
+    if (options.on_pass || dump) {
+      ir::Stmt shown = state.body.defined() ? state.body : detail::stage_view(state, have);
+      if (options.on_pass) options.on_pass(pass.name, shown);
+      if (dump) std::cerr << "// ---- after " << pass.name << " (" << name << ")\n" << ir::to_string(shown) << "\n";
+    }
+    if (verify && state.body.defined()) detail::verify_after(pass.name, state.body, have, fn, sizes);
+  }
+  fn.body = std::move(state.body);
+  for (auto& v : detail::free_vars(fn.body))
     if (std::none_of(fn.size_vars.begin(), fn.size_vars.end(), [&](const ir::Var& x) { return x.same_as(v); }))
       throw UserError("nnvm.lower.unbound_size",
                       str_cat("symbolic size ", v.name(), " is used by kernel ", name,
                               " but is not an extent of any argument, so no call could bind it"));
-  fn.body = s;
   fn.written = detail::written_params(fn);
   ir::verify(fn);
   return fn;
