@@ -4082,9 +4082,11 @@ NNVM_DSL_RANK_ROW(6) NNVM_DSL_RANK_ROW(7) NNVM_DSL_RANK_ROW(8)
 
 // Called only on a mismatch. Kept apart from the condition, which must stay a constant
 // expression after the diagnostic (Clang drops functions that name an invalid class).
-template <size_t Rank, size_t Given>
+// `Name` is the tensor's compile-time name (tensor_named<'A'>) where it has one: a C++20
+// static_assert message cannot contain it, so it reaches the diagnostic as a template argument.
+template <size_t Rank, size_t Given, class Name = void>
 void report_rank_mismatch() {
-  (void)sizeof(RankMismatch<Rank, Given>);
+  (void)sizeof(RankMismatch<Rank, Given, Name>);
 }
 
 // An index variable's static extent must equal the static extent of the axis it indexes
@@ -4769,8 +4771,15 @@ class Tensor {
   // expression, and that index variables of static extent match the axes' static extents.
   template <class... I>
   auto operator()(const I&... idx) const {
+    return access<void>(idx...);
+  }
+
+ protected:
+  // `Name`: the tensor's compile-time name for the rank diagnostic (void: it has none).
+  template <class Name, class... I>
+  auto access(const I&... idx) const {
     if constexpr (rank != sizeof...(I)) {
-      check::report_rank_mismatch<rank, sizeof...(I)>();
+      check::report_rank_mismatch<rank, sizeof...(I), Name>();
       return Invalid{};
     } else {
       return detail::make_access<T>(t_, std::integer_sequence<int64_t, E...>{}, std::index_sequence_for<I...>{},
@@ -4795,6 +4804,38 @@ std::vector<ir::Expr> static_shape(Shape<E...>) {
 }
 }  // namespace detail
 
+// A tensor name as a template argument: placeholder<"A", float, 64, 32>().
+template <size_t N>
+struct TensorName {
+  char text[N]{};
+  constexpr TensorName(const char (&s)[N]) {
+    for (size_t i = 0; i < N; ++i) text[i] = s[i];
+  }
+};
+// The tag that carries a tensor's compile-time name into a diagnostic, one character per
+// template argument: GCC and Clang both print tensor_named<'A'>, where Clang would print a
+// TensorName as its character codes.
+template <char... C>
+struct tensor_named {};
+namespace detail {
+template <TensorName Name, size_t... I>
+tensor_named<Name.text[I]...> name_tag(std::index_sequence<I...>);
+template <TensorName Name>
+using name_tag_t = decltype(name_tag<Name>(std::make_index_sequence<sizeof(Name.text) - 1>{}));
+}  // namespace detail
+
+// A Tensor<T, E...> whose name is part of its type, so that indexing it with the wrong number
+// of indices names it in the compiler's diagnostic. Everything else is the Tensor's.
+template <TensorName Name, class T, int64_t... E>
+class NamedTensor : public Tensor<T, E...> {
+ public:
+  using Tensor<T, E...>::Tensor;
+  template <class... I>
+  auto operator()(const I&... idx) const {
+    return this->template access<detail::name_tag_t<Name>>(idx...);
+  }
+};
+
 // A tensor of rank R whose extents are all known only at run time.
 template <class T, size_t R>
 using DynTensor = typename detail::dyn_tensor<T, std::make_index_sequence<R>>::type;
@@ -4804,6 +4845,13 @@ template <class T, int64_t... E>
 Tensor<T, E...> placeholder(std::string name) {
   static_assert(((E != dyn) && ...), "a placeholder with dyn extents needs them: placeholder<T, ...>({n, ...}, name)");
   return Tensor<T, E...>(te::placeholder(detail::static_shape(Shape<E...>{}), dtype_v<T>, std::move(name)));
+}
+// The same with the name known at compile time: placeholder<"A", float, 64, 32>(). A rank
+// mistake's diagnostic then names the tensor.
+template <TensorName Name, class T, int64_t... E>
+NamedTensor<Name, T, E...> placeholder() {
+  static_assert(((E != dyn) && ...), "a placeholder with dyn extents needs them: placeholder<T, ...>({n, ...}, name)");
+  return NamedTensor<Name, T, E...>(te::placeholder(detail::static_shape(Shape<E...>{}), dtype_v<T>, Name.text));
 }
 // The same, spelled placeholder<float>(Shape<64, 32>{}, "A").
 template <class T, int64_t... E>
@@ -5028,6 +5076,7 @@ namespace dsl = te::dsl;
 using te::dsl::dyn;
 using te::dsl::DynTensor;
 using te::dsl::Index;
+using te::dsl::NamedTensor;
 using te::dsl::ReduceAxis;
 using te::dsl::Shape;
 using te::dsl::Tensor;

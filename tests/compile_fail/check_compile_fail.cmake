@@ -24,6 +24,15 @@ string(FIND "${out}" "${sentence}" at)
 if(at EQUAL -1)
   message(FATAL_ERROR "${SOURCE} failed to compile, but without the sentence \"${sentence}\":\n${out}")
 endif()
+# An optional second line `// expect-also: <text>`: text the diagnostic must contain besides
+# the sentence, such as a name that only a template argument can carry.
+string(REGEX MATCH "^[^\n]*\n// expect-also: ([^\n]+)" also "${text}")
+if(also)
+  string(FIND "${out}" "${CMAKE_MATCH_1}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${SOURCE} failed to compile, but its diagnostic lacks \"${CMAKE_MATCH_1}\":\n${out}")
+  endif()
+endif()
 # One mistake must give one error, not a cascade.
 string(REGEX MATCHALL "error:" errors "${out}")
 list(LENGTH errors count)

@@ -513,6 +513,18 @@ TEST_CASE("typed tensors are te::Tensors for schedules and lowering") {
   CHECK(iv.same_as(k.iter_var()));
 }
 
+TEST_CASE("a placeholder named at compile time is a typed tensor whose type carries its name") {
+  // Only the rank diagnostic differs (tests/compile_fail/rank_named.cpp): the IR is the same.
+  auto A = placeholder<"A", float, 8, 4>();
+  static_assert(std::is_same_v<decltype(A), NamedTensor<"A", float, 8, 4>>);
+  CHECK(A.name() == "A");
+  const Tensor<float, 8, 4>& plain = A;
+  auto B = compute<Shape<8, 4>>([&](auto i, auto j) { return A(i, j) * 2.0f + plain(i, j); }, "B");
+  auto Au = placeholder<float, 8, 4>("A");
+  auto Bu = compute<Shape<8, 4>>([&](auto i, auto j) { return Au(i, j) * 2.0f + Au(i, j); }, "B");
+  CHECK(same_ir(B, Bu));
+}
+
 TEST_CASE("run-time errors of the untyped path and of typed wrappers") {
   ir::Var n("n");
   te::Tensor Au = te::placeholder({4, 4}, dtype::float32, "A");

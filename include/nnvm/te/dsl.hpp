@@ -22,6 +22,7 @@ namespace dsl = te::dsl;
 using te::dsl::dyn;
 using te::dsl::DynTensor;
 using te::dsl::Index;
+using te::dsl::NamedTensor;
 using te::dsl::ReduceAxis;
 using te::dsl::Shape;
 using te::dsl::Tensor;

@@ -65,9 +65,11 @@ NNVM_DSL_RANK_ROW(6) NNVM_DSL_RANK_ROW(7) NNVM_DSL_RANK_ROW(8)
 
 // Called only on a mismatch. Kept apart from the condition, which must stay a constant
 // expression after the diagnostic (Clang drops functions that name an invalid class).
-template <size_t Rank, size_t Given>
+// `Name` is the tensor's compile-time name (tensor_named<'A'>) where it has one: a C++20
+// static_assert message cannot contain it, so it reaches the diagnostic as a template argument.
+template <size_t Rank, size_t Given, class Name = void>
 void report_rank_mismatch() {
-  (void)sizeof(RankMismatch<Rank, Given>);
+  (void)sizeof(RankMismatch<Rank, Given, Name>);
 }
 
 // An index variable's static extent must equal the static extent of the axis it indexes
