@@ -249,7 +249,13 @@ T reference_call(CallOp op, T x, T y) {
     case CallOp::fmod: return std::fmod(x, y);
     case CallOp::copysign: return std::copysign(x, y);
     case CallOp::isnan:
-    case CallOp::isinf: break;
+    case CallOp::isinf:
+    case CallOp::bitwise_and:
+    case CallOp::bitwise_or:
+    case CallOp::bitwise_xor:
+    case CallOp::bitwise_not:
+    case CallOp::shift_left:
+    case CallOp::shift_right: break;  // not float calls
   }
   return T(0);
 }
