@@ -67,7 +67,7 @@ ops::OpDef swish_def() {
 }
 
 // Median time of one call; num_threads 0 means the thread pool's default (all cores).
-double median_ms(const target::CKernel& kernel, NDArray& x, NDArray& y, int reps, int num_threads) {
+double median_ms(const target::Kernel& kernel, NDArray& x, NDArray& y, int reps, int num_threads) {
   std::vector<BufferView> args{x.view(), y.view()};
   kernel.call(args, num_threads);  // warm-up: starts the pool's workers, faults the pages in
   std::vector<double> ms;
@@ -115,7 +115,7 @@ int run(int64_t rows, int64_t cols, int reps) {
   std::cout << "== results (" << rows << " x " << cols << ", median of " << reps << " runs)\n";
   struct Row {
     const char* label;
-    const target::CKernel& kernel;
+    const target::Kernel& kernel;
     int threads;
   };
   const Row rows_to_time[] = {{"unscheduled", kernels[0], 1},

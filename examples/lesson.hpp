@@ -39,7 +39,7 @@ ir::LoweredFunc lower_step(const schedule::Schedule& s, const std::vector<te::Te
 // Wall time of one call: the fastest of `reps` calls (or of those that fit in one second)
 // after a warm-up call. The fastest run is the one least disturbed by other processes, which
 // matters on a shared machine, where a median would partly measure the neighbours.
-double best_ms(const target::CKernel& kernel, std::vector<NDArray>& buffers, int reps) {
+double best_ms(const target::Kernel& kernel, std::vector<NDArray>& buffers, int reps) {
   std::vector<BufferView> views(buffers.begin(), buffers.end());
   kernel(views);
   double best = INFINITY, total = 0;
@@ -65,7 +65,7 @@ int run_lesson(const std::vector<Step>& steps, std::vector<NDArray>& buffers, co
     steps[k].apply(s);
     fns.push_back(lower_step(s, steps[k].args, "step" + std::to_string(k), nests[k]));
   }
-  std::vector<target::CKernel> kernels = target::jit_c(fns);
+  std::vector<target::Kernel> kernels = target::jit_c(fns);
   int wrong = 0;
   double first = 0, previous = 0;
   for (size_t k = 0; k < steps.size(); ++k) {

@@ -58,7 +58,7 @@ int run(int reps) {
     for (int64_t kk = 0; kk < n; ++kk)
       for (int64_t j = 0; j < n; ++j) want[size_t(i * n + j)] += double(a.values<float>()[size_t(i * n + kk)]) * b.values<float>()[size_t(kk * n + j)];
 
-  auto time_ms = [&](target::CKernel& kernel) {
+  auto time_ms = [&](target::Kernel& kernel) {
     std::vector<double> ms;
     for (int r = 0; r < reps; ++r) {
       auto t0 = std::chrono::steady_clock::now();

@@ -115,12 +115,10 @@ void bench_model(const std::string& path, const Options& o, const nnvm::target::
   std::string name = fs::path(file).parent_path().filename().string();
   nnvm::graph::CompileOptions co;
   co.target = target;
-  co.target.num_threads = o.threads;
 #ifdef NNVM_ARTIFACT_WITH_LLVM
   if (target.emitter == nnvm::target::Emitter::llvm) {
     nnvm::codegen::LlvmOptions lo;
     lo.cpu = target.cpu;
-    lo.num_threads = o.threads;
     co.compiler = nnvm::codegen::llvm_kernel_compiler(lo);
   }
 #endif

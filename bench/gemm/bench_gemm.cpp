@@ -174,9 +174,9 @@ int main(int argc, char** argv) {
   c_options.cache_dir = c_cache.path;
   if (c_cache.path.empty())
     std::printf("  note     no temporary directory for the C JIT: its times below may come from its cache\n");
-  std::vector<nnvm::target::CKernel> c_kernels;
+  std::vector<nnvm::target::Kernel> c_kernels;
 #ifdef NNVM_GEMM_WITH_LLVM
-  std::vector<nnvm::codegen::LlvmKernel> llvm_kernels;
+  std::vector<nnvm::target::Kernel> llvm_kernels;
 #endif
   std::printf("\n%6s | %11s | %11s   (JIT compile time per kernel) | nnvm-LLVM tiling\n", "n", "nnvm-C s",
               "nnvm-LLVM s");

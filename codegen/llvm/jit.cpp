@@ -1,4 +1,4 @@
-// Optimizing, JIT-compiling and caching LLVM modules built by emitter.cpp, and LlvmKernel.
+// Optimizing, JIT-compiling and caching LLVM modules built by emitter.cpp, as target::Kernels.
 #include <chrono>
 #include <mutex>
 #include <unordered_map>
@@ -24,12 +24,17 @@ namespace codegen {
 
 namespace detail {
 
+// The JIT session that owns a module's code, kept alive by the module's Kernels.
 struct LlvmModule {
   std::unique_ptr<llvm::orc::LLJIT> jit;
-  std::string ir;  // optimized
-  double compile_ms = 0;
   std::vector<std::string> symbols;
   std::vector<std::pair<nnvm_kernel_fn, nnvm_workspace_bytes_fn>> entries;
+};
+
+// A compiled batch: the session and the module its Kernels share (code: the optimized IR).
+struct Compiled {
+  std::shared_ptr<const LlvmModule> session;
+  std::shared_ptr<const target::KernelModule> module;
 };
 
 namespace {
@@ -75,13 +80,15 @@ uint64_t fnv1a64(const std::string& s, uint64_t h = 14695981039346656037ull) {
   return h;
 }
 
-std::shared_ptr<LlvmModule> compile(const std::vector<ir::LoweredFunc>& fns, const LlvmOptions& o) {
+Compiled compile(const std::vector<ir::LoweredFunc>& fns, const LlvmOptions& o) {
   auto start = std::chrono::steady_clock::now();
   auto jtmb = machine_builder(o);
   auto tm = check(jtmb.createTargetMachine(), "cannot create a target machine");
   Built b = build(fns, *tm, o.opt_level, true);
   auto mod = std::make_shared<LlvmModule>();
-  mod->ir = print(*b.module);
+  auto module = std::make_shared<target::KernelModule>();
+  module->emitter = target::Emitter::llvm;
+  module->code = print(*b.module);
   mod->symbols = b.symbols;
   mod->jit = check(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create(), "cannot start LLJIT");
   // libm and the half-precision conversion helpers come from the process.
@@ -96,43 +103,15 @@ std::shared_ptr<LlvmModule> compile(const std::vector<ir::LoweredFunc>& fns, con
     mod->entries.emplace_back(reinterpret_cast<nnvm_kernel_fn>(nnvm_llvm_compat::symbol_address(k)),
                               reinterpret_cast<nnvm_workspace_bytes_fn>(nnvm_llvm_compat::symbol_address(w)));
   }
-  mod->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return mod;
+  module->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  module->keep_alive = mod;
+  return {std::move(mod), std::move(module)};
 }
 
 }  // namespace
 }  // namespace detail
 
-LlvmKernel::LlvmKernel(std::shared_ptr<const detail::LlvmModule> module, ir::LoweredFunc fn, std::string symbol,
-                       nnvm_kernel_fn kernel, nnvm_workspace_bytes_fn workspace_bytes, int num_threads)
-    : module_(std::move(module)), fn_(std::move(fn)), symbol_(std::move(symbol)), kernel_(kernel),
-      workspace_bytes_(workspace_bytes), num_threads_(num_threads > 0 ? num_threads : 0) {}
-
-void LlvmKernel::check_defined() const {
-  if (!kernel_) throw UserError("nnvm.call.undefined_kernel", "called a default-constructed LlvmKernel");
-}
-const std::string& LlvmKernel::llvm_ir() const {
-  check_defined();
-  return module_->ir;
-}
-double LlvmKernel::compile_ms() const {
-  check_defined();
-  return module_->compile_ms;
-}
-uint64_t LlvmKernel::workspace_bytes(std::span<const int64_t> sizes) const {
-  check_defined();
-  if (sizes.size() != fn_.size_vars.size())
-    throw UserError("nnvm.call.size_count",
-                    str_cat("kernel ", fn_.name, " has ", fn_.size_vars.size(), " symbolic sizes, got ", sizes.size()));
-  return workspace_bytes_(sizes.data());
-}
-void LlvmKernel::call(std::span<const BufferView> args, int num_threads) const {
-  check_defined();
-  target::call_kernel(fn_, kernel_, workspace_bytes_, args, num_threads > 0 ? num_threads : num_threads_,
-                      "nnvm.codegen.llvm.kernel_status");
-}
-
-std::vector<LlvmKernel> jit_llvm(const std::vector<ir::LoweredFunc>& fns, const LlvmOptions& options) {
+std::vector<target::Kernel> jit_llvm(const std::vector<ir::LoweredFunc>& fns, const LlvmOptions& options) {
   if (fns.empty()) return {};
   std::string key = str_cat(options.cpu, "\n", options.features, "\n", options.opt_level, "\n");
   for (auto& fn : fns) {
@@ -143,8 +122,8 @@ std::vector<LlvmKernel> jit_llvm(const std::vector<ir::LoweredFunc>& fns, const 
   uint64_t h = detail::fnv1a64(key);
 
   static std::mutex mutex;
-  static std::unordered_map<uint64_t, std::shared_ptr<const detail::LlvmModule>> cache;
-  std::shared_ptr<const detail::LlvmModule> mod;
+  static std::unordered_map<uint64_t, detail::Compiled> cache;
+  detail::Compiled mod;
   bool hit = false;
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -156,14 +135,14 @@ std::vector<LlvmKernel> jit_llvm(const std::vector<ir::LoweredFunc>& fns, const 
       cache.emplace(h, mod);
     }
   }
-  std::vector<LlvmKernel> out;
+  std::vector<target::Kernel> out;
   for (size_t i = 0; i < fns.size(); ++i) {
-    out.emplace_back(mod, fns[i], mod->symbols[i], mod->entries[i].first, mod->entries[i].second, options.num_threads);
-    out.back().from_cache_ = hit;
+    auto [kernel, workspace_bytes] = mod.session->entries[i];
+    out.emplace_back(mod.module, fns[i], mod.session->symbols[i], kernel, workspace_bytes, hit);
   }
   return out;
 }
-LlvmKernel jit_llvm(const ir::LoweredFunc& fn, const LlvmOptions& options) {
+target::Kernel jit_llvm(const ir::LoweredFunc& fn, const LlvmOptions& options) {
   return std::move(jit_llvm(std::vector<ir::LoweredFunc>{fn}, options)[0]);
 }
 

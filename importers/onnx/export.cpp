@@ -255,7 +255,7 @@ std::string export_graph(const graph::Graph& g) {
 
 std::string export_model(const graph::CompiledModel& m) {
   std::vector<Unit> units;
-  for (auto& st : m.steps()) units.push_back({st.nodes, m.kernels().at(st.kernel).func.name});
+  for (auto& st : m.steps()) units.push_back({st.nodes, m.kernels().at(st.kernel).func().name});
   return Exporter(m.graph()).run(units);
 }
 

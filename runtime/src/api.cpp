@@ -66,8 +66,8 @@ nnvm_status_t nnvm_model_load(const char* dir, nnvm_model** out) {
 
 void nnvm_model_free(nnvm_model* model) { delete model; }
 
-int nnvm_model_num_inputs(const nnvm_model* model) { return model ? int(model->inputs.size()) : 0; }
-int nnvm_model_num_outputs(const nnvm_model* model) { return model ? int(model->outputs.size()) : 0; }
+int nnvm_model_num_inputs(const nnvm_model* model) { return model ? int(model->plan.inputs.size()) : 0; }
+int nnvm_model_num_outputs(const nnvm_model* model) { return model ? int(model->plan.outputs.size()) : 0; }
 
 nnvm_status_t nnvm_model_input_info(const nnvm_model* model, int index, nnvm_tensor_info* out) {
   return info(model, index, out, true);

@@ -44,7 +44,7 @@ std::string read_file(const std::string& path) {
   return s;
 }
 
-std::string slot_text(size_t s, const Slot& sl) { return format("slot %zu ('%s')", s, sl.name.c_str()); }
+std::string slot_text(size_t s, const SlotInfo& sl) { return format("slot %zu ('%s')", s, sl.name.c_str()); }
 
 class Loader {
  public:
@@ -60,13 +60,13 @@ class Loader {
     m_.name = string(doc, root_, "name");
     weights_bytes_ = uint64_t(integer(doc, root_, "weights_bytes", 0, INT64_MAX));
     planned_bytes_ = uint64_t(integer(doc, root_, "arena_bytes", 0, int64_t(max_tensor_bytes)));
-    m_.arena_bytes = (planned_bytes_ + 63) / 64 * 64;
+    m_.plan.arena_bytes = (planned_bytes_ + 63) / 64 * 64;
     const auto& inputs = array(doc, root_, "inputs");
     read_slots(array(doc, root_, "slots"), inputs.size());
     read_kernels(array(doc, root_, "kernels"));
     read_steps(array(doc, root_, "steps"));
-    read_io(inputs, "inputs", m_.inputs, m_.input_info);
-    read_io(array(doc, root_, "outputs"), "outputs", m_.outputs, m_.output_info);
+    read_io(inputs, "inputs", m_.plan.inputs, m_.input_info);
+    read_io(array(doc, root_, "outputs"), "outputs", m_.plan.outputs, m_.output_info);
     map_weights();
     load_kernels();
   }
@@ -108,33 +108,37 @@ class Loader {
     Path list = root_ / "slots";
     for (size_t s = 0; s < slots.size(); ++s) {
       Path path = list[s];
-      Slot& sl = m_.slots.emplace_back();
+      SlotInfo& sl = m_.slots.emplace_back();
+      PlanSlot& ps = m_.plan.slots.emplace_back();
       sl.type = read_type(slots[s], path);
       sl.name = string(slots[s], path, "name");
+      ps.bytes = sl.type.bytes;
       const std::string& kind = string(slots[s], path, "kind");
       if (kind == "input") {
-        sl.kind = Slot::Kind::input;
-        sl.input = index(r_.member(slots[s], path, "input"), path / "input", num_inputs, "an input");
+        ps.kind = PlanSlot::Kind::input;
+        ps.index = index(r_.member(slots[s], path, "input"), path / "input", num_inputs, "an input");
       } else if (kind == "constant") {
-        sl.kind = Slot::Kind::constant;
-        sl.offset = uint64_t(integer(slots[s], path, "offset", 0, INT64_MAX));
+        ps.kind = PlanSlot::Kind::constant;
+        ps.index = constant_offsets_.size();
+        uint64_t offset = uint64_t(integer(slots[s], path, "offset", 0, INT64_MAX));
+        constant_offsets_.push_back(offset);
         uint64_t bytes = uint64_t(integer(slots[s], path, "bytes", 0, INT64_MAX));
         if (bytes != sl.type.bytes)
           r_.error(path / "bytes", "expected %llu (%s), got %llu", ull(sl.type.bytes), type_text(sl.type).c_str(), ull(bytes));
-        if (sl.offset % 64 != 0) r_.error(path / "offset", "expected a multiple of 64, got %llu", ull(sl.offset));
-        if (sl.offset > weights_bytes_ || bytes > weights_bytes_ - sl.offset)
-          r_.error(path, "bytes %llu to %llu lie past the end of the weights (weights_bytes %llu)", ull(sl.offset),
-                   ull(sl.offset + bytes), ull(weights_bytes_));
+        if (offset % 64 != 0) r_.error(path / "offset", "expected a multiple of 64, got %llu", ull(offset));
+        if (offset > weights_bytes_ || bytes > weights_bytes_ - offset)
+          r_.error(path, "bytes %llu to %llu lie past the end of the weights (weights_bytes %llu)", ull(offset),
+                   ull(offset + bytes), ull(weights_bytes_));
       } else if (kind == "activation") {
         // Planned activations share the arena's first arena_bytes; the others follow it.
         if (const Value* offset = r_.find(slots[s], path, "offset")) {
-          sl.offset = uint64_t(r_.integer(*offset, path / "offset", 0, int64_t(planned_bytes_)));
-          if (sl.type.bytes > planned_bytes_ - sl.offset)
-            r_.error(path, "bytes %llu to %llu lie past the end of the arena (arena_bytes %llu)", ull(sl.offset),
-                     ull(sl.offset + sl.type.bytes), ull(planned_bytes_));
+          ps.offset = uint64_t(r_.integer(*offset, path / "offset", 0, int64_t(planned_bytes_)));
+          if (sl.type.bytes > planned_bytes_ - ps.offset)
+            r_.error(path, "bytes %llu to %llu lie past the end of the arena (arena_bytes %llu)", ull(ps.offset),
+                     ull(ps.offset + sl.type.bytes), ull(planned_bytes_));
         } else {
-          sl.offset = m_.arena_bytes;
-          m_.arena_bytes += (sl.type.bytes + 63) / 64 * 64;
+          ps.offset = m_.plan.arena_bytes;
+          m_.plan.arena_bytes += (sl.type.bytes + 63) / 64 * 64;
         }
       } else {
         r_.error(path / "kind", "expected \"input\", \"constant\" or \"activation\", got \"%s\"", kind.c_str());
@@ -146,7 +150,7 @@ class Loader {
     Path list = root_ / "kernels";
     for (size_t k = 0; k < kernels.size(); ++k) {
       Path path = list[k];
-      Kernel& kernel = m_.kernels.emplace_back();
+      KernelInfo& kernel = m_.kernels.emplace_back();
       kernel.symbol = string(kernels[k], path, "symbol");
       if (kernel.symbol.empty()) r_.error(path / "symbol", "expected a symbol name, got \"\"");
       int64_t sizes = integer(kernels[k], path, "num_size_vars", 0, INT64_MAX);
@@ -166,11 +170,12 @@ class Loader {
     Path list = root_ / "steps";
     for (size_t i = 0; i < steps.size(); ++i) {
       Path path = list[i];
-      Step& st = m_.steps.emplace_back();
-      st.node = string(steps[i], path, "node");
-      st.op = string(steps[i], path, "op");
+      StepInfo& info = m_.steps.emplace_back();
+      PlanStep& st = m_.plan.steps.emplace_back();
+      info.node = string(steps[i], path, "node");
+      info.op = string(steps[i], path, "op");
       st.kernel = index(r_.member(steps[i], path, "kernel"), path / "kernel", m_.kernels.size(), "a kernel");
-      const Kernel& k = m_.kernels[st.kernel];
+      const KernelInfo& k = m_.kernels[st.kernel];
       const auto& ins = array(steps[i], path, "inputs");
       const auto& outs = array(steps[i], path, "outputs");
       if (ins.size() + outs.size() != k.params.size())
@@ -181,13 +186,14 @@ class Loader {
         bool out = a >= ins.size();
         Path apath = out ? outs_path[a - ins.size()] : ins_path[a];
         size_t s = index(out ? outs[a - ins.size()] : ins[a], apath, m_.slots.size(), "a slot");
-        const Slot& sl = m_.slots[s];
+        const SlotInfo& sl = m_.slots[s];
+        const PlanSlot::Kind kind = m_.plan.slots[s].kind;
         if (!(sl.type == k.params[a]))
           r_.error(apath, "%s is %s but kernel %s's parameter %zu is %s", slot_text(s, sl).c_str(),
                    type_text(sl.type).c_str(), k.symbol.c_str(), a, type_text(k.params[a]).c_str());
-        if (!out && sl.kind == Slot::Kind::activation && !written_[s])
+        if (!out && kind == PlanSlot::Kind::activation && !written_[s])
           r_.error(apath, "%s is read before any step writes it", slot_text(s, sl).c_str());
-        if (out && (sl.kind != Slot::Kind::activation || written_[s]))
+        if (out && (kind != PlanSlot::Kind::activation || written_[s]))
           r_.error(apath, "%s is %s; a step writes only fresh activations", slot_text(s, sl).c_str(),
                    written_[s] ? "written by an earlier step" : "not an activation");
         if (out) written_[s] = 1;
@@ -197,13 +203,13 @@ class Loader {
       // other tensors (planned activations may share the arena only when lifetimes are apart).
       for (size_t a = ins.size(); a < st.args.size(); ++a)
         for (size_t b = 0; b < st.args.size(); ++b) {
-          const Slot &x = m_.slots[st.args[a]], &y = m_.slots[st.args[b]];
-          if (b != a && y.kind == Slot::Kind::activation && x.type.bytes && y.type.bytes &&
-              x.offset < y.offset + y.type.bytes && y.offset < x.offset + x.type.bytes)
-            r_.error(outs_path[a - ins.size()], "%s overlaps %s in the arena", slot_text(st.args[a], x).c_str(),
-                     slot_text(st.args[b], y).c_str());
+          const PlanSlot &x = m_.plan.slots[st.args[a]], &y = m_.plan.slots[st.args[b]];
+          if (b != a && y.kind == PlanSlot::Kind::activation && x.bytes && y.bytes && x.offset < y.offset + y.bytes &&
+              y.offset < x.offset + x.bytes)
+            r_.error(outs_path[a - ins.size()], "%s overlaps %s in the arena", slot_text(st.args[a], m_.slots[st.args[a]]).c_str(),
+                     slot_text(st.args[b], m_.slots[st.args[b]]).c_str());
         }
-      m_.max_args = std::max(m_.max_args, st.args.size());
+      m_.plan.max_args = std::max(m_.plan.max_args, st.args.size());
     }
   }
 
@@ -214,26 +220,27 @@ class Loader {
     for (size_t i = 0; i < list.size(); ++i) {
       Path path = list_path[i];
       size_t s = index(r_.member(list[i], path, "slot"), path / "slot", m_.slots.size(), "a slot");
-      const Slot& sl = m_.slots[s];
+      const SlotInfo& sl = m_.slots[s];
+      const PlanSlot& ps = m_.plan.slots[s];
       TensorType t = read_type(list[i], path);
       const std::string& name = string(list[i], path, "name");
       if (!(t == sl.type) || name != sl.name)
         r_.error(path, "declares '%s' %s but %s is %s", name.c_str(), type_text(t).c_str(), slot_text(s, sl).c_str(),
                  type_text(sl.type).c_str());
-      if (inputs && (sl.kind != Slot::Kind::input || sl.input != i))
+      if (inputs && (ps.kind != PlanSlot::Kind::input || ps.index != i))
         r_.error(path / "slot", "%s is not input %zu", slot_text(s, sl).c_str(), i);
-      if (!inputs && sl.kind == Slot::Kind::activation && !written_[s])
+      if (!inputs && ps.kind == PlanSlot::Kind::activation && !written_[s])
         r_.error(path / "slot", "%s is never written by a step", slot_text(s, sl).c_str());
       slots.push_back(s);
     }
     if (inputs) {
       size_t input_slots = 0;
-      for (auto& sl : m_.slots) input_slots += sl.kind == Slot::Kind::input;
+      for (auto& ps : m_.plan.slots) input_slots += ps.kind == PlanSlot::Kind::input;
       if (input_slots != list.size())
         r_.error(list_path, "%zu slots are inputs but %zu inputs are declared", input_slots, list.size());
     }
     for (size_t s : slots) {
-      const Slot& sl = m_.slots[s];
+      const SlotInfo& sl = m_.slots[s];
       info.push_back({sl.name.c_str(), sl.type.dtype, int32_t(sl.type.shape.size()), sl.type.shape.data(), sl.type.bytes});
     }
   }
@@ -256,13 +263,14 @@ class Loader {
     if (p == MAP_FAILED) fail(NNVM_ERROR_IO, "cannot map %s: %s", path.c_str(), std::strerror(map_errno));
     m_.weights = static_cast<const char*>(p);
     m_.weights_size = p ? size_t(weights_bytes_) : 0;
+    for (uint64_t offset : constant_offsets_) m_.plan.constants.push_back(m_.weights + offset);
   }
 
   // kernels.so states the parameter types each kernel was compiled for (S_signature:
   // "float32 [1x64];float32 [64]"); the steps were checked against model.json's, which must
   // agree, or an edited model.json would let a kernel read and write past its tensors.
   void check_signature(size_t k, const char* sig) {
-    const Kernel& kernel = m_.kernels[k];
+    const KernelInfo& kernel = m_.kernels[k];
     if (!sig)
       fail(NNVM_ERROR_KERNEL, "%s/kernels.so has no %s_signature (the parameter types of kernel %s); rebuild the artifact",
            dir_.c_str(), kernel.symbol.c_str(), kernel.symbol.c_str());
@@ -275,7 +283,7 @@ class Loader {
       std::string given = json_done ? "nothing" : type_text(kernel.params[p]);
       if (compiled != given) {
         size_t st = 0;
-        while (st < m_.steps.size() && m_.steps[st].kernel != k) ++st;
+        while (st < m_.plan.steps.size() && m_.plan.steps[st].kernel != k) ++st;
         fail(NNVM_ERROR_FORMAT, "%s: steps[%zu] (node '%s') calls kernel %s, whose parameter %zu was compiled for %s, but kernels[%zu].params[%zu] gives %s",
              json_path_.c_str(), st, st < m_.steps.size() ? m_.steps[st].node.c_str() : "", kernel.symbol.c_str(), p,
              compiled.c_str(), k, p, given.c_str());
@@ -290,20 +298,21 @@ class Loader {
     m_.library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!m_.library) fail(NNVM_ERROR_IO, "cannot load %s: %s", path.c_str(), dlerror());
     for (size_t k = 0; k < m_.kernels.size(); ++k) {
-      Kernel& kernel = m_.kernels[k];
-      kernel.fn = reinterpret_cast<nnvm_kernel_fn>(dlsym(m_.library, kernel.symbol.c_str()));
+      KernelInfo& kernel = m_.kernels[k];
+      nnvm_kernel_fn fn = reinterpret_cast<nnvm_kernel_fn>(dlsym(m_.library, kernel.symbol.c_str()));
+      m_.plan.kernels.push_back(fn);
       kernel.workspace_bytes =
           reinterpret_cast<nnvm_workspace_bytes_fn>(dlsym(m_.library, (kernel.symbol + "_workspace_bytes").c_str()));
-      if (!kernel.fn || !kernel.workspace_bytes)
+      if (!fn || !kernel.workspace_bytes)
         fail(NNVM_ERROR_KERNEL, "%s has no kernel '%s' (with its _workspace_bytes), which %s names in kernels[%zu].symbol",
              path.c_str(), kernel.symbol.c_str(), json_path_.c_str(), k);
       check_signature(k, static_cast<const char*>(dlsym(m_.library, (kernel.symbol + "_signature").c_str())));
     }
     // Shapes are static, so each kernel's scratch size is known now; runs lend the largest.
     const int64_t no_sizes = 0;
-    for (auto& st : m_.steps)
-      m_.workspace_bytes = std::max(m_.workspace_bytes, m_.kernels[st.kernel].workspace_bytes(&no_sizes));
-    m_.workspace_bytes = (m_.workspace_bytes + 63) / 64 * 64;
+    uint64_t& workspace = m_.plan.workspace_bytes;
+    for (auto& st : m_.plan.steps) workspace = std::max(workspace, m_.kernels[st.kernel].workspace_bytes(&no_sizes));
+    workspace = (workspace + 63) / 64 * 64;
   }
 
   std::string dir_, json_path_;
@@ -312,6 +321,7 @@ class Loader {
   nnvm_model& m_;
   uint64_t weights_bytes_ = 0, planned_bytes_ = 0;
   std::vector<uint8_t> written_;
+  std::vector<uint64_t> constant_offsets_;  // in weights.bin, per Plan::constants entry
 };
 
 }  // namespace

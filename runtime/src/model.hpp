@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "nnvm/runtime/kernel_abi.h"
+#include "nnvm/runtime/plan.hpp"
 #include "types.hpp"
 
 NNVM_BEGIN_NAMESPACE
@@ -23,25 +24,22 @@ struct TensorType {
 
 inline std::string type_text(const TensorType& t) { return type_text(t.dtype, t.shape.data(), t.shape.size()); }
 
-struct Slot {
-  enum class Kind : uint8_t { input, constant, activation } kind = Kind::activation;
+// What a plan slot holds (where it lives during a run: Plan::slots), for checks and messages.
+struct SlotInfo {
   TensorType type;
   std::string name;
-  uint64_t offset = 0;  // constant: in weights.bin; activation: in a run's arena
-  size_t input = 0;     // input: position in the model's inputs
 };
 
-struct Kernel {
+// A kernel as model.json declares it (its entry point: Plan::kernels).
+struct KernelInfo {
   std::string symbol;
-  nnvm_kernel_fn fn = nullptr;
   nnvm_workspace_bytes_fn workspace_bytes = nullptr;
   std::vector<TensorType> params;
 };
 
-struct Step {
+// Where a plan step comes from, for messages.
+struct StepInfo {
   std::string node, op;
-  size_t kernel = 0;
-  std::vector<size_t> args;  // slots: the kernel's inputs, then its outputs
 };
 
 }  // namespace runtime
@@ -49,18 +47,15 @@ NNVM_END_NAMESPACE
 
 struct nnvm_model {
   std::string name;
-  std::vector<nnvm::runtime::Slot> slots;
-  std::vector<nnvm::runtime::Kernel> kernels;
-  std::vector<nnvm::runtime::Step> steps;
-  std::vector<size_t> inputs, outputs;           // slots
+  nnvm::runtime::Plan plan;                      // what runs (plan.hpp's run loop)
+  std::vector<nnvm::runtime::SlotInfo> slots;    // per plan slot
+  std::vector<nnvm::runtime::KernelInfo> kernels;  // per plan kernel
+  std::vector<nnvm::runtime::StepInfo> steps;    // per plan step
   std::vector<nnvm_tensor_info> input_info, output_info;
-  uint64_t arena_bytes = 0;      // activations, each 64-byte aligned
-  uint64_t workspace_bytes = 0;  // the largest step's scratch
-  size_t max_args = 0;
   void* library = nullptr;       // dlopen handle of kernels.so
   const char* weights = nullptr; // weights.bin, mapped read-only
   size_t weights_size = 0;
-  // Arenas (arena_bytes + workspace_bytes each) of finished runs, for the next runs: one run
+  // Arenas (plan.run_bytes() each) of finished runs, for the next runs: one run
   // takes one, so concurrent runs never share one, and none is allocated (and page-faulted in)
   // per run once there are as many as runs at once. Freed with the model.
   mutable std::mutex spare_mutex;

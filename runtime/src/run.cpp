@@ -1,7 +1,7 @@
-// Running a loaded model: one arena per run holds its activations and the kernels' workspace,
-// so concurrent runs share nothing but the read-only model and the thread pool. Arenas are
-// reused from run to run (nnvm_model::spare_arenas), and outputs are written straight into the
-// caller's buffers where that is safe (see in_place).
+// Running a loaded model through the run loop every model runs by (nnvm/runtime/plan.hpp): one
+// arena per run holds its activations and the kernels' workspace, so concurrent runs share
+// nothing but the read-only model and the thread pool. Arenas are reused from run to run
+// (nnvm_model::spare_arenas).
 #include <cstdlib>
 #include <cstring>
 
@@ -16,22 +16,22 @@ const char* kind_name(bool inputs) { return inputs ? "input" : "output"; }
 
 // Data pointers may be NULL only for empty tensors.
 void check_data(const nnvm_model& m, const void* const* data, bool inputs) {
-  const auto& slots = inputs ? m.inputs : m.outputs;
+  const auto& slots = inputs ? m.plan.inputs : m.plan.outputs;
   if (!data && !slots.empty()) fail(NNVM_ERROR_INPUT, "model '%s': the %s array is NULL", m.name.c_str(), kind_name(inputs));
   for (size_t i = 0; i < slots.size(); ++i)
-    if (!data[i] && m.slots[slots[i]].type.bytes > 0)
+    if (!data[i] && m.plan.slots[slots[i]].bytes > 0)
       fail(NNVM_ERROR_INPUT, "%s '%s' has NULL data", kind_name(inputs), m.slots[slots[i]].name.c_str());
 }
 }  // namespace
 
 void check_tensors(const nnvm_model& m, const nnvm_tensor* tensors, int count, bool inputs) {
-  const auto& slots = inputs ? m.inputs : m.outputs;
+  const auto& slots = inputs ? m.plan.inputs : m.plan.outputs;
   const char* what = kind_name(inputs);
   if (count < 0 || size_t(count) != slots.size() || (count > 0 && !tensors))
     fail(NNVM_ERROR_INPUT, "model '%s' takes %zu %s tensors, got %d%s", m.name.c_str(), slots.size(), what, count,
          count > 0 && !tensors ? " (a NULL array)" : "");
   for (size_t i = 0; i < slots.size(); ++i) {
-    const Slot& sl = m.slots[slots[i]];
+    const SlotInfo& sl = m.slots[slots[i]];
     const nnvm_tensor& t = tensors[i];
     bool valid_rank = t.rank >= 0 && t.rank <= 64 && (t.shape || t.rank == 0);
     if (!valid_rank || t.dtype != sl.type.dtype || size_t(t.rank) != sl.type.shape.size() ||
@@ -49,7 +49,7 @@ namespace {
 class BorrowedArena {
  public:
   explicit BorrowedArena(const nnvm_model& m) : m_(m) {
-    uint64_t total = m.arena_bytes + m.workspace_bytes;
+    uint64_t total = m.plan.run_bytes();
     if (total == 0) return;
     {
       std::lock_guard<std::mutex> lk(m.spare_mutex);
@@ -82,26 +82,6 @@ class BorrowedArena {
   void* p_ = nullptr;
 };
 
-bool overlap(const void* a, uint64_t a_bytes, const void* b, uint64_t b_bytes) {
-  auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
-  return a_bytes && b_bytes && x < y + b_bytes && y < x + a_bytes;
-}
-
-// Whether output `o` can be computed straight into the caller's buffer: a kernel computes it
-// (not an input or a constant), it is no other output too, and the caller's buffer overlaps no
-// input and no other output buffer (a kernel still reading an input must not see it change).
-bool in_place(const nnvm_model& m, size_t o, const void* const* inputs, void* const* outputs) {
-  const size_t slot = m.outputs[o];
-  const uint64_t bytes = m.slots[slot].type.bytes;
-  if (m.slots[slot].kind != Slot::Kind::activation || bytes == 0) return false;
-  for (size_t i = 0; i < m.inputs.size(); ++i)
-    if (overlap(outputs[o], bytes, inputs[i], m.slots[m.inputs[i]].type.bytes)) return false;
-  for (size_t p = 0; p < m.outputs.size(); ++p)
-    if (p != o && (m.outputs[p] == slot || overlap(outputs[o], bytes, outputs[p], m.slots[m.outputs[p]].type.bytes)))
-      return false;
-  return true;
-}
-
 }  // namespace
 
 void run(const nnvm_model& m, const void* const* inputs, void* const* outputs, int num_threads) {
@@ -109,40 +89,15 @@ void run(const nnvm_model& m, const void* const* inputs, void* const* outputs, i
   check_data(m, outputs, false);
 
   BorrowedArena arena(m);
-  char* base = arena.base();
-  std::vector<void*> data(m.slots.size());
-  for (size_t s = 0; s < m.slots.size(); ++s) {
-    const Slot& sl = m.slots[s];
-    data[s] = sl.kind == Slot::Kind::input      ? const_cast<void*>(inputs[sl.input])
-              : sl.kind == Slot::Kind::constant ? const_cast<char*>(m.weights) + sl.offset
-                                                : base + sl.offset;
-  }
-  // Outputs have arena space of their own (the plan leaves them out of its shared part), so
-  // pointing one at the caller's buffer takes nothing from another tensor.
-  for (size_t o = 0; o < m.outputs.size(); ++o)
-    if (in_place(m, o, inputs, outputs)) data[m.outputs[o]] = outputs[o];
-
-  PoolRef pool{&ThreadPool::global(), num_threads > 0 ? num_threads : 0};
-  nnvm_kernel_env env{&pool, &nnvm_pool_parallel_for};
-  std::vector<void*> args(m.max_args);
-  const int64_t no_sizes = 0;
-  for (size_t i = 0; i < m.steps.size(); ++i) {
-    const Step& st = m.steps[i];
-    const Kernel& k = m.kernels[st.kernel];
-    for (size_t a = 0; a < st.args.size(); ++a) args[a] = data[st.args[a]];
-    int32_t status = k.fn(args.data(), &no_sizes, base ? base + m.arena_bytes : nullptr, m.workspace_bytes, &env);
-    if (status != NNVM_STATUS_OK)
-      fail(NNVM_ERROR_KERNEL, "model '%s', step %zu (node '%s', op %s): kernel %s returned status %d%s", m.name.c_str(), i,
-           st.node.c_str(), st.op.c_str(), k.symbol.c_str(), int(status),
-           status == NNVM_STATUS_WORKSPACE_TOO_SMALL ? " (workspace too small)"
-           : status == NNVM_STATUS_RUNTIME_FAILURE   ? " (the thread pool failed)"
-                                                     : "");
-  }
-  // The rest: outputs that are inputs or constants, or shown twice, or whose buffers overlap
-  // (memmove).
-  for (size_t i = 0; i < m.outputs.size(); ++i)
-    if (uint64_t bytes = m.slots[m.outputs[i]].type.bytes; bytes && data[m.outputs[i]] != outputs[i])
-      std::memmove(outputs[i], data[m.outputs[i]], size_t(bytes));
+  StepFailure failed = run_plan(m.plan, inputs, outputs, arena.base(), num_threads);
+  if (!failed) return;
+  const StepInfo& st = m.steps[failed.step];
+  fail(NNVM_ERROR_KERNEL, "model '%s', step %zu (node '%s', op %s): kernel %s returned status %d%s", m.name.c_str(),
+       failed.step, st.node.c_str(), st.op.c_str(), m.kernels[m.plan.steps[failed.step].kernel].symbol.c_str(),
+       int(failed.status),
+       failed.status == NNVM_STATUS_WORKSPACE_TOO_SMALL ? " (workspace too small)"
+       : failed.status == NNVM_STATUS_RUNTIME_FAILURE   ? " (the thread pool failed)"
+                                                        : "");
 }
 
 }  // namespace runtime

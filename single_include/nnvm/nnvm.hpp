@@ -6943,8 +6943,6 @@ struct Target {
   // for_cpu() derives the registers from it, so schedules and instructions agree.
   std::string cpu;
   GpuDevice gpu;  // Family::gpu only
-  // Threads for parallel loops; 0 means the thread pool's default (NNVM_NUM_THREADS or all).
-  int num_threads = 0;
 
   // This machine, for code JIT-compiled to run here through `emitter`, with the widest SIMD
   // registers the CPU has (x86: 512 with AVX-512F, 256 with AVX2, else 128; Arm: 128). A
@@ -10130,6 +10128,7 @@ NNVM_END_NAMESPACE
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <cstdio>
@@ -10245,6 +10244,23 @@ inline bool check_cached_library(const std::string& path) {
 }  // namespace target
 NNVM_END_NAMESPACE
 // end nnvm/target/kernel_cache.hpp
+// begin nnvm/target/kernel.hpp
+// A compiled kernel, whatever compiled it: the C JIT (target/c_jit.hpp), the LLVM JIT
+// (codegen/llvm_jit.hpp) and the graph executor all hand out this one type. It is the lowered
+// function, its entry points under the kernel ABI (runtime/kernel_abi.h) and the module that
+// holds the code; calls go through target::call_kernel, so every back end checks arguments,
+// lends workspace and threads, and reports failures the same way.
+//
+// The thread count is not part of a kernel: each call says how many threads its parallel loops
+// may use (0: the pool's count, NNVM_NUM_THREADS or all cores).
+
+#include <array>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+
 // begin nnvm/target/kernel_call.hpp
 // The host side of calling a compiled kernel through the kernel ABI (docs/lowered_ir.md), shared
 // by every JIT (C, LLVM) so that all validate arguments, lend workspace and threads, and report
@@ -10535,11 +10551,90 @@ NNVM_END_NAMESPACE
 NNVM_BEGIN_NAMESPACE
 namespace target {
 
+// The code one compiler call produced for a batch of kernels; it stays loaded while any of
+// their Kernels exists.
+struct KernelModule {
+  Emitter emitter = Emitter::c;
+  std::string code;          // what was compiled: the C source, or the optimized LLVM IR
+  std::string library_path;  // the shared library the code was loaded from; empty when in memory
+  double compile_ms = 0;     // building and compiling (or loading from the disk cache) the module
+  std::shared_ptr<const void> keep_alive;  // the loaded library or JIT session
+};
+
+class Kernel {
+ public:
+  Kernel() = default;
+  Kernel(std::shared_ptr<const KernelModule> module, ir::LoweredFunc fn, std::string symbol, nnvm_kernel_fn kernel,
+         nnvm_workspace_bytes_fn workspace_bytes, bool from_cache = false)
+      : module_(std::move(module)), fn_(std::move(fn)), symbol_(std::move(symbol)), kernel_(kernel),
+        workspace_bytes_(workspace_bytes), from_cache_(from_cache) {}
+
+  bool defined() const { return kernel_ != nullptr; }
+  const ir::LoweredFunc& func() const { return fn_; }
+  // The kernel's symbol in its module.
+  const std::string& symbol() const { return symbol_; }
+  const KernelModule& module() const {
+    check_defined();
+    return *module_;
+  }
+  Emitter emitter() const { return module().emitter; }
+  const std::string& code() const { return module().code; }
+  const std::string& library_path() const { return module().library_path; }
+  double compile_ms() const { return module().compile_ms; }
+  // Whether the JIT found the module in one of its caches instead of compiling it.
+  bool from_cache() const { return from_cache_; }
+
+  // The raw entry points, for callers that drive the kernel ABI themselves (the run loop).
+  nnvm_kernel_fn raw_function() const { return kernel_; }
+  nnvm_workspace_bytes_fn raw_workspace_bytes() const { return workspace_bytes_; }
+
+  // Scratch bytes a call with these symbolic sizes (in func().size_vars order) needs.
+  uint64_t workspace_bytes(std::span<const int64_t> sizes) const {
+    check_defined();
+    if (sizes.size() != fn_.size_vars.size())
+      throw UserError("nnvm.call.size_count", str_cat("kernel ", fn_.name, " has ", fn_.size_vars.size(),
+                                                      " symbolic sizes, got ", sizes.size()));
+    return workspace_bytes_(sizes.data());
+  }
+
+  // Runs the kernel on `args` (one per func().params, checked by bind_arguments: a wrong buffer
+  // is a UserError), its parallel loops on `num_threads` threads (0: the pool's count).
+  void call(std::span<const BufferView> args, int num_threads = 0) const {
+    check_defined();
+    call_kernel(fn_, kernel_, workspace_bytes_, args, num_threads, "nnvm.call.kernel_status");
+  }
+  void operator()(std::span<const BufferView> args) const { call(args); }
+  // kernel(a, b, c) with NDArrays or BufferViews.
+  template <class... A>
+    requires(std::is_constructible_v<BufferView, A&> && ...)
+  void operator()(A&&... args) const {
+    std::array<BufferView, sizeof...(A)> views{BufferView(args)...};
+    call(std::span<const BufferView>(views.data(), views.size()));
+  }
+
+ private:
+  void check_defined() const {
+    if (!kernel_) throw UserError("nnvm.call.undefined_kernel", "called a default-constructed Kernel");
+  }
+  std::shared_ptr<const KernelModule> module_;
+  ir::LoweredFunc fn_;
+  std::string symbol_;
+  nnvm_kernel_fn kernel_ = nullptr;
+  nnvm_workspace_bytes_fn workspace_bytes_ = nullptr;
+  bool from_cache_ = false;
+};
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/kernel.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
 struct CJitOptions {
   std::string compiler;                 // empty: $CC, else "cc"
   std::vector<std::string> extra_flags;  // appended after the default flags
   std::string cache_dir;                // empty: detail::default_cache_dir()
-  int num_threads = 0;                  // threads for parallel loops; 0: NNVM_NUM_THREADS or all
   std::string cpu;                      // -march= value (Target::cpu); empty: "native", this machine
 };
 
@@ -10600,7 +10695,6 @@ inline void write_atomically(const std::string& path, const std::string& text) {
 struct Library {
   void* handle = nullptr;
   std::string path;
-  std::shared_ptr<const std::string> source;
   ~Library() {
     if (handle) dlclose(handle);
   }
@@ -10657,13 +10751,16 @@ inline CCompilePlan plan_c_compile(const std::string& source, const CJitOptions&
   return p;
 }
 
-// Compiles (or finds in the caches) the shared library for `source`.
-inline std::shared_ptr<Library> compile_c(const std::string& source, const CJitOptions& o) {
+// Compiles (or finds in the caches) the shared library for `source`; sets *from_cache, when
+// given, to whether one of the caches had it.
+inline std::shared_ptr<const Library> compile_c(const std::string& source, const CJitOptions& o,
+                                                bool* from_cache = nullptr) {
   CCompilePlan plan = plan_c_compile(source, o);
   const std::string &cc = plan.cc, &flags = plan.flags;
   static std::mutex mutex;
-  static std::unordered_map<uint64_t, std::shared_ptr<Library>> loaded;
+  static std::unordered_map<uint64_t, std::shared_ptr<const Library>> loaded;
   std::lock_guard<std::mutex> lock(mutex);
+  if (from_cache) *from_cache = true;
   if (auto it = loaded.find(plan.key); it != loaded.end()) return it->second;
 
   std::string dir = cache_dir(o);
@@ -10672,9 +10769,9 @@ inline std::shared_ptr<Library> compile_c(const std::string& source, const CJitO
 
   auto lib = std::make_shared<Library>();
   lib->path = so_path;
-  lib->source = std::make_shared<const std::string>(source);
   if (check_cached_library(so_path)) lib->handle = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);  // the disk cache
   if (!lib->handle) {
+    if (from_cache) *from_cache = false;
     write_atomically(c_path, source);
     std::string tmp = str_cat(so_path, ".tmp.", getpid());
     std::string cmd = str_cat(cc, " ", flags, " -o ", shell_quote(tmp), " ", shell_quote(c_path), " -lm");
@@ -10699,76 +10796,28 @@ inline std::shared_ptr<Library> compile_c(const std::string& source, const CJitO
 
 }  // namespace detail
 
-// A compiled kernel. Copies share the loaded library, which stays loaded while any exists.
-class CKernel {
- public:
-  CKernel() = default;
-  CKernel(std::shared_ptr<detail::Library> lib, ir::LoweredFunc fn, const std::string& symbol, int num_threads)
-      : lib_(std::move(lib)), fn_(std::move(fn)), symbol_(symbol), num_threads_(num_threads) {
-    kernel_ = reinterpret_cast<nnvm_kernel_fn>(lib_->symbol(symbol));
-    workspace_bytes_ = reinterpret_cast<nnvm_workspace_bytes_fn>(lib_->symbol(symbol + "_workspace_bytes"));
-  }
-
-  bool defined() const { return kernel_ != nullptr; }
-  const ir::LoweredFunc& func() const { return fn_; }
-  // The C source of the module this kernel was compiled in, and the kernel's symbol there.
-  const std::string& source() const { return *lib_->source; }
-  const std::string& symbol() const { return symbol_; }
-  const std::string& library_path() const { return lib_->path; }
-  // The raw entry points, for callers that drive the kernel ABI themselves.
-  nnvm_kernel_fn raw_function() const { return kernel_; }
-  nnvm_workspace_bytes_fn raw_workspace_bytes() const { return workspace_bytes_; }
-  // Threads for parallel loops (0: the process-wide pool's count, from NNVM_NUM_THREADS).
-  int num_threads() const { return num_threads_; }
-  void set_num_threads(int n) { num_threads_ = std::max(0, n); }
-
-  // Scratch bytes a call with these symbolic sizes (in func().size_vars order) needs.
-  uint64_t workspace_bytes(std::span<const int64_t> sizes) const {
-    check_defined();
-    if (sizes.size() != fn_.size_vars.size())
-      throw UserError("nnvm.call.size_count", str_cat("kernel ", fn_.name, " has ", fn_.size_vars.size(),
-                                                      " symbolic sizes, got ", sizes.size()));
-    return workspace_bytes_(sizes.data());
-  }
-
-  // Runs the kernel on `args` (one per func().params, checked by bind_arguments: a wrong buffer
-  // is a UserError). num_threads overrides the kernel's setting for this call when positive.
-  void call(std::span<const BufferView> args, int num_threads = 0) const {
-    check_defined();
-    call_kernel(fn_, kernel_, workspace_bytes_, args, num_threads > 0 ? num_threads : num_threads_,
-                "nnvm.codegen.c.kernel_status");
-  }
-  void operator()(std::span<const BufferView> args) const { call(args); }
-  // kernel(a, b, c) with NDArrays or BufferViews.
-  template <class... A>
-    requires(std::is_constructible_v<BufferView, A&> && ...)
-  void operator()(A&&... args) const {
-    std::array<BufferView, sizeof...(A)> views{BufferView(args)...};
-    call(std::span<const BufferView>(views.data(), views.size()));
-  }
-
- private:
-  void check_defined() const {
-    if (!kernel_) throw UserError("nnvm.call.undefined_kernel", "called a default-constructed CKernel");
-  }
-  std::shared_ptr<detail::Library> lib_;
-  ir::LoweredFunc fn_;
-  std::string symbol_;
-  int num_threads_ = 0;
-  nnvm_kernel_fn kernel_ = nullptr;
-  nnvm_workspace_bytes_fn workspace_bytes_ = nullptr;
-};
-
 // Compiles all `fns` with ONE compiler call (a module), returning their kernels in order.
-inline std::vector<CKernel> jit_c(const std::vector<ir::LoweredFunc>& fns, const CJitOptions& options = {}) {
+inline std::vector<Kernel> jit_c(const std::vector<ir::LoweredFunc>& fns, const CJitOptions& options = {}) {
   if (fns.empty()) return {};
   CModule m = emit_c_module(fns);
-  auto lib = detail::compile_c(m.source, options);
-  std::vector<CKernel> out;
-  for (size_t i = 0; i < fns.size(); ++i) out.emplace_back(lib, fns[i], m.symbols[i], options.num_threads);
+  bool from_cache = false;
+  auto start = std::chrono::steady_clock::now();
+  std::shared_ptr<const detail::Library> lib = detail::compile_c(m.source, options, &from_cache);
+  auto module = std::make_shared<KernelModule>();
+  module->emitter = Emitter::c;
+  module->code = std::move(m.source);
+  module->library_path = lib->path;
+  module->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  module->keep_alive = lib;
+  std::vector<Kernel> out;
+  for (size_t i = 0; i < fns.size(); ++i) {
+    const std::string& s = m.symbols[i];
+    out.emplace_back(module, fns[i], s, reinterpret_cast<nnvm_kernel_fn>(lib->symbol(s)),
+                     reinterpret_cast<nnvm_workspace_bytes_fn>(lib->symbol(s + "_workspace_bytes")), from_cache);
+  }
   return out;
 }
-inline CKernel jit_c(const ir::LoweredFunc& fn, const CJitOptions& options = {}) {
+inline Kernel jit_c(const ir::LoweredFunc& fn, const CJitOptions& options = {}) {
   return std::move(jit_c(std::vector<ir::LoweredFunc>{fn}, options)[0]);
 }
 
@@ -19481,19 +19530,18 @@ inline target::CJitOptions jit_options(const Target& target) {
     throw UserError("nnvm.ops.target", str_cat("ops::jit compiles C for this CPU, not for target '",
                                                target::to_string(target), "'"));
   target::CJitOptions o;
-  o.num_threads = target.num_threads;
   o.cpu = target.cpu;
   return o;
 }
 }  // namespace detail
 
 // Compiles built ops with the host C compiler, all in one compiler call.
-inline std::vector<target::CKernel> jit(const std::vector<BuiltOp>& built, const Target& target = {}) {
+inline std::vector<target::Kernel> jit(const std::vector<BuiltOp>& built, const Target& target = {}) {
   std::vector<ir::LoweredFunc> fns;
   for (auto& b : built) fns.push_back(b.func);
   return target::jit_c(fns, detail::jit_options(target));
 }
-inline target::CKernel jit(const BuiltOp& built, const Target& target = {}) {
+inline target::Kernel jit(const BuiltOp& built, const Target& target = {}) {
   return target::jit_c(built.func, detail::jit_options(target));
 }
 
@@ -20158,17 +20206,612 @@ class GraphBuilder {
 NNVM_END_NAMESPACE
 // end nnvm/graph/builder.hpp
 // begin nnvm/graph/executor.hpp
-// Compiling a graph and running it. compile() binds symbolic sizes, runs the graph passes
-// (passes/pipeline.hpp), groups ops into fused kernels (passes/fuse.hpp), lowers one kernel per
-// group with the ops' default schedules (identical groups share a kernel), compiles all of them in
-// one batch and plans memory: activations share one arena by liveness (passes/memory_plan.hpp).
-// A CompiledModel is immutable, so one model can run from several threads at once; each run()
-// owns its arena.
+// Compiling a graph into a runnable CompiledModel: prepare() (graph/prepare.hpp) plans and lowers
+// the kernels, link() compiles them in one batch with a back end's KernelCompiler, compile() does
+// both. The model runs through the runtime's run loop (graph/compiled_model.hpp).
+
+// begin nnvm/graph/compiled_model.hpp
+// A compiled model: the optimized graph, its kernels, and the plan that runs them. It runs
+// through the deploy runtime's run loop (runtime/plan.hpp), the one loop every nnvm model runs
+// by, in process or from an artifact. A CompiledModel is immutable, so one model can run from
+// several threads at once; each run has its own arena.
+//
+// Made by prepare() (graph/prepare.hpp) and link() (graph/executor.hpp).
 
 #include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+
+// begin nnvm/graph/profile.hpp
+// Per-kernel timings of one model run: a table (name, op, shape, time, % of total) and Chrome's
+// trace-event JSON (open it at chrome://tracing or ui.perfetto.dev).
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+struct ProfileEntry {
+  std::string node, op;
+  std::vector<int64_t> shape;  // of the first output
+  double start_us = 0;         // from the start of the run
+  double duration_us = 0;
+};
+
+inline std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+struct Profile {
+  std::vector<ProfileEntry> entries;
+
+  double total_us() const {
+    double t = 0;
+    for (auto& e : entries) t += e.duration_us;
+    return t;
+  }
+
+  // One line per kernel call, slowest first.
+  std::string table() const {
+    std::vector<const ProfileEntry*> order;
+    for (auto& e : entries) order.push_back(&e);
+    std::stable_sort(order.begin(), order.end(),
+                     [](auto* a, auto* b) { return a->duration_us > b->duration_us; });
+    double total = std::max(total_us(), 1e-9);
+    std::string out;
+    char line[512];
+    std::snprintf(line, sizeof line, "%-32s %-20s %-22s %12s %7s\n", "node", "op", "shape", "time (us)", "%");
+    out += line;
+    for (auto* e : order) {
+      std::snprintf(line, sizeof line, "%-32s %-20s %-22s %12.1f %6.1f%%\n", e->node.c_str(), e->op.c_str(),
+                    shape_text(e->shape).c_str(), e->duration_us, 100.0 * e->duration_us / total);
+      out += line;
+    }
+    std::snprintf(line, sizeof line, "%-76s %12.1f %6.1f%%\n", "total", total_us(), 100.0);
+    return out + line;
+  }
+
+  // Trace-event format: one complete ("X") event per kernel call.
+  std::string chrome_trace() const {
+    auto quote = [](const std::string& s) {
+      std::string q = "\"";
+      for (char c : s) {
+        if (c == '"' || c == '\\') q += '\\';
+        if (static_cast<unsigned char>(c) < 0x20) continue;
+        q += c;
+      }
+      return q + "\"";
+    };
+    std::string out = "{\"traceEvents\":[";
+    for (size_t i = 0; i < entries.size(); ++i) {
+      auto& e = entries[i];
+      out += str_cat(i ? "," : "", "\n{\"name\":", quote(e.node), ",\"cat\":", quote(e.op),
+                     ",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":", e.start_us, ",\"dur\":", e.duration_us,
+                     ",\"args\":{\"shape\":", quote(shape_text(e.shape)), "}}");
+    }
+    return out + "\n]}\n";
+  }
+};
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/profile.hpp
+// begin nnvm/runtime/plan.hpp
+// A compiled model's plan and the one loop that runs it. The deploy runtime (runtime/src/run.cpp,
+// from a loaded artifact) and the in-process executor (graph/compiled_model.hpp, from compile())
+// both run their models here, so both bind tensors, lend workspace and threads, and write outputs
+// in place the same way. Static shapes only: kernels are called with no symbolic sizes.
+//
+// Part of the runtime layer: it uses the kernel ABI and the thread pool, nothing of the compiler,
+// and compiles as C++17 (the runtime's public standard).
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace runtime {
+
+// Where a value's data lives during a run.
+struct PlanSlot {
+  enum class Kind : uint8_t { input, constant, activation } kind = Kind::activation;
+  uint64_t bytes = 0;
+  size_t index = 0;     // input: position in the run's inputs; constant: in Plan::constants
+  uint64_t offset = 0;  // activation: in the run's arena
+};
+
+// One kernel call.
+struct PlanStep {
+  size_t kernel = 0;         // in Plan::kernels
+  std::vector<size_t> args;  // slots: the kernel's inputs, then its outputs
+};
+
+struct Plan {
+  std::vector<nnvm_kernel_fn> kernels;
+  std::vector<PlanSlot> slots;
+  std::vector<PlanStep> steps;
+  std::vector<size_t> inputs, outputs;  // slots, in the model's order
+  std::vector<const void*> constants;   // the constant slots' data, read-only
+  // Every activation has arena space, the model outputs included (after the shared part), so an
+  // output that cannot be written in place still has somewhere to go.
+  uint64_t arena_bytes = 0;
+  uint64_t workspace_bytes = 0;  // the largest step's scratch, lent after the activations
+  size_t max_args = 0;
+
+  // What a run's arena must hold (64-byte aligned).
+  uint64_t run_bytes() const { return arena_bytes + workspace_bytes; }
+};
+
+// Measures kernel calls for a profile; run_plan calls it around each step.
+class StepObserver {
+ public:
+  virtual void before_step(size_t step) = 0;
+  virtual void after_step(size_t step) = 0;
+
+ protected:
+  ~StepObserver() = default;
+};
+
+// A step whose kernel returned a non-zero status (none: step == SIZE_MAX).
+struct StepFailure {
+  size_t step = SIZE_MAX;
+  int32_t status = NNVM_STATUS_OK;
+  explicit operator bool() const { return step != SIZE_MAX; }
+};
+
+namespace detail {
+inline bool overlap(const void* a, uint64_t a_bytes, const void* b, uint64_t b_bytes) {
+  auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+  return a_bytes && b_bytes && x < y + b_bytes && y < x + a_bytes;
+}
+}  // namespace detail
+
+// Whether output `o` can be computed straight into the caller's buffer: a kernel computes it
+// (not an input or a constant), it is no other output too, and the caller's buffer overlaps no
+// input and no other output buffer (a kernel still reading an input must not see it change).
+inline bool output_in_place(const Plan& p, size_t o, const void* const* inputs, void* const* outputs) {
+  const size_t slot = p.outputs[o];
+  const uint64_t bytes = p.slots[slot].bytes;
+  if (p.slots[slot].kind != PlanSlot::Kind::activation || bytes == 0) return false;
+  for (size_t i = 0; i < p.inputs.size(); ++i)
+    if (detail::overlap(outputs[o], bytes, inputs[i], p.slots[p.inputs[i]].bytes)) return false;
+  for (size_t q = 0; q < p.outputs.size(); ++q)
+    if (q != o && (p.outputs[q] == slot || detail::overlap(outputs[o], bytes, outputs[q], p.slots[p.outputs[q]].bytes)))
+      return false;
+  return true;
+}
+
+// Runs the plan on the caller's checked buffers (inputs and outputs in the plan's order), with
+// `arena` (run_bytes(), 64-byte aligned) holding the activations and the workspace. Parallel
+// loops use the global pool with `num_threads` threads (0: the pool's count). Stops at the first
+// kernel that fails and returns it; outputs are then unspecified.
+inline StepFailure run_plan(const Plan& p, const void* const* inputs, void* const* outputs, char* arena,
+                            int num_threads, StepObserver* observer = nullptr) {
+  std::vector<void*> data(p.slots.size());
+  for (size_t s = 0; s < p.slots.size(); ++s) {
+    const PlanSlot& sl = p.slots[s];
+    data[s] = sl.kind == PlanSlot::Kind::input      ? const_cast<void*>(inputs[sl.index])
+              : sl.kind == PlanSlot::Kind::constant ? const_cast<void*>(p.constants[sl.index])
+                                                    : arena + sl.offset;
+  }
+  // Outputs have arena space of their own, so pointing one at the caller's buffer takes nothing
+  // from another tensor.
+  for (size_t o = 0; o < p.outputs.size(); ++o)
+    if (output_in_place(p, o, inputs, outputs)) data[p.outputs[o]] = outputs[o];
+
+  PoolRef pool{&ThreadPool::global(), num_threads > 0 ? num_threads : 0};
+  nnvm_kernel_env env{&pool, &nnvm_pool_parallel_for};
+  std::vector<void*> args(p.max_args);
+  const int64_t no_sizes = 0;
+  void* workspace = p.workspace_bytes ? arena + p.arena_bytes : nullptr;
+  for (size_t i = 0; i < p.steps.size(); ++i) {
+    const PlanStep& st = p.steps[i];
+    for (size_t a = 0; a < st.args.size(); ++a) args[a] = data[st.args[a]];
+    if (observer) observer->before_step(i);
+    int32_t status = p.kernels[st.kernel](args.data(), &no_sizes, workspace, p.workspace_bytes, &env);
+    if (observer) observer->after_step(i);
+    if (status != NNVM_STATUS_OK) return {i, status};
+  }
+  // The rest: outputs that are inputs or constants, or shown twice, or whose buffers overlap
+  // (memmove).
+  for (size_t o = 0; o < p.outputs.size(); ++o)
+    if (uint64_t bytes = p.slots[p.outputs[o]].bytes; bytes && data[p.outputs[o]] != outputs[o])
+      std::memmove(outputs[o], data[p.outputs[o]], size_t(bytes));
+  return {};
+}
+
+}  // namespace runtime
+NNVM_END_NAMESPACE
+// end nnvm/runtime/plan.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+// One kernel call of the plan.
+struct Step {
+  std::vector<size_t> nodes;      // the fused op nodes, in graph order; the first is the master
+  std::string label;              // the ops, "conv+add+relu", for profiles
+  size_t kernel = 0;              // index in CompiledModel::kernels()
+  std::vector<size_t> inputs;     // value slots read, in kernel parameter order
+  std::vector<size_t> outputs;    // value slots written
+};
+
+// A value of the compiled graph: its type, where its data comes from, and its name.
+struct Slot {
+  enum class Kind : uint8_t { input, constant, activation } kind = Kind::activation;
+  DataType dtype;
+  std::vector<int64_t> shape;
+  size_t input_index = 0;                // kind input: position in the model's inputs
+  std::shared_ptr<const NDArray> data;   // kind constant
+  std::string name;                      // the producing node (and output), for messages
+  // kind activation: offset in the planned (shared) part of the arena, or none (UINT64_MAX) for
+  // a model output, which the caller's array receives.
+  uint64_t arena_offset = UINT64_MAX;
+  uint64_t bytes() const {
+    uint64_t n = uint64_t(dtype.bytes());
+    for (int64_t d : shape) n *= uint64_t(d);
+    return n;
+  }
+};
+
+// What memory planning achieved, for reports.
+struct MemoryStats {
+  uint64_t arena_bytes = 0;      // the planned arena: peak activation bytes
+  uint64_t unplanned_bytes = 0;  // all activations allocated separately
+  uint64_t output_bytes = 0;     // model outputs (always separate)
+};
+
+struct PreparedModel;
+struct CompileOptions;
+// Compiles lowered functions (all in one batch) for a back end (graph/executor.hpp has the host
+// C compiler's; codegen/llvm_graph.hpp has LLVM's).
+using KernelCompiler = std::function<std::vector<target::Kernel>(const std::vector<ir::LoweredFunc>&)>;
+
+class CompiledModel {
+ public:
+  CompiledModel() = default;
+
+  const Graph& graph() const { return graph_; }
+  const std::vector<target::Kernel>& kernels() const { return kernels_; }
+  const std::vector<Step>& steps() const { return steps_; }
+  const std::vector<Slot>& slots() const { return slots_; }
+  // The model's inputs and outputs, as value slots, with names and types.
+  const std::vector<size_t>& input_slots() const { return input_slots_; }
+  const std::vector<size_t>& output_slots() const { return output_slots_; }
+  const MemoryStats& memory() const { return memory_; }
+  // What runs: the plan the run loop executes (slots, steps, kernel entry points, arena size).
+  const runtime::Plan& plan() const { return plan_; }
+  // What the kernels were lowered and compiled for (CompileOptions::target).
+  const target::Target& target() const { return target_; }
+  std::vector<std::string> input_names() const {
+    std::vector<std::string> out;
+    for (size_t s : input_slots_) out.push_back(slots_[s].name);
+    return out;
+  }
+
+  // Runs the model on `inputs` (in input_names() order), returning the outputs. Wrong input
+  // count, dtype or shape: UserError "nnvm.run.input" naming the input and what was expected.
+  // Parallel loops use `num_threads` threads (0: the pool's count, NNVM_NUM_THREADS or all);
+  // `profile`, when given, receives one entry per kernel call.
+  std::vector<NDArray> run(const std::vector<NDArray>& inputs, int num_threads = 0, Profile* profile = nullptr) const {
+    std::vector<NDArray> out;
+    for (size_t s : output_slots_) out.emplace_back(slots_[s].dtype, slots_[s].shape);
+    run_into(inputs, out, num_threads, profile);
+    return out;
+  }
+
+  // Runs the model writing its outputs into `outputs`, arrays the caller made (and may reuse
+  // from run to run) of the model's output dtypes and shapes: nothing is allocated per run once
+  // the calling thread's arena is big enough. A wrong output count, dtype or shape: UserError
+  // "nnvm.run.output" naming the output and what was expected. Otherwise as run().
+  void run_into(const std::vector<NDArray>& inputs, std::vector<NDArray>& outputs, int num_threads = 0,
+                Profile* profile = nullptr) const {
+    check_inputs(inputs);
+    check_outputs(outputs);
+    std::vector<const void*> in;
+    std::vector<void*> out;
+    for (auto& a : inputs) in.push_back(a.raw());
+    for (auto& a : outputs) out.push_back(a.raw());
+    ProfileRecorder recorder(*this, profile);
+    runtime::StepFailure failed = runtime::run_plan(plan_, in.data(), out.data(), thread_arena(plan_.run_bytes()),
+                                                    num_threads, profile ? &recorder : nullptr);
+    if (!failed) return;
+    const Step& st = steps_[failed.step];
+    std::vector<std::string> context = {"graph " + graph_.name, "node " + graph_.nodes[st.nodes.front()].name};
+    if (failed.status == NNVM_STATUS_RUNTIME_FAILURE)
+      throw BackendError("nnvm.runtime.parallel_failure",
+                         str_cat("kernel ", kernels_[st.kernel].func().name, " (", st.label,
+                                 "): the thread pool could not run a parallel loop"),
+                         context);
+    throw BackendError("nnvm.run.kernel_status",
+                       str_cat("kernel ", kernels_[st.kernel].func().name, " (", st.label, ") returned status ",
+                               failed.status,
+                               failed.status == NNVM_STATUS_WORKSPACE_TOO_SMALL ? " (workspace too small)" : ""),
+                       context);
+  }
+
+ private:
+  friend PreparedModel prepare(const Graph& input, const CompileOptions& options);
+  friend std::vector<CompiledModel> link(std::vector<PreparedModel> prepared, const KernelCompiler& compiler);
+
+  // The run loop's plan for the slots and steps (the kernels' entry points and workspace come
+  // with link()). The planned activations share the arena's first part; each model output gets
+  // space after it, for a run whose output array cannot take it in place.
+  void plan_run() {
+    runtime::Plan& plan = plan_;
+    plan.arena_bytes = (memory_.arena_bytes + 63) / 64 * 64;
+    plan.slots.resize(slots_.size());
+    for (size_t s = 0; s < slots_.size(); ++s) {
+      const Slot& sl = slots_[s];
+      runtime::PlanSlot& ps = plan.slots[s];
+      ps.bytes = sl.bytes();
+      if (sl.kind == Slot::Kind::input) {
+        ps.kind = runtime::PlanSlot::Kind::input;
+        ps.index = sl.input_index;
+      } else if (sl.kind == Slot::Kind::constant) {
+        ps.kind = runtime::PlanSlot::Kind::constant;
+        ps.index = plan.constants.size();
+        plan.constants.push_back(sl.data->raw());
+      } else {
+        ps.offset = sl.arena_offset;
+      }
+    }
+    for (const Step& st : steps_) {
+      runtime::PlanStep& ps = plan.steps.emplace_back();
+      ps.kernel = st.kernel;
+      ps.args = st.inputs;
+      ps.args.insert(ps.args.end(), st.outputs.begin(), st.outputs.end());
+      plan.max_args = std::max(plan.max_args, ps.args.size());
+      for (size_t s : st.outputs)
+        if (plan.slots[s].offset == UINT64_MAX) {
+          plan.slots[s].offset = plan.arena_bytes;
+          plan.arena_bytes += (plan.slots[s].bytes + 63) / 64 * 64;
+        }
+    }
+    // Values no step writes (a fused group's inlined ones) are never touched.
+    for (runtime::PlanSlot& ps : plan.slots)
+      if (ps.offset == UINT64_MAX) ps.offset = 0;
+    plan.inputs = input_slots_;
+    plan.outputs = output_slots_;
+  }
+
+  // Times each step into a Profile.
+  class ProfileRecorder final : public runtime::StepObserver {
+   public:
+    ProfileRecorder(const CompiledModel& m, Profile* profile) : m_(m), profile_(profile) {}
+    void before_step(size_t) override { t0_ = std::chrono::steady_clock::now(); }
+    void after_step(size_t step) override {
+      auto t1 = std::chrono::steady_clock::now();
+      const Step& st = m_.steps_[step];
+      profile_->entries.push_back({m_.graph_.nodes[st.nodes.front()].name, st.label, m_.slots_[st.outputs.at(0)].shape,
+                                   std::chrono::duration<double, std::micro>(t0_ - start_).count(),
+                                   std::chrono::duration<double, std::micro>(t1 - t0_).count()});
+    }
+
+   private:
+    const CompiledModel& m_;
+    Profile* profile_;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), t0_;
+  };
+
+  void check_outputs(const std::vector<NDArray>& outputs) const {
+    if (outputs.size() != output_slots_.size())
+      throw UserError("nnvm.run.output", str_cat("the model has ", output_slots_.size(), " output",
+                                                 output_slots_.size() == 1 ? "" : "s", ", got ", outputs.size(),
+                                                 " arrays for them"),
+                      {"graph " + graph_.name});
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      const Slot& sl = slots_[output_slots_[o]];
+      if (outputs[o].dtype() != sl.dtype || outputs[o].shape() != sl.shape || (sl.bytes() && !outputs[o].raw()))
+        throw UserError("nnvm.run.output",
+                        str_cat("output ", o, " ('", sl.name, "') is given as ", outputs[o].dtype(), " ",
+                                shape_text(outputs[o].shape()), " but the model writes ", sl.dtype, " ",
+                                shape_text(sl.shape)),
+                        {"graph " + graph_.name, str_cat("output ", o)});
+    }
+  }
+
+  void check_inputs(const std::vector<NDArray>& inputs) const {
+    if (inputs.size() != input_slots_.size())
+      throw UserError("nnvm.run.input", str_cat("the model takes ", input_slots_.size(), " input",
+                                                input_slots_.size() == 1 ? "" : "s", ", got ", inputs.size()),
+                      {"graph " + graph_.name});
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const Slot& sl = slots_[input_slots_[i]];
+      if (inputs[i].dtype() != sl.dtype || inputs[i].shape() != sl.shape)
+        throw UserError("nnvm.run.input",
+                        str_cat("input '", sl.name, "' is ", inputs[i].dtype(), " ", shape_text(inputs[i].shape()),
+                                " but the model expects ", sl.dtype, " ", shape_text(sl.shape)),
+                        {"graph " + graph_.name, "input " + sl.name});
+    }
+  }
+
+  // The calling thread's arena, kept from run to run and grown when a model needs more: a fresh
+  // one per run would cost a page fault per 4 KiB touched, on every run. A kernel never runs a
+  // model, so one run per thread uses it at a time.
+  static char* thread_arena(uint64_t bytes) {
+    struct Arena {
+      std::unique_ptr<char, decltype(&std::free)> data{nullptr, &std::free};
+      uint64_t size = 0;
+    };
+    thread_local Arena arena;
+    if (arena.size < bytes) {
+      uint64_t rounded = (bytes + 63) / 64 * 64;
+      arena.data.reset(static_cast<char*>(std::aligned_alloc(64, rounded)));
+      if (!arena.data) throw std::bad_alloc();
+      arena.size = rounded;
+    }
+    return arena.data.get();
+  }
+
+  Graph graph_;
+  std::vector<target::Kernel> kernels_;
+  std::vector<Step> steps_;
+  std::vector<Slot> slots_;
+  std::vector<size_t> input_slots_, output_slots_;
+  MemoryStats memory_;
+  runtime::Plan plan_;
+  target::Target target_;
+};
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/compiled_model.hpp
+// begin nnvm/graph/prepare.hpp
+// The first half of compiling a graph: bind symbolic sizes, run the graph passes
+// (passes/pipeline.hpp), group ops into fused kernels (passes/fuse.hpp), lower one kernel per
+// distinct group (graph/group_kernel.hpp), and plan slots, steps and memory: activations share one
+// arena by liveness (passes/memory_plan.hpp). link() (graph/executor.hpp) compiles the kernels.
+
+#include <map>
+
+// begin nnvm/graph/group_kernel.hpp
+// One kernel per fused group: the group's ops applied to placeholders for the values it reads
+// from outside, scheduled for the target's family, and lowered. prepare() (graph/prepare.hpp)
+// calls it once per distinct group that fusion (passes/fuse.hpp) formed.
+
 #include <map>
 #include <set>
 
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+namespace detail {
+
+// One fused group's kernel: the group's nodes applied to placeholders for the values it reads
+// from outside, the master's default schedule, the other members' internal outputs inlined and
+// their external outputs scheduled as injective stages.
+struct GroupKernel {
+  ir::LoweredFunc func;
+  std::vector<Value> inputs;   // kernel parameters read, in order
+  std::vector<Value> outputs;  // kernel parameters written, in order
+};
+
+// True when the group is an out-fusable master with a fused schedule followed only by
+// elementwise/broadcast members, and its single output is the last member's, shaped like the
+// master's: the case OpDef::cpu_fused_schedule handles.
+inline bool epilogue_only(const Graph& g, const std::vector<size_t>& nodes, const std::vector<Value>& group_outputs,
+                          const std::vector<std::vector<te::Tensor>>& node_outs) {
+  const ops::OpDef& master = g.registry->get(g.nodes[nodes[0]].op);
+  if (!master.cpu_fused_schedule || nodes.size() < 2 || group_outputs.size() != 1 || node_outs[0].size() != 1 ||
+      group_outputs[0].node != nodes.back())
+    return false;
+  for (size_t m = 1; m < nodes.size(); ++m) {
+    auto p = g.registry->get(g.nodes[nodes[m]].op).pattern;
+    if (p != ops::OpPattern::elementwise && p != ops::OpPattern::broadcast) return false;
+  }
+  const te::Tensor& first = node_outs[0][0];
+  const te::Tensor& last = node_outs.back().at(group_outputs[0].index);
+  if (first.rank() != last.rank()) return false;
+  for (size_t d = 0; d < first.rank(); ++d) {
+    auto* a = ir::as_const_int(ir::simplify(first.shape()[d]));
+    auto* b = ir::as_const_int(ir::simplify(last.shape()[d]));
+    if (!a || !b || *a != *b) return false;
+  }
+  return true;
+}
+
+inline GroupKernel build_group(const Graph& g, const std::vector<size_t>& nodes,
+                               const std::vector<std::vector<int>>& uses, const target::Target& target,
+                               const lower::LowerOptions& lower_options, const std::string& name) {
+  std::set<size_t> members(nodes.begin(), nodes.end());
+  std::map<std::pair<size_t, size_t>, te::Tensor> tensors;
+  GroupKernel gk;
+  std::vector<te::Tensor> params;
+  std::vector<std::vector<te::Tensor>> node_outs;
+  for (size_t i : nodes) {
+    const Node& n = g.nodes[i];
+    const ops::OpDef& def = g.registry->get(n.op);
+    std::vector<TensorType> types = input_types(g, n);
+    std::vector<te::Tensor> ins;
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const Value& v = n.inputs[k];
+      if (!v.defined()) {
+        ins.emplace_back();
+      } else if (ops::is_value_input(def, k)) {
+        ins.push_back(te::placeholder(types[k].shape, types[k].dtype, def.input_names[k]));
+      } else if (auto it = tensors.find({v.node, v.index}); it != tensors.end()) {
+        ins.push_back(it->second);
+      } else {
+        // One parameter per distinct value: a value read twice must not become two aliasing buffers.
+        te::Tensor p = te::placeholder(types[k].shape, types[k].dtype, def.input_names[k]);
+        tensors[{v.node, v.index}] = p;
+        params.push_back(p);
+        gk.inputs.push_back(v);
+        ins.push_back(p);
+      }
+    }
+    auto outs = ops::apply(def, ins, node_attrs(g, n, def));
+    for (size_t k = 0; k < outs.size(); ++k) tensors[{i, k}] = outs[k];
+    node_outs.push_back(outs);
+  }
+  // A value leaves the group when a node outside it or the graph's outputs read it.
+  std::vector<bool> external_use;
+  std::vector<te::Tensor> outputs;
+  for (size_t m = 0; m < nodes.size(); ++m) {
+    size_t i = nodes[m];
+    for (size_t k = 0; k < node_outs[m].size(); ++k) {
+      int inside = 0;
+      for (size_t j : nodes)
+        for (auto& v : g.nodes[j].inputs)
+          if (v.defined() && v.node == i && v.index == k) ++inside;
+      bool leaves = uses[i][k] > inside || uses[i][k] == 0;
+      if (leaves) {
+        outputs.push_back(node_outs[m][k]);
+        gk.outputs.push_back({i, k});
+      }
+    }
+  }
+  schedule::Schedule sch = schedule::create_schedule(outputs);
+  const ops::OpDef& master = g.registry->get(g.nodes[nodes[0]].op);
+  for (size_t m = 1; m < nodes.size(); ++m)
+    for (size_t k = 0; k < node_outs[m].size(); ++k)
+      if (std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[m], k}) == gk.outputs.end())
+        sch[node_outs[m][k]].compute_inline();
+  bool fused = target.family == target::Family::cpu && epilogue_only(g, nodes, gk.outputs, node_outs) &&
+               master.cpu_fused_schedule(sch, node_outs[0], outputs[0], target);
+  if (!fused) {
+    ops::apply_schedule(master, sch, node_outs[0], target);
+    // The other members' outputs that leave the group: the family's recipe for injective stages.
+    std::vector<te::Tensor> member_outputs;
+    for (size_t m = 1; m < nodes.size(); ++m)
+      for (size_t k = 0; k < node_outs[m].size(); ++k)
+        if (std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[m], k}) != gk.outputs.end())
+          member_outputs.push_back(node_outs[m][k]);
+    ops::generic_schedule(ops::OpPattern::injective, sch, member_outputs, target);
+  }
+  // The master's own outputs feed the chain: inline them too when the master is injective.
+  if (nodes.size() > 1 && (master.pattern == ops::OpPattern::elementwise || master.pattern == ops::OpPattern::broadcast ||
+                           master.pattern == ops::OpPattern::injective)) {
+    for (size_t k = 0; k < node_outs[0].size(); ++k)
+      if (std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[0], k}) == gk.outputs.end())
+        sch[node_outs[0][k]].compute_inline();
+  }
+  std::vector<te::Tensor> args = params;
+  args.insert(args.end(), outputs.begin(), outputs.end());
+  lower::LowerOptions lowering = lower_options;
+  lowering.vector_bits = target.vector_bits;
+  lowering.family = target.family;
+  gk.func = lower::lower(sch, args, name, lowering);
+  std::string ops_text;
+  for (size_t i : nodes) ops_text += (ops_text.empty() ? "" : "+") + g.nodes[i].op;
+  gk.func.origin = str_cat("fused ", ops_text, ": ", gk.func.origin);
+  return gk;
+}
+
+}  // namespace detail
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/group_kernel.hpp
 // begin nnvm/graph/passes/fuse.hpp
 // Operator fusion: which op nodes compile into one kernel. A group starts at any op (its
 // "master": a dense, conv, reduction or injective op) and grows along chains of elementwise,
@@ -21181,111 +21824,9 @@ inline Graph optimize(const Graph& input, const PassOptions& options = {}) {
 }  // namespace graph
 NNVM_END_NAMESPACE
 // end nnvm/graph/passes/pipeline.hpp
-// begin nnvm/graph/profile.hpp
-// Per-kernel timings of one model run: a table (name, op, shape, time, % of total) and Chrome's
-// trace-event JSON (open it at chrome://tracing or ui.perfetto.dev).
-
-#include <algorithm>
-#include <cstdio>
-#include <string>
-#include <vector>
-
 
 NNVM_BEGIN_NAMESPACE
 namespace graph {
-
-struct ProfileEntry {
-  std::string node, op;
-  std::vector<int64_t> shape;  // of the first output
-  double start_us = 0;         // from the start of the run
-  double duration_us = 0;
-};
-
-inline std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
-struct Profile {
-  std::vector<ProfileEntry> entries;
-
-  double total_us() const {
-    double t = 0;
-    for (auto& e : entries) t += e.duration_us;
-    return t;
-  }
-
-  // One line per kernel call, slowest first.
-  std::string table() const {
-    std::vector<const ProfileEntry*> order;
-    for (auto& e : entries) order.push_back(&e);
-    std::stable_sort(order.begin(), order.end(),
-                     [](auto* a, auto* b) { return a->duration_us > b->duration_us; });
-    double total = std::max(total_us(), 1e-9);
-    std::string out;
-    char line[512];
-    std::snprintf(line, sizeof line, "%-32s %-20s %-22s %12s %7s\n", "node", "op", "shape", "time (us)", "%");
-    out += line;
-    for (auto* e : order) {
-      std::snprintf(line, sizeof line, "%-32s %-20s %-22s %12.1f %6.1f%%\n", e->node.c_str(), e->op.c_str(),
-                    shape_text(e->shape).c_str(), e->duration_us, 100.0 * e->duration_us / total);
-      out += line;
-    }
-    std::snprintf(line, sizeof line, "%-76s %12.1f %6.1f%%\n", "total", total_us(), 100.0);
-    return out + line;
-  }
-
-  // Trace-event format: one complete ("X") event per kernel call.
-  std::string chrome_trace() const {
-    auto quote = [](const std::string& s) {
-      std::string q = "\"";
-      for (char c : s) {
-        if (c == '"' || c == '\\') q += '\\';
-        if (static_cast<unsigned char>(c) < 0x20) continue;
-        q += c;
-      }
-      return q + "\"";
-    };
-    std::string out = "{\"traceEvents\":[";
-    for (size_t i = 0; i < entries.size(); ++i) {
-      auto& e = entries[i];
-      out += str_cat(i ? "," : "", "\n{\"name\":", quote(e.node), ",\"cat\":", quote(e.op),
-                     ",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":", e.start_us, ",\"dur\":", e.duration_us,
-                     ",\"args\":{\"shape\":", quote(shape_text(e.shape)), "}}");
-    }
-    return out + "\n]}\n";
-  }
-};
-
-}  // namespace graph
-NNVM_END_NAMESPACE
-// end nnvm/graph/profile.hpp
-
-NNVM_BEGIN_NAMESPACE
-namespace graph {
-
-// A compiled kernel of any back end, as its raw ABI entry points; `owner` keeps the code loaded.
-struct CompiledKernel {
-  ir::LoweredFunc func;
-  nnvm_kernel_fn kernel = nullptr;
-  nnvm_workspace_bytes_fn workspace_bytes = nullptr;
-  std::shared_ptr<const void> owner;
-};
-// Compiles lowered functions (all in one batch) for a back end.
-using KernelCompiler = std::function<std::vector<CompiledKernel>(const std::vector<ir::LoweredFunc>&)>;
-
-// The host C compiler (target::jit_c) as a KernelCompiler: one compiler call for the batch.
-inline KernelCompiler c_kernel_compiler(target::CJitOptions options = {}) {
-  return [options](const std::vector<ir::LoweredFunc>& fns) {
-    std::vector<CompiledKernel> out;
-    for (auto& k : target::jit_c(fns, options)) {
-      auto owner = std::make_shared<const target::CKernel>(k);
-      out.push_back({k.func(), k.raw_function(), k.raw_workspace_bytes(), owner});
-    }
-    return out;
-  };
-}
 
 struct CompileOptions {
   target::Target target;
@@ -21295,186 +21836,18 @@ struct CompileOptions {
   std::function<void(const std::string& pass, const Graph&)> on_graph_pass;
   // Values for the graph inputs' symbolic extents (bind_shapes); every extent must be known.
   std::map<std::string, int64_t> symbols;
-  // Empty: the host C compiler. The LLVM library provides one for target "llvm".
+  // Empty: the host C compiler (graph/executor.hpp). The LLVM library provides one for target
+  // "llvm" (codegen/llvm_graph.hpp).
   KernelCompiler compiler;
   // Passed to every kernel's lowering: on_pass shows the IR after each pass, pass_ms times them.
   lower::LowerOptions lower;
 };
 
-// One kernel call of the plan.
-struct Step {
-  std::vector<size_t> nodes;      // the fused op nodes, in graph order; the first is the master
-  std::string label;              // the ops, "conv+add+relu", for profiles
-  size_t kernel = 0;              // index in CompiledModel::kernels()
-  std::vector<size_t> inputs;     // value slots read, in kernel parameter order
-  std::vector<size_t> outputs;    // value slots written
-};
-
-// Where a value slot's data comes from.
-struct Slot {
-  enum class Kind : uint8_t { input, constant, activation } kind = Kind::activation;
-  DataType dtype;
-  std::vector<int64_t> shape;
-  size_t input_index = 0;                // kind input: position in the model's inputs
-  std::shared_ptr<const NDArray> data;   // kind constant
-  std::string name;                      // the producing node (and output), for messages
-  // kind activation: offset in the run's arena, or npos for a model output (returned to the
-  // caller, so it gets its own array).
-  uint64_t arena_offset = UINT64_MAX;
-  uint64_t bytes() const {
-    uint64_t n = uint64_t(dtype.bytes());
-    for (int64_t d : shape) n *= uint64_t(d);
-    return n;
-  }
-};
-
-// What memory planning achieved, for reports.
-struct MemoryStats {
-  uint64_t arena_bytes = 0;      // the planned arena: peak activation bytes
-  uint64_t unplanned_bytes = 0;  // all activations allocated separately
-  uint64_t output_bytes = 0;     // model outputs (always separate)
-};
-
-struct PreparedModel;
-
-class CompiledModel {
- public:
-  CompiledModel() = default;
-
-  const Graph& graph() const { return graph_; }
-  const std::vector<CompiledKernel>& kernels() const { return kernels_; }
-  const std::vector<Step>& steps() const { return steps_; }
-  const std::vector<Slot>& slots() const { return slots_; }
-  // The model's inputs and outputs, as value slots, with names and types.
-  const std::vector<size_t>& input_slots() const { return input_slots_; }
-  const std::vector<size_t>& output_slots() const { return output_slots_; }
-  const MemoryStats& memory() const { return memory_; }
-  // What the kernels were lowered and compiled for (CompileOptions::target).
-  const target::Target& target() const { return target_; }
-  std::vector<std::string> input_names() const {
-    std::vector<std::string> out;
-    for (size_t s : input_slots_) out.push_back(slots_[s].name);
-    return out;
-  }
-
-  // Runs the model on `inputs` (in input_names() order), returning the outputs. Wrong input
-  // count, dtype or shape: UserError "nnvm.run.input" naming the input and what was expected.
-  // `num_threads` > 0 overrides the thread count for this run; `profile`, when given, receives
-  // one entry per kernel call.
-  std::vector<NDArray> run(const std::vector<NDArray>& inputs, int num_threads = 0, Profile* profile = nullptr) const {
-    std::vector<NDArray> out;
-    for (size_t s : output_slots_) out.emplace_back(slots_[s].dtype, slots_[s].shape);
-    run_into(inputs, out, num_threads, profile);
-    return out;
-  }
-
-  // Runs the model writing its outputs into `outputs`, arrays the caller made (and may reuse
-  // from run to run) of the model's output dtypes and shapes: nothing is allocated per run once
-  // the calling thread's arena is big enough. A wrong output count, dtype or shape: UserError
-  // "nnvm.run.output" naming the output and what was expected. Otherwise as run().
-  void run_into(const std::vector<NDArray>& inputs, std::vector<NDArray>& outputs, int num_threads = 0,
-                Profile* profile = nullptr) const {
-    check_inputs(inputs);
-    check_outputs(outputs);
-    std::byte* base = thread_arena(memory_.arena_bytes);
-    std::vector<BufferView> views(slots_.size());
-    for (size_t s = 0; s < slots_.size(); ++s) {
-      const Slot& sl = slots_[s];
-      if (sl.kind == Slot::Kind::input) views[s] = const_cast<NDArray&>(inputs[sl.input_index]).view();
-      else if (sl.kind == Slot::Kind::constant) views[s] = const_cast<NDArray&>(*sl.data).view();
-      else if (sl.arena_offset != UINT64_MAX) views[s] = BufferView{base + sl.arena_offset, sl.dtype, sl.shape};
-    }
-    // A model output computed by a kernel is written in place, into the first output array
-    // showing it; an output that is an input or a constant, or shown twice, is copied below.
-    for (size_t o = 0; o < output_slots_.size(); ++o) {
-      size_t s = output_slots_[o];
-      if (slots_[s].kind == Slot::Kind::activation && !views[s].data) views[s] = outputs[o].view();
-    }
-    auto run_start = std::chrono::steady_clock::now();
-    std::vector<BufferView> args;
-    for (const Step& st : steps_) {
-      args.clear();
-      for (size_t s : st.inputs) args.push_back(views[s]);
-      for (size_t s : st.outputs) args.push_back(views[s]);
-      const CompiledKernel& k = kernels_[st.kernel];
-      auto t0 = std::chrono::steady_clock::now();
-      target::call_kernel(k.func, k.kernel, k.workspace_bytes, args, num_threads, "nnvm.run.kernel_status");
-      if (profile) {
-        auto t1 = std::chrono::steady_clock::now();
-        const Node& n = graph_.nodes[st.nodes.front()];
-        profile->entries.push_back({n.name, st.label, slots_[st.outputs.at(0)].shape,
-                                    std::chrono::duration<double, std::micro>(t0 - run_start).count(),
-                                    std::chrono::duration<double, std::micro>(t1 - t0).count()});
-      }
-    }
-    for (size_t o = 0; o < output_slots_.size(); ++o) {
-      void* dst = outputs[o].raw();
-      const BufferView& src = views[output_slots_[o]];
-      if (src.data != dst) std::memcpy(dst, src.data, outputs[o].nbytes());
-    }
-  }
-
- private:
-  friend PreparedModel prepare(const Graph& input, const CompileOptions& options);
-  friend std::vector<CompiledModel> link(std::vector<PreparedModel> prepared, const KernelCompiler& compiler);
-
-  void check_outputs(const std::vector<NDArray>& outputs) const {
-    if (outputs.size() != output_slots_.size())
-      throw UserError("nnvm.run.output", str_cat("the model has ", output_slots_.size(), " output",
-                                                 output_slots_.size() == 1 ? "" : "s", ", got ", outputs.size(),
-                                                 " arrays for them"),
-                      {"graph " + graph_.name});
-    for (size_t o = 0; o < outputs.size(); ++o) {
-      const Slot& sl = slots_[output_slots_[o]];
-      if (outputs[o].dtype() != sl.dtype || outputs[o].shape() != sl.shape || (sl.bytes() && !outputs[o].raw()))
-        throw UserError("nnvm.run.output",
-                        str_cat("output ", o, " ('", sl.name, "') is given as ", outputs[o].dtype(), " ",
-                                shape_text(outputs[o].shape()), " but the model writes ", sl.dtype, " ",
-                                shape_text(sl.shape)),
-                        {"graph " + graph_.name, str_cat("output ", o)});
-    }
-  }
-
-  // The calling thread's arena, kept from run to run and grown when a model needs more: a fresh
-  // one per run would cost a page fault per 4 KiB touched, on every run. A kernel never runs a
-  // model, so one run per thread uses it at a time.
-  static std::byte* thread_arena(uint64_t bytes) {
-    struct Arena {
-      std::unique_ptr<std::byte, decltype(&std::free)> data{nullptr, &std::free};
-      uint64_t size = 0;
-    };
-    thread_local Arena arena;
-    if (arena.size < bytes) {
-      uint64_t rounded = (bytes + 63) / 64 * 64;
-      arena.data.reset(static_cast<std::byte*>(std::aligned_alloc(64, rounded)));
-      if (!arena.data) throw std::bad_alloc();
-      arena.size = rounded;
-    }
-    return arena.data.get();
-  }
-
-  void check_inputs(const std::vector<NDArray>& inputs) const {
-    if (inputs.size() != input_slots_.size())
-      throw UserError("nnvm.run.input", str_cat("the model takes ", input_slots_.size(), " input",
-                                                input_slots_.size() == 1 ? "" : "s", ", got ", inputs.size()),
-                      {"graph " + graph_.name});
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      const Slot& sl = slots_[input_slots_[i]];
-      if (inputs[i].dtype() != sl.dtype || inputs[i].shape() != sl.shape)
-        throw UserError("nnvm.run.input",
-                        str_cat("input '", sl.name, "' is ", inputs[i].dtype(), " ", shape_text(inputs[i].shape()),
-                                " but the model expects ", sl.dtype, " ", shape_text(sl.shape)),
-                        {"graph " + graph_.name, "input " + sl.name});
-    }
-  }
-
-  Graph graph_;
-  std::vector<CompiledKernel> kernels_;
-  std::vector<Step> steps_;
-  std::vector<Slot> slots_;
-  std::vector<size_t> input_slots_, output_slots_;
-  MemoryStats memory_;
-  target::Target target_;
+// A model whose kernels are lowered but not yet compiled: the first half of compile(). The
+// conformance runner prepares many models and links them in one compiler batch.
+struct PreparedModel {
+  CompiledModel model;
+  std::vector<ir::LoweredFunc> funcs;  // one per kernel of model.steps()
 };
 
 namespace detail {
@@ -21521,142 +21894,12 @@ inline std::string kernel_name(const Node& n, size_t index) {
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return s;
 }
-}  // namespace detail
-
-// A model whose kernels are lowered but not yet compiled: the first half of compile(). The
-// conformance runner prepares many models and links them in one compiler batch.
-struct PreparedModel {
-  CompiledModel model;
-  std::vector<ir::LoweredFunc> funcs;  // one per kernel of model.steps()
-};
-
-namespace detail {
-// One fused group's kernel: the group's nodes applied to placeholders for the values it reads
-// from outside, the master's default schedule, the other members' internal outputs inlined and
-// their external outputs scheduled as injective stages.
-struct GroupKernel {
-  ir::LoweredFunc func;
-  std::vector<Value> inputs;   // kernel parameters read, in order
-  std::vector<Value> outputs;  // kernel parameters written, in order
-};
-
-// True when the group is an out-fusable master with a fused schedule followed only by
-// elementwise/broadcast members, and its single output is the last member's, shaped like the
-// master's: the case OpDef::cpu_fused_schedule handles.
-inline bool epilogue_only(const Graph& g, const std::vector<size_t>& nodes, const std::vector<Value>& group_outputs,
-                          const std::vector<std::vector<te::Tensor>>& node_outs) {
-  const ops::OpDef& master = g.registry->get(g.nodes[nodes[0]].op);
-  if (!master.cpu_fused_schedule || nodes.size() < 2 || group_outputs.size() != 1 || node_outs[0].size() != 1 ||
-      group_outputs[0].node != nodes.back())
-    return false;
-  for (size_t m = 1; m < nodes.size(); ++m) {
-    auto p = g.registry->get(g.nodes[nodes[m]].op).pattern;
-    if (p != ops::OpPattern::elementwise && p != ops::OpPattern::broadcast) return false;
-  }
-  const te::Tensor& first = node_outs[0][0];
-  const te::Tensor& last = node_outs.back().at(group_outputs[0].index);
-  if (first.rank() != last.rank()) return false;
-  for (size_t d = 0; d < first.rank(); ++d) {
-    auto* a = ir::as_const_int(ir::simplify(first.shape()[d]));
-    auto* b = ir::as_const_int(ir::simplify(last.shape()[d]));
-    if (!a || !b || *a != *b) return false;
-  }
-  return true;
-}
-
-inline GroupKernel build_group(const Graph& g, const std::vector<size_t>& nodes,
-                               const std::vector<std::vector<int>>& uses, const CompileOptions& options,
-                               const std::string& name) {
-  std::set<size_t> members(nodes.begin(), nodes.end());
-  std::map<std::pair<size_t, size_t>, te::Tensor> tensors;
-  GroupKernel gk;
-  std::vector<te::Tensor> params;
-  std::vector<std::vector<te::Tensor>> node_outs;
-  for (size_t i : nodes) {
-    const Node& n = g.nodes[i];
-    const ops::OpDef& def = g.registry->get(n.op);
-    std::vector<TensorType> types = input_types(g, n);
-    std::vector<te::Tensor> ins;
-    for (size_t k = 0; k < n.inputs.size(); ++k) {
-      const Value& v = n.inputs[k];
-      if (!v.defined()) {
-        ins.emplace_back();
-      } else if (ops::is_value_input(def, k)) {
-        ins.push_back(te::placeholder(types[k].shape, types[k].dtype, def.input_names[k]));
-      } else if (auto it = tensors.find({v.node, v.index}); it != tensors.end()) {
-        ins.push_back(it->second);
-      } else {
-        // One parameter per distinct value: a value read twice must not become two aliasing buffers.
-        te::Tensor p = te::placeholder(types[k].shape, types[k].dtype, def.input_names[k]);
-        tensors[{v.node, v.index}] = p;
-        params.push_back(p);
-        gk.inputs.push_back(v);
-        ins.push_back(p);
-      }
-    }
-    auto outs = ops::apply(def, ins, node_attrs(g, n, def));
-    for (size_t k = 0; k < outs.size(); ++k) tensors[{i, k}] = outs[k];
-    node_outs.push_back(outs);
-  }
-  // A value leaves the group when a node outside it or the graph's outputs read it.
-  std::vector<bool> external_use;
-  std::vector<te::Tensor> outputs;
-  for (size_t m = 0; m < nodes.size(); ++m) {
-    size_t i = nodes[m];
-    for (size_t k = 0; k < node_outs[m].size(); ++k) {
-      int inside = 0;
-      for (size_t j : nodes)
-        for (auto& v : g.nodes[j].inputs)
-          if (v.defined() && v.node == i && v.index == k) ++inside;
-      bool leaves = uses[i][k] > inside || uses[i][k] == 0;
-      if (leaves) {
-        outputs.push_back(node_outs[m][k]);
-        gk.outputs.push_back({i, k});
-      }
-    }
-  }
-  schedule::Schedule sch = schedule::create_schedule(outputs);
-  const ops::OpDef& master = g.registry->get(g.nodes[nodes[0]].op);
-  for (size_t m = 1; m < nodes.size(); ++m)
-    for (size_t k = 0; k < node_outs[m].size(); ++k)
-      if (std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[m], k}) == gk.outputs.end())
-        sch[node_outs[m][k]].compute_inline();
-  bool fused = options.target.family == target::Family::cpu && epilogue_only(g, nodes, gk.outputs, node_outs) &&
-               master.cpu_fused_schedule(sch, node_outs[0], outputs[0], options.target);
-  if (!fused) {
-    ops::apply_schedule(master, sch, node_outs[0], options.target);
-    // The other members' outputs that leave the group: the family's recipe for injective stages.
-    std::vector<te::Tensor> member_outputs;
-    for (size_t m = 1; m < nodes.size(); ++m)
-      for (size_t k = 0; k < node_outs[m].size(); ++k)
-        if (std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[m], k}) != gk.outputs.end())
-          member_outputs.push_back(node_outs[m][k]);
-    ops::generic_schedule(ops::OpPattern::injective, sch, member_outputs, options.target);
-  }
-  // The master's own outputs feed the chain: inline them too when the master is injective.
-  if (nodes.size() > 1 && (master.pattern == ops::OpPattern::elementwise || master.pattern == ops::OpPattern::broadcast ||
-                           master.pattern == ops::OpPattern::injective)) {
-    for (size_t k = 0; k < node_outs[0].size(); ++k)
-      if (std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[0], k}) == gk.outputs.end())
-        sch[node_outs[0][k]].compute_inline();
-  }
-  std::vector<te::Tensor> args = params;
-  args.insert(args.end(), outputs.begin(), outputs.end());
-  lower::LowerOptions lowering = options.lower;
-  lowering.vector_bits = options.target.vector_bits;
-  lowering.family = options.target.family;
-  gk.func = lower::lower(sch, args, name, lowering);
-  std::string ops_text;
-  for (size_t i : nodes) ops_text += (ops_text.empty() ? "" : "+") + g.nodes[i].op;
-  gk.func.origin = str_cat("fused ", ops_text, ": ", gk.func.origin);
-  return gk;
-}
-
 inline UserError with_node_context(const Graph& g, const Node& n, const UserError& e) {
   std::vector<std::string> ctx = where(g, &n);
   ctx.insert(ctx.end(), e.context().begin(), e.context().end());
   return UserError(e.id(), e.message(), std::move(ctx));
 }
+
 }  // namespace detail
 
 // Binds symbols, runs the graph passes, infers types, groups ops, lowers one kernel per distinct
@@ -21725,34 +21968,24 @@ inline PreparedModel prepare(const Graph& input, const CompileOptions& options =
           key += str_cat("i", v.node - nodes[0], ":", v.index, ",");
         else key += str_cat("o", outside.emplace(std::pair{v.node, v.index}, outside.size()).first->second, ",");
       }
-    std::vector<detail::GroupKernel> built;
+    // Fusion (passes/fuse.hpp) decided the groups; each becomes exactly one kernel. A group that
+    // cannot be built is an error naming its first node, never a silent split into op kernels.
+    detail::GroupKernel built;
     try {
-      if (nodes.size() == 1) {
-        built.push_back(detail::build_group(g, nodes, uses, options, detail::kernel_name(g.nodes[nodes[0]], p.funcs.size())));
-      } else {
-        try {
-          built.push_back(detail::build_group(g, nodes, uses, options, detail::kernel_name(g.nodes[nodes[0]], p.funcs.size())));
-        } catch (const Error&) {
-          // A schedule that cannot take the fused form: every node compiles alone instead.
-          for (size_t i : nodes)
-            built.push_back(detail::build_group(g, {i}, uses, options, detail::kernel_name(g.nodes[i], p.funcs.size() + built.size())));
-        }
-      }
+      built = detail::build_group(g, nodes, uses, options.target, options.lower,
+                                  detail::kernel_name(g.nodes[nodes[0]], p.funcs.size()));
     } catch (const UserError& e) {
       throw detail::with_node_context(g, g.nodes[nodes[0]], e);
     }
-    for (size_t b = 0; b < built.size(); ++b) {
-      Step st;
-      st.nodes = built.size() == 1 ? nodes : std::vector<size_t>{nodes[b]};
-      for (size_t i : st.nodes) st.label += (st.label.empty() ? "" : "+") + g.nodes[i].op;
-      std::string k = built.size() == 1 ? key : detail::kernel_key(g.nodes[nodes[b]], detail::input_types(g, g.nodes[nodes[b]]), detail::node_attrs(g, g.nodes[nodes[b]], g.registry->get(g.nodes[nodes[b]].op)));
-      auto [it, fresh] = kernel_of.emplace(k, p.funcs.size());
-      if (fresh) p.funcs.push_back(built[b].func);
-      st.kernel = it->second;
-      for (auto& v : built[b].inputs) st.inputs.push_back(slot_of[v.node][v.index]);
-      for (auto& v : built[b].outputs) st.outputs.push_back(slot_of[v.node][v.index]);
-      m.steps_.push_back(std::move(st));
-    }
+    Step st;
+    st.nodes = nodes;
+    for (size_t i : st.nodes) st.label += (st.label.empty() ? "" : "+") + g.nodes[i].op;
+    auto [it, fresh] = kernel_of.emplace(key, p.funcs.size());
+    if (fresh) p.funcs.push_back(built.func);
+    st.kernel = it->second;
+    for (auto& v : built.inputs) st.inputs.push_back(slot_of[v.node][v.index]);
+    for (auto& v : built.outputs) st.outputs.push_back(slot_of[v.node][v.index]);
+    m.steps_.push_back(std::move(st));
   }
   for (auto& v : g.outputs) m.output_slots_.push_back(slot_of[v.node][v.index]);
 
@@ -21781,7 +22014,20 @@ inline PreparedModel prepare(const Graph& input, const CompileOptions& options =
   for (size_t b = 0; b < planned.size(); ++b) m.slots_[planned[b]].arena_offset = plan.offsets[b];
   m.memory_.arena_bytes = plan.arena_bytes;
   m.memory_.unplanned_bytes = plan.unplanned_bytes;
+  m.plan_run();
   return p;
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/prepare.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+// The host C compiler (target::jit_c) as a KernelCompiler: one compiler call for the batch.
+inline KernelCompiler c_kernel_compiler(target::CJitOptions options = {}) {
+  return [options](const std::vector<ir::LoweredFunc>& fns) { return target::jit_c(fns, options); };
 }
 
 // Compiles the kernels of several prepared models in one batch (kernel names get a per-model
@@ -21793,16 +22039,28 @@ inline std::vector<CompiledModel> link(std::vector<PreparedModel> prepared, cons
       if (prepared.size() > 1) f.name = str_cat("m", i, "_", f.name);
       all.push_back(std::move(f));
     }
-  std::vector<CompiledKernel> kernels = compiler ? compiler(all) : c_kernel_compiler()(all);
+  std::vector<target::Kernel> kernels = compiler ? compiler(all) : c_kernel_compiler()(all);
   if (kernels.size() != all.size())
     throw InternalError("nnvm.compile.kernel_count",
                         str_cat("the kernel compiler returned ", kernels.size(), " kernels for ", all.size()));
   std::vector<CompiledModel> out;
   size_t next = 0;
   for (auto& p : prepared) {
-    p.model.kernels_.assign(kernels.begin() + ptrdiff_t(next), kernels.begin() + ptrdiff_t(next + p.funcs.size()));
+    CompiledModel& m = p.model;
+    m.kernels_.assign(kernels.begin() + ptrdiff_t(next), kernels.begin() + ptrdiff_t(next + p.funcs.size()));
     next += p.funcs.size();
-    out.push_back(std::move(p.model));
+    // The run loop calls kernels by their entry points, with static shapes and the largest
+    // step's workspace.
+    const int64_t no_sizes = 0;
+    for (const target::Kernel& k : m.kernels_) {
+      if (!k.func().size_vars.empty())
+        throw InternalError("nnvm.compile.symbolic_kernel",
+                            str_cat("kernel ", k.func().name, " has symbolic sizes after shapes were bound"));
+      m.plan_.kernels.push_back(k.raw_function());
+      m.plan_.workspace_bytes = std::max(m.plan_.workspace_bytes, k.raw_workspace_bytes()(&no_sizes));
+    }
+    m.plan_.workspace_bytes = (m.plan_.workspace_bytes + 63) / 64 * 64;
+    out.push_back(std::move(m));
   }
   return out;
 }

@@ -6,9 +6,11 @@
 
 #include "nnvm/codegen/llvm_jit.hpp"
 
+namespace codegen_llvm {
+
 using namespace nnvm;
 using namespace nnvm::ir;
-using codegen::LlvmKernel;
+using target::Kernel;
 
 namespace {
 
@@ -141,15 +143,15 @@ std::vector<LoweredFunc> all_kernels() {
 }
 
 // Every test kernel in one LLVM module.
-const std::vector<LlvmKernel>& kernels() {
-  static const std::vector<LlvmKernel> k = codegen::jit_llvm(all_kernels());
+const std::vector<Kernel>& kernels() {
+  static const std::vector<Kernel> k = codegen::jit_llvm(all_kernels());
   return k;
 }
 
 }  // namespace
 
 TEST_CASE("llvm: parallel matmul matches a plain loop") {
-  const LlvmKernel& k = kernels()[0];
+  const Kernel& k = kernels()[0];
   NDArray A(dtype::float32, {kM, kK}), B(dtype::float32, {kK, kN}), C(dtype::float32, {kM, kN});
   fill<float>(A, [](int64_t i) { return float((i * 7) % 11) - 5.0f; });
   fill<float>(B, [](int64_t i) { return float((i * 3) % 13) * 0.25f; });
@@ -171,7 +173,7 @@ TEST_CASE("llvm: parallel matmul matches a plain loop") {
 }
 
 TEST_CASE("llvm: vector select, cast, call, gather, scatter and tail") {
-  const LlvmKernel& k = kernels()[1];
+  const Kernel& k = kernels()[1];
   for (int64_t n : {int64_t(0), int64_t(5), int64_t(64), int64_t(83)}) {
     NDArray X(dtype::float32, {n}), Y(dtype::float32, {n}), Z(dtype::int32, {n}), R(dtype::float32, {n}),
         M(dtype::float32, {n}), S(dtype::float32, {2 * n});
@@ -193,7 +195,7 @@ TEST_CASE("llvm: vector select, cast, call, gather, scatter and tail") {
 }
 
 TEST_CASE("llvm: global allocations come from the workspace, sized as the C JIT sizes them") {
-  const LlvmKernel& k = kernels()[2];
+  const Kernel& k = kernels()[2];
   int64_t n = 29;
   int64_t sizes[] = {n};
   auto align = [](uint64_t b) { return (b + 63) / 64 * 64; };
@@ -208,7 +210,7 @@ TEST_CASE("llvm: global allocations come from the workspace, sized as the C JIT 
 }
 
 TEST_CASE("llvm: float16 and bfloat16 storage round to nearest even") {
-  const LlvmKernel& k = kernels()[3];
+  const Kernel& k = kernels()[3];
   int64_t n = 23;
   NDArray A(dtype::float16, {n}), H(dtype::float16, {n}), G(dtype::bfloat16, {n}), F(dtype::float16, {n});
   auto a = A.values<float16>();
@@ -226,7 +228,7 @@ TEST_CASE("llvm: float16 and bfloat16 storage round to nearest even") {
 }
 
 TEST_CASE("llvm: narrow integers wrap, division truncates, conversions saturate, bools are bytes") {
-  const LlvmKernel& k = kernels()[4];
+  const Kernel& k = kernels()[4];
   int64_t n = 17;
   NDArray A(dtype::uint8, {n}), B(dtype::int32, {n}), C(dtype::uint8, {n}), D(dtype::int32, {n}),
       E(dtype::int32, {n}), Q(dtype::int8, {n}), W(dtype::float32, {n}), I(dtype::int32, {n}), P(dtype::boolean, {n});
@@ -255,7 +257,7 @@ TEST_CASE("llvm: narrow integers wrap, division truncates, conversions saturate,
 }
 
 TEST_CASE("llvm: a parallel loop inside a parallel loop") {
-  const LlvmKernel& k = kernels()[5];
+  const Kernel& k = kernels()[5];
   NDArray O(dtype::int32, {16, 8});
   fill<int32_t>(O, [](int64_t) { return int32_t(-1); });
   std::vector<BufferView> args{O.view()};
@@ -386,7 +388,7 @@ TEST_CASE("llvm: math library calls are pure to the optimizer") {
   auto t = [&] { return Call::make(CallOp::tanh, {Load::make(X, idx(0))}); };
   Stmt body = For::make(i, 0, idx(n), ForKind::serial, Store::make(O, t() + t() * Load::make(Y, i), i));
   auto ks = codegen::jit_llvm(std::vector<LoweredFunc>{{"tanh_twice", {X, Y, O}, {}, body, "llvm test pure call"}});
-  std::string ir = ks[0].llvm_ir();
+  std::string ir = ks[0].code();
   size_t calls = 0;
   for (size_t at = 0; (at = ir.find("call float @tanhf", at)) != std::string::npos; ++at) ++calls;
   CHECK(calls == 1);
@@ -399,13 +401,13 @@ TEST_CASE("llvm: math library calls are pure to the optimizer") {
 }
 
 TEST_CASE("llvm: wrong arguments are user errors, GPU loops back-end errors") {
-  const LlvmKernel& k = kernels()[2];
+  const Kernel& k = kernels()[2];
   NDArray A(dtype::float32, {8}), B(dtype::float64, {8}), C(dtype::float32, {9}), D(dtype::float32, {8});
   CHECK(error_id<UserError>([&] { k(A, B); }) == "nnvm.call.dtype");
   CHECK(error_id<UserError>([&] { k(A, C); }) == "nnvm.call.size_conflict");
   CHECK(error_id<UserError>([&] { k(A); }) == "nnvm.call.arg_count");
   CHECK(error_id<UserError>([&] { k(A, D); }) == "no error");
-  CHECK(error_id<UserError>([&] { LlvmKernel()(A); }) == "nnvm.call.undefined_kernel");
+  CHECK(error_id<UserError>([&] { Kernel()(A); }) == "nnvm.call.undefined_kernel");
 
   Buffer O("O", dtype::float32, {idx(4)});
   Var t("tx");
@@ -476,8 +478,8 @@ TEST_CASE("llvm: kernel buffers are noalias, in the kernel body and in parallel 
   // Optimized, the bodies are inlined into their entry points; the noalias facts survive as
   // scoped alias metadata.
   auto ks = codegen::jit_llvm({serial, par});
-  CHECK(ks[0].llvm_ir().find("!noalias !") != std::string::npos);
-  CHECK(ks[0].llvm_ir().find("!alias.scope !") != std::string::npos);
+  CHECK(ks[0].code().find("!noalias !") != std::string::npos);
+  CHECK(ks[0].code().find("!alias.scope !") != std::string::npos);
 
   int64_t n = 13;
   NDArray X(dtype::float32, {n, kK}), W(dtype::float32, {kK});
@@ -511,3 +513,5 @@ TEST_CASE("llvm: a kernel named like another kernel's internal function keeps it
       for (int64_t j = 0; j < 8; ++j) CHECK(O.data<int32_t>()[i * 8 + j] == (i >= 2 ? i * 10 + j : -1));
   }
 }
+
+}  // namespace codegen_llvm

@@ -12,6 +12,8 @@
 
 #include "nnvm/codegen/llvm_aot.hpp"
 
+namespace codegen_llvm_aot {
+
 using namespace nnvm;
 
 namespace {
@@ -344,3 +346,5 @@ TEST_CASE("llvm aot: unknown or unsupported triples and CPUs are back-end errors
   CHECK(!std::filesystem::exists(dir + "/x.o"));
   std::filesystem::remove_all(dir);
 }
+
+}  // namespace codegen_llvm_aot

@@ -4,6 +4,8 @@
 #include "support/pch.hpp"
 #include "support/check.hpp"
 
+namespace graph_alter_layout {
+
 using namespace nnvm;
 using graph::GraphBuilder;
 
@@ -309,3 +311,5 @@ TEST_CASE("alter_layout leaves convs it cannot block in NCHW") {
   CHECK(count_ops(opt, "conv") == 1);
   CHECK(count_ops(opt, "layout_transform") == 0);
 }
+
+}  // namespace graph_alter_layout

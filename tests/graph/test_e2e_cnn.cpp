@@ -12,6 +12,8 @@
 #include "nnvm/codegen/llvm_graph.hpp"
 #endif
 
+namespace graph_e2e_cnn {
+
 using namespace nnvm;
 using graph::GraphBuilder;
 
@@ -179,3 +181,5 @@ TEST_CASE("a small CNN matches plain loops at opt levels 0 and 2 and with a symb
     CHECK(out[0].values<float>()[0] != out[0].values<float>()[5]);
   }
 }
+
+}  // namespace graph_e2e_cnn

@@ -10,6 +10,8 @@
 #include "nnvm/codegen/llvm_graph.hpp"
 #endif
 
+namespace graph_e2e_transformer {
+
 using namespace nnvm;
 using graph::GraphBuilder;
 
@@ -168,3 +170,5 @@ TEST_CASE("a transformer encoder block matches plain loops at opt levels 0 and 2
     }
   }
 }
+
+}  // namespace graph_e2e_transformer

@@ -6,6 +6,8 @@
 
 #include <thread>
 
+namespace graph_executor {
+
 using namespace nnvm;
 using graph::GraphBuilder;
 
@@ -201,3 +203,5 @@ TEST_CASE("with folding on, the builder evaluates ops on constants and keeps the
       CHECK(r.values<float>()[size_t(i * 4 + j)] ==
             std::max(a.values<float>()[size_t(i * 4 + j)] + b.values<float>()[size_t(j)], 0.0f));
 }
+
+}  // namespace graph_executor

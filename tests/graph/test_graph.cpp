@@ -4,6 +4,8 @@
 
 #include "nnvm/graph/graph.hpp"
 
+namespace graph_graph {
+
 using namespace nnvm;
 using namespace nnvm::graph;
 
@@ -205,3 +207,5 @@ TEST_CASE("graph: validate catches graphs edited by hand") {
   auto x = b.input("x", dtype::float32, {2});
   CHECK(error_id([&] { b.op("relu", {x}); }) == "nnvm.graph.unknown_op");
 }
+
+}  // namespace graph_graph

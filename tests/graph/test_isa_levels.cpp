@@ -11,6 +11,8 @@
 #include "nnvm/codegen/llvm_graph.hpp"
 #endif
 
+namespace graph_isa_levels {
+
 using namespace nnvm;
 using graph::GraphBuilder;
 
@@ -92,3 +94,5 @@ TEST_CASE("Target::for_cpu takes the vector width from the CPU name and refuses 
     CHECK(std::string(e.what()).find("pentium-9000") != std::string::npos);
   }
 }
+
+}  // namespace graph_isa_levels

@@ -5,6 +5,8 @@
 
 #include "nnvm/graph/graph.hpp"
 
+namespace graph_limits {
+
 using namespace nnvm;
 using namespace nnvm::graph;
 
@@ -135,3 +137,5 @@ TEST_CASE("limits: a lowering or interpreter error while folding names the node"
   CHECK(id == "nnvm.lower.missing_arg");
   CHECK(contains(text, "node odd \u203a constant folding"));
 }
+
+}  // namespace graph_limits

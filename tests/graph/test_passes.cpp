@@ -4,6 +4,8 @@
 #include "support/pch.hpp"
 #include "support/check.hpp"
 
+namespace graph_passes {
+
 using namespace nnvm;
 using graph::GraphBuilder;
 
@@ -138,3 +140,5 @@ TEST_CASE("a consumer joins its producer's kernel only when its other inputs are
     CHECK(out.values<float>()[i] == doctest::Approx(v < 0 ? 0.1f * v : v));
   }
 }
+
+}  // namespace graph_passes

@@ -1,5 +1,7 @@
 #include "support/pch.hpp"
 
+namespace ir_expr {
+
 using namespace nnvm;
 using namespace nnvm::ir;
 
@@ -27,3 +29,5 @@ TEST_CASE("float16 and bfloat16 round-trip") {
   CHECK(float(bfloat16(1.5f)) == 1.5f);
   CHECK(float(float16(1e-7f)) == 1.1920929e-07f);  // rounds to two subnormal steps
 }
+
+}  // namespace ir_expr

@@ -2,6 +2,8 @@
 
 #include "ir/random_ir.hpp"
 
+namespace ir_interval {
+
 using namespace nnvm;
 using namespace nnvm::ir;
 
@@ -184,3 +186,5 @@ TEST_CASE("interval analysis is sound on random expressions") {
   CHECK(proved > 30);
   CHECK(bounded > 300);
 }
+
+}  // namespace ir_interval

@@ -1,5 +1,7 @@
 #include "support/pch.hpp"
 
+namespace ir_printer {
+
 using namespace nnvm;
 using namespace nnvm::ir;
 
@@ -187,3 +189,5 @@ TEST_CASE("printer shows tensor definitions and tensor-level nodes") {
       make_stmt<ProducerStore>(C.node_ptr(), A(i, Expr(0)), std::vector<Expr>{i, Expr(0)}));
   CHECK(to_string(realize) == "realize C((0, 64), (0, 8)) in local {\n  C(i, 0) = A(i, 0)\n}\n");
 }
+
+}  // namespace ir_printer

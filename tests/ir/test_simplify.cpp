@@ -2,6 +2,8 @@
 
 #include "ir/random_ir.hpp"
 
+namespace ir_simplify {
+
 using namespace nnvm;
 using namespace nnvm::ir;
 
@@ -284,3 +286,5 @@ TEST_CASE("simplify never changes the value of an int32 expression") { check_val
 TEST_CASE("simplify never changes the value of a wrapping int8 expression") {
   check_value_preserved(dtype::int8, 3, 2000);
 }
+
+}  // namespace ir_simplify

@@ -1,5 +1,7 @@
 #include "support/pch.hpp"
 
+namespace ir_verifier {
+
 using namespace nnvm;
 using namespace nnvm::ir;
 
@@ -144,3 +146,5 @@ TEST_CASE("verify errors name the kernel and the loops around the problem") {
   CHECK_NOTHROW(verify(k.loop(k.copy()), {k.A, k.B}, {k.n}));
   CHECK_THROWS_AS(verify(k.loop(k.copy()), {k.A}, {k.n}), InternalError);
 }
+
+}  // namespace ir_verifier

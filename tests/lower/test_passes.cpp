@@ -1,6 +1,8 @@
 // Golden tests of the lowering passes: the IR after each named pass, exactly.
 #include "support/pch.hpp"
 
+namespace lower_passes {
+
 using namespace nnvm;
 
 namespace {
@@ -372,3 +374,5 @@ TEST_CASE("vectorize splits a store around a select that guards a load, when the
     for (int64_t c = 0; c < 8; ++c)
       CHECK(b.data<float>()[r * 8 + c] == 1.0f + (r >= 1 ? a.data<float>()[(r - 1) * 8 + c] : 0.0f) * 2.0f);
 }
+
+}  // namespace lower_passes

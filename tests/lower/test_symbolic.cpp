@@ -2,6 +2,8 @@
 #include "support/pch.hpp"
 #include "support/check.hpp"
 
+namespace lower_symbolic {
+
 using namespace nnvm;
 
 TEST_CASE("a scheduled matmul over symbolic sizes runs at many sizes through interpreter and C JIT") {
@@ -83,3 +85,5 @@ TEST_CASE("overlapping argument buffers are rejected, since kernels treat them a
   target::interpret(fn, std::vector<BufferView>{first, disjoint});
   for (int i = 0; i < 8; ++i) CHECK(a.values<float>()[size_t(8 + i)] == a.values<float>()[size_t(i)] + 1.0f);
 }
+
+}  // namespace lower_symbolic

@@ -12,6 +12,8 @@
 #include "nnvm/ops/elementwise/relu.hpp"
 #include "onnx_test_util.hpp"
 
+namespace onnx_export {
+
 using namespace nnvm;
 using namespace onnx_test;
 namespace oi = nnvm::onnx_import;
@@ -140,7 +142,7 @@ TEST_CASE("onnx export: with fusion each kernel is one node, fused groups ai.nnv
     const onnx::NodeProto& n = out.node(int(s));
     CAPTURE(st.label);
     CHECK(n.name() == opt.nodes[st.nodes[0]].name);
-    std::string kernel = model.kernels()[st.kernel].func.name;
+    std::string kernel = model.kernels()[st.kernel].func().name;
     CHECK(n.doc_string() == "kernel " + kernel);
     if (st.nodes.size() == 1) {
       // Passes may make ops without ONNX names (a layout transform): those are ai.nnvm nodes.
@@ -302,3 +304,5 @@ TEST_CASE("nnvmc compile --emit=json,onnx writes graph.json and graph.onnx") {
   CHECK(text.find("[nnvm.cli.emit]") != std::string::npos);
 }
 #endif
+
+}  // namespace onnx_export

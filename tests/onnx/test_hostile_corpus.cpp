@@ -12,6 +12,8 @@
 
 #include "onnx_test_util.hpp"
 
+namespace onnx_hostile_corpus {
+
 using namespace nnvm;
 using namespace onnx_test;
 namespace oi = nnvm::onnx_import;
@@ -442,3 +444,5 @@ TEST_CASE("onnx hostile corpus: every case ends in its named error or imports co
     MESSAGE(c.name, ": ", seconds, " s, ", id);
   }
 }
+
+}  // namespace onnx_hostile_corpus

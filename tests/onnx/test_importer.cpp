@@ -7,6 +7,8 @@
 
 #include "onnx_test_util.hpp"
 
+namespace onnx_importer {
+
 using namespace nnvm;
 using namespace onnx_test;
 namespace oi = nnvm::onnx_import;
@@ -291,3 +293,5 @@ TEST_CASE("onnx: adapting a node costs the same in a long graph (10 000 chained 
   CHECK(full < 20.0);
   CHECK(full / half < 3.0);
 }
+
+}  // namespace onnx_importer

@@ -7,6 +7,8 @@
 
 #include "onnx_test_util.hpp"
 
+namespace onnx_legacy_opsets {
+
 using namespace nnvm;
 using namespace onnx_test;
 namespace oi = nnvm::onnx_import;
@@ -540,3 +542,5 @@ TEST_CASE("onnx: every opset from 1 imports; opset 0 and opsets past the newest 
     CHECK(oi::check_support(m.save(scratch("every_opset"))).supported());
   }
 }
+
+}  // namespace onnx_legacy_opsets

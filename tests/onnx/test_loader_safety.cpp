@@ -6,6 +6,8 @@
 
 #include "onnx_test_util.hpp"
 
+namespace onnx_loader_safety {
+
 using namespace nnvm;
 using namespace onnx_test;
 namespace oi = nnvm::onnx_import;
@@ -292,3 +294,5 @@ TEST_CASE("onnx safety: external data is read inside the model's directory only"
   NDArray a = oi::read_tensor_pb((dir / "t.pb").string());
   CHECK(a.values<float>()[3] == 4.0f);
 }
+
+}  // namespace onnx_loader_safety

@@ -10,6 +10,8 @@
 #include "onnx_test_util.hpp"
 
 #ifdef NNVM_TEST_NNVMC
+namespace onnx_nnvmc_options {
+
 using namespace onnx_test;
 using T = onnx::TensorProto;
 
@@ -142,3 +144,5 @@ TEST_CASE("nnvmc run --index-check: a run-time Gather index out of range fails b
   CHECK(r.output.find("output 1") == std::string::npos);  // the check's flag is not shown
 }
 #endif
+
+}  // namespace onnx_nnvmc_options

@@ -6,6 +6,8 @@
 
 #include "onnx_test_util.hpp"
 
+namespace onnx_node_suite {
+
 using namespace nnvm;
 using namespace onnx_test;
 namespace oi = nnvm::onnx_import;
@@ -84,3 +86,5 @@ TEST_CASE("onnx node suite: check_support reads every model without throwing") {
   CHECK(models > 0);
   CHECK(supported > 0);
 }
+
+}  // namespace onnx_node_suite

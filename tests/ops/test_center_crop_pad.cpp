@@ -4,6 +4,8 @@
 #include "support/pch.hpp"
 #include "support/op_check.hpp"
 
+namespace ops_center_crop_pad {
+
 using namespace nnvm;
 using nnvm_test::OpCheck;
 
@@ -91,3 +93,5 @@ TEST_CASE("transform ops: center_crop_pad") {
   auto out = ops::infer_types(ops::get_op("center_crop_pad"), {t, s2}, two);
   CHECK(*ir::as_const_int(out[0].shape[1]) == 6);
 }
+
+}  // namespace ops_center_crop_pad

@@ -5,6 +5,8 @@
 #include "support/pch.hpp"
 #include "support/op_check.hpp"
 
+namespace ops_conv_nchwc {
+
 using namespace nnvm;
 using nnvm_test::OpCheck;
 
@@ -193,3 +195,5 @@ TEST_CASE("depthwise_conv_nchwc matches a direct blocked depthwise convolution")
                                         {}),
                        doctest::Contains("block size"), UserError);
 }
+
+}  // namespace ops_conv_nchwc

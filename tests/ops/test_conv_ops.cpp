@@ -5,6 +5,8 @@
 #include "support/pch.hpp"
 #include "support/op_check.hpp"
 
+namespace ops_conv_ops {
+
 using namespace nnvm;
 using nnvm_test::OpCheck;
 
@@ -462,3 +464,5 @@ TEST_CASE("conv and conv_transpose: shape, attribute and dtype errors") {
   CHECK(convt({tx, tw}, ints({{"kernel_shape", {2, 2}}})) == "nnvm.ops.attr");
   CHECK(convt({tx, tw, TensorType(dtype::float32, {4})}) == "nnvm.ops.input_shape");  // M is 2
 }
+
+}  // namespace ops_conv_ops

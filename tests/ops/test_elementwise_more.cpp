@@ -9,6 +9,8 @@
 #include <limits>
 #include <random>
 
+namespace ops_elementwise_more {
+
 using namespace nnvm;
 using nnvm_test::OpCheck;
 
@@ -584,3 +586,5 @@ TEST_CASE("PRelu, Where, and the variadic Sum, Mean, Max, Min") {
                                                         {"onnx:BitwiseXor", "bitwise_xor"}})
     CHECK(ops::get_op_by_importer_name(onnx).name == name);
 }
+
+}  // namespace ops_elementwise_more

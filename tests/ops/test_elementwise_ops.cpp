@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+namespace ops_elementwise_ops {
+
 using namespace nnvm;
 
 namespace {
@@ -276,3 +278,5 @@ TEST_CASE("broadcast shapes: symbolic extents, and mismatches naming both shapes
   CHECK(error_id([] { ops::build(ops::get_op("pow"), {{dtype::boolean, {3}}, {dtype::int32, {3}}}); }) ==
         "nnvm.ops.input_dtype");
 }
+
+}  // namespace ops_elementwise_ops

@@ -5,6 +5,8 @@
 #include "support/pch.hpp"
 #include "support/check.hpp"
 
+namespace ops_family_schedules {
+
 using namespace nnvm;
 
 namespace {
@@ -134,3 +136,5 @@ TEST_CASE("targets parse into family, emitter and device, and print back") {
   CHECK_THROWS_WITH(target::parse_target("llvm -mcpu=pentium-9000"), doctest::Contains("unknown CPU 'pentium-9000'"));
   CHECK_THROWS_WITH(target::parse_target("c-standalone -mcpu=cortex-m9"), doctest::Contains("unknown microcontroller 'cortex-m9'"));
 }
+
+}  // namespace ops_family_schedules

@@ -7,6 +7,8 @@
 
 #include <cmath>
 
+namespace ops_grid_sample {
+
 using namespace nnvm;
 using nnvm_test::OpCheck;
 
@@ -189,3 +191,5 @@ TEST_CASE("transform ops: grid_sample") {
   auto out = ops::infer_types(ops::get_op("grid_sample"), {xt, gt});
   CHECK(out[0].shape.size() == 4);
 }
+
+}  // namespace ops_grid_sample

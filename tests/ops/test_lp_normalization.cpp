@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+namespace ops_lp_normalization {
+
 using namespace nnvm;
 using nnvm_test::OpCheck;
 
@@ -83,3 +85,5 @@ TEST_CASE("nn ops: lp_normalization") {
   CHECK(infer_error({ops::TensorType(dtype::int32, {3, 4})}, {}) == "nnvm.ops.input_dtype");
   CHECK(infer_error({t}, ops::Attrs().set_int("axis", -2).set_int("p", 1)) == "(no error)");
 }
+
+}  // namespace ops_lp_normalization

@@ -8,6 +8,8 @@
 #include "support/op_check.hpp"
 #include "support/schedule_harness.hpp"
 
+namespace ops_nan_propagation {
+
 using namespace nnvm;
 using nnvm_test::OpCheck;
 
@@ -115,3 +117,5 @@ TEST_CASE("a DSL max reduction starts at -inf and keeps a NaN under every schedu
     for (int c = 0; c < 64; ++c) a[192 + c] = -INFINITY;
   });
 }
+
+}  // namespace ops_nan_propagation

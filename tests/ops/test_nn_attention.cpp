@@ -8,6 +8,8 @@
 
 #include <cmath>
 
+namespace ops_nn_attention {
+
 using namespace nnvm;
 using nnvm_test::OpCheck;
 
@@ -248,3 +250,5 @@ TEST_CASE("attention: errors") {
   CHECK(*ir::as_const_int(out[1].shape[2]) == 18);
   CHECK(*ir::as_const_int(out[3].shape[3]) == 18);
 }
+
+}  // namespace ops_nn_attention

@@ -5,6 +5,8 @@
 #include "support/pch.hpp"
 #include "support/op_check.hpp"
 
+namespace ops_nn_loss {
+
 using namespace nnvm;
 using nnvm_test::OpCheck;
 
@@ -218,3 +220,5 @@ TEST_CASE("losses: errors") {
   CHECK(error_id([&] { sce(types({{f32, {3, 5}}, {i64, {3}}}), ops::Attrs().set_string("reduction", "avg")); }) ==
         "nnvm.ops.attr");
 }
+
+}  // namespace ops_nn_loss

@@ -3,6 +3,8 @@
 #include "support/pch.hpp"
 #include "support/op_check.hpp"
 
+namespace ops_nn_matmul {
+
 using namespace nnvm;
 using nnvm_test::OpCheck;
 
@@ -278,3 +280,5 @@ TEST_CASE("matrix products: errors") {
   REQUIRE(out.size() == 1);
   CHECK(out[0].shape.size() == 4);
 }
+
+}  // namespace ops_nn_matmul

@@ -4,6 +4,8 @@
 #include "support/pch.hpp"
 #include "support/op_check.hpp"
 
+namespace ops_nn_norm {
+
 using namespace nnvm;
 using nnvm_test::OpCheck;
 
@@ -301,3 +303,5 @@ TEST_CASE("normalizations: errors") {
   CHECK(error_id([&] { ops::infer_types(get("rms_norm"), types({{f32, {3, 5}}, {f32, {3}}})); }) ==
         "nnvm.ops.input_shape");
 }
+
+}  // namespace ops_nn_norm

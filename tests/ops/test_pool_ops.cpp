@@ -5,6 +5,8 @@
 #include "support/pch.hpp"
 #include "support/op_check.hpp"
 
+namespace ops_pool_ops {
+
 using namespace nnvm;
 using nnvm_test::OpCheck;
 
@@ -344,3 +346,5 @@ TEST_CASE("pools: attribute, shape and dtype errors") {
   CHECK(err("max_pool", TensorType(dtype::boolean, {1, 2, 5, 6}), k) == "nnvm.ops.input_dtype");
   CHECK(err("max_pool", TensorType(dtype::uint8, {1, 2, 5, 6}), k) == "(no error)");
 }
+
+}  // namespace ops_pool_ops

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <functional>
 
+namespace ops_quant_ops {
+
 using namespace nnvm;
 using nnvm_test::OpCheck;
 
@@ -216,3 +218,5 @@ TEST_CASE("quant ops: errors") {
   auto deq = ops::infer_types(ops::get_op("dequantize_linear"), {x, T(dtype::float16, Dims{})});
   CHECK(deq[0].dtype == dtype::float16);
 }
+
+}  // namespace ops_quant_ops

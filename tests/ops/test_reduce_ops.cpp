@@ -7,6 +7,8 @@
 #include <cmath>
 #include <functional>
 
+namespace ops_reduce_ops {
+
 using namespace nnvm;
 using nnvm_test::OpCheck;
 
@@ -451,3 +453,5 @@ TEST_CASE("top_k: largest and smallest, ties keep input order, every axis") {
   cases.push_back(top_k_case(dtype::float64, {11}, 5, 0, 1, seed++));
   nnvm_test::check_ops(cases, "top_k");
 }
+
+}  // namespace ops_reduce_ops

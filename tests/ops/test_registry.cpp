@@ -5,6 +5,8 @@
 
 #include <thread>
 
+namespace ops_registry {
+
 using namespace nnvm;
 
 namespace {
@@ -440,3 +442,5 @@ TEST_CASE("registration and lookup may run concurrently") {
   CHECK(reg.size() == ops::builtin_ops().size() + 120);
   CHECK(reg.get_by_importer_name("test:Op2_39").name == "op_2_39");
 }
+
+}  // namespace ops_registry

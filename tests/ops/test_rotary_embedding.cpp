@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+namespace ops_rotary_embedding {
+
 using namespace nnvm;
 using nnvm_test::OpCheck;
 
@@ -116,3 +118,5 @@ TEST_CASE("nn ops: rotary_embedding") {
   CHECK(infer_error({T(dtype::int32, {2, 3, 6, 8}), c, c, p}) == "nnvm.ops.input_dtype");
   CHECK(infer_error({x, T(dtype::float64, {10, 4}), c, p}) == "nnvm.ops.input_dtype");
 }
+
+}  // namespace ops_rotary_embedding

@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+namespace ops_transform_ops {
+
 using namespace nnvm;
 using nnvm_test::OpCheck;
 
@@ -640,3 +642,5 @@ TEST_CASE("transform ops: error ids for bad axes, shapes, dtypes and attributes"
   CHECK(infer_error("eye_like", {x}) == shape_e);
   CHECK(infer_error("constant_of_shape", {idx}, Attrs().set_ints("input", {2, 3}).set_int("value_dtype", 8)) == attr_e);
 }
+
+}  // namespace ops_transform_ops

@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+namespace ops_transform_resize {
+
 using namespace nnvm;
 using nnvm_test::OpCheck;
 
@@ -221,3 +223,5 @@ TEST_CASE("transform ops: resize") {
   CHECK(infer_error({{dtype::int32, {1, 1, 4, 5}}, roi, sc}, ops::Attrs(with_scales).set_string("mode", "linear")) ==
         "nnvm.ops.input_dtype");
 }
+
+}  // namespace ops_transform_resize

@@ -3,6 +3,8 @@
 #include "support/pch.hpp"
 #include "support/op_cases.hpp"
 
+namespace schedule_loop_primitives {
+
 using namespace nnvm;
 using nnvm::ir::Expr;
 using nnvm::ir::Var;
@@ -202,3 +204,5 @@ TEST_CASE("loop primitives on an elementwise chain") {
       {"reorder", [&](Schedule& s) { s[Y].reorder({s[Y].axis(1), s[Y].axis(0)}); }},
   });
 }
+
+}  // namespace schedule_loop_primitives

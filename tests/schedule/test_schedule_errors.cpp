@@ -1,6 +1,8 @@
 // Invalid schedules fail with the documented error id and name the stage and axis.
 #include "support/pch.hpp"
 
+namespace schedule_schedule_errors {
+
 using namespace nnvm;
 using nnvm::schedule::Schedule;
 
@@ -181,3 +183,5 @@ TEST_CASE("loops bound to GPU threads lower, interpret, and are rejected by the 
   for (int i = 0; i < 64; ++i) CHECK(y.values<float>()[size_t(i)] == 3.0f * float(i));
   CHECK_THROWS_AS(target::emit_c(fn), BackendError);
 }
+
+}  // namespace schedule_schedule_errors

@@ -4,6 +4,8 @@
 #include "support/pch.hpp"
 #include "support/op_cases.hpp"
 
+namespace schedule_stage_primitives {
+
 using namespace nnvm;
 using nnvm::ir::Expr;
 using nnvm::ir::MemoryScope;
@@ -181,3 +183,5 @@ TEST_CASE("stage primitives on a blur-then-threshold pipeline") {
        }},
   });
 }
+
+}  // namespace schedule_stage_primitives

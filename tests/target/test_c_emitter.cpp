@@ -7,6 +7,8 @@
 
 #include "nnvm/target/c_jit.hpp"
 
+namespace target_c_emitter {
+
 using namespace nnvm;
 using namespace nnvm::ir;
 
@@ -153,3 +155,5 @@ TEST_CASE("c_emitter: rejected kernels name the problem") {
   Stmt bound = For::make(j, 0, n, ForKind::thread_binding, Store::make(O, make_const(dtype::float32, 1), j), "blockIdx.x");
   CHECK(id_of({"r", {O}, {n}, bound, ""}) == "nnvm.codegen.thread_binding");
 }
+
+}  // namespace target_c_emitter

@@ -9,9 +9,11 @@
 
 #include "nnvm/target/c_jit.hpp"
 
+namespace target_c_jit {
+
 using namespace nnvm;
 using namespace nnvm::ir;
-using target::CKernel;
+using target::Kernel;
 
 namespace {
 
@@ -118,8 +120,8 @@ std::vector<LoweredFunc> all_kernels() {
 }
 
 // Every test kernel, compiled in one compiler call.
-const std::vector<CKernel>& kernels() {
-  static const std::vector<CKernel> k = target::jit_c(all_kernels());
+const std::vector<Kernel>& kernels() {
+  static const std::vector<Kernel> k = target::jit_c(all_kernels());
   return k;
 }
 
@@ -132,7 +134,7 @@ void fill(NDArray& a, T (*f)(int64_t)) {
 }  // namespace
 
 TEST_CASE("c_jit: parallel matmul matches a plain loop") {
-  const CKernel& k = kernels()[0];
+  const Kernel& k = kernels()[0];
   NDArray A(dtype::float32, {kM, kK}), B(dtype::float32, {kK, kN}), C(dtype::float32, {kM, kN});
   fill<float>(A, [](int64_t i) { return float((i * 7) % 11) - 5.0f; });
   fill<float>(B, [](int64_t i) { return float((i * 3) % 13) * 0.25f; });
@@ -149,7 +151,7 @@ TEST_CASE("c_jit: parallel matmul matches a plain loop") {
 }
 
 TEST_CASE("c_jit: vector select, cast, call, gather and tail") {
-  const CKernel& k = kernels()[1];
+  const Kernel& k = kernels()[1];
   for (int64_t n : {int64_t(0), int64_t(5), int64_t(64), int64_t(83)}) {
     NDArray X(dtype::float32, {n}), Y(dtype::float32, {n}), Z(dtype::int32, {n}), R(dtype::float32, {n}),
         M(dtype::float32, {n});
@@ -168,7 +170,7 @@ TEST_CASE("c_jit: vector select, cast, call, gather and tail") {
 }
 
 TEST_CASE("c_jit: global allocations come from the workspace") {
-  const CKernel& k = kernels()[2];
+  const Kernel& k = kernels()[2];
   int64_t n = 29;
   int64_t sizes[] = {n};
   auto align = [](uint64_t b) { return (b + 63) / 64 * 64; };
@@ -184,7 +186,7 @@ TEST_CASE("c_jit: global allocations come from the workspace") {
 }
 
 TEST_CASE("c_jit: float16 and bfloat16 storage round to nearest even") {
-  const CKernel& k = kernels()[3];
+  const Kernel& k = kernels()[3];
   int64_t n = 23;
   NDArray A(dtype::float16, {n}), H(dtype::float16, {n}), G(dtype::bfloat16, {n});
   auto a = A.values<float16>();
@@ -198,7 +200,7 @@ TEST_CASE("c_jit: float16 and bfloat16 storage round to nearest even") {
 }
 
 TEST_CASE("c_jit: narrow integers wrap, division truncates, guarded loads stay in bounds") {
-  const CKernel& k = kernels()[4];
+  const Kernel& k = kernels()[4];
   int64_t n = 17;
   NDArray A(dtype::uint8, {n}), B(dtype::int32, {n}), C(dtype::uint8, {n}), D(dtype::int32, {n}),
       E(dtype::int32, {n});
@@ -215,7 +217,7 @@ TEST_CASE("c_jit: narrow integers wrap, division truncates, guarded loads stay i
 }
 
 TEST_CASE("c_jit: a parallel loop inside a parallel loop") {
-  const CKernel& k = kernels()[5];
+  const Kernel& k = kernels()[5];
   NDArray O(dtype::int32, {16, 8});
   std::vector<BufferView> args{O.view()};
   k.call(args, 4);
@@ -237,7 +239,7 @@ TEST_CASE("c_jit: every test kernel compiles with -std=c99 -Wall -Wextra -Werror
 }
 
 TEST_CASE("c_jit: wrong arguments are user errors") {
-  const CKernel& k = kernels()[2];
+  const Kernel& k = kernels()[2];
   NDArray A(dtype::float32, {8}), B(dtype::float64, {8}), C(dtype::float32, {9}), D(dtype::float32, {8});
   auto id_of = [&](auto&&... args) -> std::string {
     try {
@@ -260,7 +262,7 @@ TEST_CASE("c_jit: batched modules, symbol clashes and the cache") {
   CHECK(ks[0].symbol() == "scratch");
   CHECK(ks[1].symbol() == "scratch_1");
   CHECK(ks[0].library_path() == ks[1].library_path());
-  CHECK(target::jit_c(a).source() == target::jit_c(a).source());
+  CHECK(target::jit_c(a).code() == target::jit_c(a).code());
   NDArray A(dtype::float32, {4}), B(dtype::float32, {4});
   fill<float>(A, [](int64_t i) { return float(i); });
   ks[1](A, B);
@@ -372,3 +374,5 @@ TEST_CASE("thread pool: NNVM_NUM_THREADS sets the default size") {
   if (old) setenv("NNVM_NUM_THREADS", saved.c_str(), 1);
   else unsetenv("NNVM_NUM_THREADS");
 }
+
+}  // namespace target_c_jit

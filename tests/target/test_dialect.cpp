@@ -6,6 +6,8 @@
 
 #include "nnvm/target/c_like.hpp"
 
+namespace target_dialect {
+
 using namespace nnvm;
 using namespace nnvm::ir;
 
@@ -88,3 +90,5 @@ TEST_CASE("dialect: a loop bound to an axis the dialect lacks is the CPU back en
   CHECK_THROWS_WITH_AS(target::CLikeEmitter(toy_dialect()).emit_kernel_source(f),
                        doctest::Contains("[nnvm.codegen.thread_binding]"), BackendError);
 }
+
+}  // namespace target_dialect

@@ -7,6 +7,8 @@
 #include "nnvm/codegen/llvm_jit.hpp"
 #endif
 
+namespace target_fused_multiply_add {
+
 using namespace nnvm;
 
 TEST_CASE("the interpreter, the C JIT and LLVM fuse a*b + c, c + a*b and a*b - c alike") {
@@ -49,3 +51,5 @@ TEST_CASE("the interpreter, the C JIT and LLVM fuse a*b + c, c + a*b and a*b - c
   for (size_t f = 0; f < fns.size(); ++f) run("LLVM JIT", f, [&](size_t k, auto v) { llvm_kernels[k](v); });
 #endif
 }
+
+}  // namespace target_fused_multiply_add

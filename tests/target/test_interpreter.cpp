@@ -4,6 +4,8 @@
 #include <random>
 #include <utility>
 
+namespace target_interpreter {
+
 using namespace nnvm;
 using namespace nnvm::ir;
 using target::interpret;
@@ -608,3 +610,5 @@ TEST_CASE("interpreter: broken kernels are internal errors") {
     CHECK_THROWS_AS(interpret(fn, na, zeros), UserError);
   }
 }
+
+}  // namespace target_interpreter

@@ -11,6 +11,8 @@
 
 #include "nnvm/target/c_jit.hpp"
 
+namespace target_kernel_cache {
+
 using namespace nnvm;
 using namespace nnvm::ir;
 namespace fs = std::filesystem;
@@ -177,3 +179,5 @@ TEST_CASE("kernel_cache: the default folder is NNVM_CACHE_DIR, else XDG_CACHE_HO
   unsetenv("HOME");
   CHECK(target::detail::default_cache_dir().rfind("/tmp", 0) != 0);
 }
+
+}  // namespace target_kernel_cache

@@ -6,6 +6,8 @@
 
 #include "nnvm/target/c_jit.hpp"
 
+namespace target_kernel_signature {
+
 using namespace nnvm;
 using namespace nnvm::ir;
 
@@ -47,3 +49,5 @@ TEST_CASE("kernel_signature: compiled into the module, each kernel exports S_sig
     CHECK(lib->symbol(m.symbols[i]) != lib->symbol(m.symbols[i] + "_signature"));
   }
 }
+
+}  // namespace target_kernel_signature

@@ -7,6 +7,8 @@
 #include "nnvm/codegen/llvm_jit.hpp"
 #endif
 
+namespace target_reserved_names {
+
 using namespace nnvm;
 
 TEST_CASE("kernels named nan, expf, free and j0 build and compute exp on every emitter") {
@@ -37,3 +39,5 @@ TEST_CASE("kernels named nan, expf, free and j0 build and compute exp on every e
   check("LLVM JIT", [&](size_t k, auto v) { llvm_kernels[k](v); });
 #endif
 }
+
+}  // namespace target_reserved_names

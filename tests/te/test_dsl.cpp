@@ -4,6 +4,8 @@
 #include <functional>
 #include <unordered_map>
 
+namespace te_dsl {
+
 using namespace nnvm;
 
 namespace {
@@ -566,3 +568,5 @@ TEST_CASE("run-time errors of the untyped path and of typed wrappers") {
   static_assert(std::is_same_v<decltype(C), Tensor<float, dyn, 32>>);
   CHECK(C.untyped().op().body.as<ir::ProducerLoad>()->indices[0].as<ir::Sub>() != nullptr);
 }
+
+}  // namespace te_dsl

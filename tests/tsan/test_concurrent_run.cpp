@@ -61,7 +61,7 @@ TEST_CASE("one compiled CNN runs from 4 threads at once, with and without the po
   const auto model = graph::compile(g);
   // The first conv's loops must go parallel, or the pool would never be exercised.
   bool parallel = false;
-  for (auto& k : model.kernels()) parallel |= ir::to_string(k.func.body).find("parallel") != std::string::npos;
+  for (auto& k : model.kernels()) parallel |= ir::to_string(k.func().body).find("parallel") != std::string::npos;
   CHECK(parallel);
   std::vector<NDArray> inputs, want;
   for (int t = 0; t < kThreads; ++t) {

@@ -83,7 +83,7 @@ std::vector<nv::NDArray> gather_inputs(const nv::graph::CompiledModel& m, const 
 
 void emit(const Loaded& l, const Options& o) {
   std::vector<nv::ir::LoweredFunc> fns;
-  for (auto& k : l.model.kernels()) fns.push_back(k.func);
+  for (auto& k : l.model.kernels()) fns.push_back(k.func());
   std::string base = o.out.empty() ? "" : o.out + "/";
   auto write = [&](const std::string& what, const std::string& file, const std::string& text) {
     if (o.out.empty()) {

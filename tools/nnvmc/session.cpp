@@ -102,7 +102,6 @@ nv::graph::Graph load_model(const std::string& path, const Options& o) {
 nv::graph::CompileOptions compile_options(const Options& o, std::map<std::string, double>* pass_ms) {
   nv::graph::CompileOptions co;
   co.target = parse_target(o.target);
-  co.target.num_threads = o.threads;
   co.opt_level = o.opt_level;
   // --define-symbol is bound once, by the importer (import_options): the graph it returns has
   // the numbers in place, so binding the names again here would find no such extent.
@@ -122,7 +121,6 @@ nv::graph::CompileOptions compile_options(const Options& o, std::map<std::string
 #if NNVMC_WITH_LLVM
   if (co.target.emitter == nv::target::Emitter::llvm) {
     nv::codegen::LlvmOptions lo;
-    lo.num_threads = o.threads;
     lo.cpu = co.target.cpu;
     co.compiler = nv::codegen::llvm_kernel_compiler(lo);
   }

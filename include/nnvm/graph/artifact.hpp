@@ -171,7 +171,7 @@ inline std::string model_json(const CompiledModel& model, const std::vector<std:
   json += str_cat(",\n\"weights_bytes\":", weights_bytes, ",\"arena_bytes\":", model.memory().arena_bytes,
                   ",\n\"kernels\":[");
   for (size_t k = 0; k < model.kernels().size(); ++k) {
-    const ir::LoweredFunc& fn = model.kernels()[k].func;
+    const ir::LoweredFunc& fn = model.kernels()[k].func();
     json += str_cat(k ? ",\n" : "\n", " {\"symbol\":", json_string(symbols.at(k)),
                     ",\"num_size_vars\":", fn.size_vars.size(), ",\"params\":[");
     for (size_t p = 0; p < fn.params.size(); ++p)
@@ -201,7 +201,7 @@ inline std::string model_json(const CompiledModel& model, const std::vector<std:
 
 inline std::vector<ir::LoweredFunc> kernel_funcs(const CompiledModel& model) {
   std::vector<ir::LoweredFunc> funcs;
-  for (auto& k : model.kernels()) funcs.push_back(k.func);
+  for (auto& k : model.kernels()) funcs.push_back(k.func());
   return funcs;
 }
 

@@ -73,19 +73,18 @@ inline target::CJitOptions jit_options(const Target& target) {
     throw UserError("nnvm.ops.target", str_cat("ops::jit compiles C for this CPU, not for target '",
                                                target::to_string(target), "'"));
   target::CJitOptions o;
-  o.num_threads = target.num_threads;
   o.cpu = target.cpu;
   return o;
 }
 }  // namespace detail
 
 // Compiles built ops with the host C compiler, all in one compiler call.
-inline std::vector<target::CKernel> jit(const std::vector<BuiltOp>& built, const Target& target = {}) {
+inline std::vector<target::Kernel> jit(const std::vector<BuiltOp>& built, const Target& target = {}) {
   std::vector<ir::LoweredFunc> fns;
   for (auto& b : built) fns.push_back(b.func);
   return target::jit_c(fns, detail::jit_options(target));
 }
-inline target::CKernel jit(const BuiltOp& built, const Target& target = {}) {
+inline target::Kernel jit(const BuiltOp& built, const Target& target = {}) {
   return target::jit_c(built.func, detail::jit_options(target));
 }
 

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <cstdio>
@@ -28,7 +29,7 @@
 #include "nnvm/target/arguments.hpp"
 #include "nnvm/target/c_emitter.hpp"
 #include "nnvm/target/kernel_cache.hpp"
-#include "nnvm/target/kernel_call.hpp"
+#include "nnvm/target/kernel.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace target {
@@ -37,7 +38,6 @@ struct CJitOptions {
   std::string compiler;                 // empty: $CC, else "cc"
   std::vector<std::string> extra_flags;  // appended after the default flags
   std::string cache_dir;                // empty: detail::default_cache_dir()
-  int num_threads = 0;                  // threads for parallel loops; 0: NNVM_NUM_THREADS or all
   std::string cpu;                      // -march= value (Target::cpu); empty: "native", this machine
 };
 
@@ -98,7 +98,6 @@ inline void write_atomically(const std::string& path, const std::string& text) {
 struct Library {
   void* handle = nullptr;
   std::string path;
-  std::shared_ptr<const std::string> source;
   ~Library() {
     if (handle) dlclose(handle);
   }
@@ -155,13 +154,16 @@ inline CCompilePlan plan_c_compile(const std::string& source, const CJitOptions&
   return p;
 }
 
-// Compiles (or finds in the caches) the shared library for `source`.
-inline std::shared_ptr<Library> compile_c(const std::string& source, const CJitOptions& o) {
+// Compiles (or finds in the caches) the shared library for `source`; sets *from_cache, when
+// given, to whether one of the caches had it.
+inline std::shared_ptr<const Library> compile_c(const std::string& source, const CJitOptions& o,
+                                                bool* from_cache = nullptr) {
   CCompilePlan plan = plan_c_compile(source, o);
   const std::string &cc = plan.cc, &flags = plan.flags;
   static std::mutex mutex;
-  static std::unordered_map<uint64_t, std::shared_ptr<Library>> loaded;
+  static std::unordered_map<uint64_t, std::shared_ptr<const Library>> loaded;
   std::lock_guard<std::mutex> lock(mutex);
+  if (from_cache) *from_cache = true;
   if (auto it = loaded.find(plan.key); it != loaded.end()) return it->second;
 
   std::string dir = cache_dir(o);
@@ -170,9 +172,9 @@ inline std::shared_ptr<Library> compile_c(const std::string& source, const CJitO
 
   auto lib = std::make_shared<Library>();
   lib->path = so_path;
-  lib->source = std::make_shared<const std::string>(source);
   if (check_cached_library(so_path)) lib->handle = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);  // the disk cache
   if (!lib->handle) {
+    if (from_cache) *from_cache = false;
     write_atomically(c_path, source);
     std::string tmp = str_cat(so_path, ".tmp.", getpid());
     std::string cmd = str_cat(cc, " ", flags, " -o ", shell_quote(tmp), " ", shell_quote(c_path), " -lm");
@@ -197,76 +199,28 @@ inline std::shared_ptr<Library> compile_c(const std::string& source, const CJitO
 
 }  // namespace detail
 
-// A compiled kernel. Copies share the loaded library, which stays loaded while any exists.
-class CKernel {
- public:
-  CKernel() = default;
-  CKernel(std::shared_ptr<detail::Library> lib, ir::LoweredFunc fn, const std::string& symbol, int num_threads)
-      : lib_(std::move(lib)), fn_(std::move(fn)), symbol_(symbol), num_threads_(num_threads) {
-    kernel_ = reinterpret_cast<nnvm_kernel_fn>(lib_->symbol(symbol));
-    workspace_bytes_ = reinterpret_cast<nnvm_workspace_bytes_fn>(lib_->symbol(symbol + "_workspace_bytes"));
-  }
-
-  bool defined() const { return kernel_ != nullptr; }
-  const ir::LoweredFunc& func() const { return fn_; }
-  // The C source of the module this kernel was compiled in, and the kernel's symbol there.
-  const std::string& source() const { return *lib_->source; }
-  const std::string& symbol() const { return symbol_; }
-  const std::string& library_path() const { return lib_->path; }
-  // The raw entry points, for callers that drive the kernel ABI themselves.
-  nnvm_kernel_fn raw_function() const { return kernel_; }
-  nnvm_workspace_bytes_fn raw_workspace_bytes() const { return workspace_bytes_; }
-  // Threads for parallel loops (0: the process-wide pool's count, from NNVM_NUM_THREADS).
-  int num_threads() const { return num_threads_; }
-  void set_num_threads(int n) { num_threads_ = std::max(0, n); }
-
-  // Scratch bytes a call with these symbolic sizes (in func().size_vars order) needs.
-  uint64_t workspace_bytes(std::span<const int64_t> sizes) const {
-    check_defined();
-    if (sizes.size() != fn_.size_vars.size())
-      throw UserError("nnvm.call.size_count", str_cat("kernel ", fn_.name, " has ", fn_.size_vars.size(),
-                                                      " symbolic sizes, got ", sizes.size()));
-    return workspace_bytes_(sizes.data());
-  }
-
-  // Runs the kernel on `args` (one per func().params, checked by bind_arguments: a wrong buffer
-  // is a UserError). num_threads overrides the kernel's setting for this call when positive.
-  void call(std::span<const BufferView> args, int num_threads = 0) const {
-    check_defined();
-    call_kernel(fn_, kernel_, workspace_bytes_, args, num_threads > 0 ? num_threads : num_threads_,
-                "nnvm.codegen.c.kernel_status");
-  }
-  void operator()(std::span<const BufferView> args) const { call(args); }
-  // kernel(a, b, c) with NDArrays or BufferViews.
-  template <class... A>
-    requires(std::is_constructible_v<BufferView, A&> && ...)
-  void operator()(A&&... args) const {
-    std::array<BufferView, sizeof...(A)> views{BufferView(args)...};
-    call(std::span<const BufferView>(views.data(), views.size()));
-  }
-
- private:
-  void check_defined() const {
-    if (!kernel_) throw UserError("nnvm.call.undefined_kernel", "called a default-constructed CKernel");
-  }
-  std::shared_ptr<detail::Library> lib_;
-  ir::LoweredFunc fn_;
-  std::string symbol_;
-  int num_threads_ = 0;
-  nnvm_kernel_fn kernel_ = nullptr;
-  nnvm_workspace_bytes_fn workspace_bytes_ = nullptr;
-};
-
 // Compiles all `fns` with ONE compiler call (a module), returning their kernels in order.
-inline std::vector<CKernel> jit_c(const std::vector<ir::LoweredFunc>& fns, const CJitOptions& options = {}) {
+inline std::vector<Kernel> jit_c(const std::vector<ir::LoweredFunc>& fns, const CJitOptions& options = {}) {
   if (fns.empty()) return {};
   CModule m = emit_c_module(fns);
-  auto lib = detail::compile_c(m.source, options);
-  std::vector<CKernel> out;
-  for (size_t i = 0; i < fns.size(); ++i) out.emplace_back(lib, fns[i], m.symbols[i], options.num_threads);
+  bool from_cache = false;
+  auto start = std::chrono::steady_clock::now();
+  std::shared_ptr<const detail::Library> lib = detail::compile_c(m.source, options, &from_cache);
+  auto module = std::make_shared<KernelModule>();
+  module->emitter = Emitter::c;
+  module->code = std::move(m.source);
+  module->library_path = lib->path;
+  module->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  module->keep_alive = lib;
+  std::vector<Kernel> out;
+  for (size_t i = 0; i < fns.size(); ++i) {
+    const std::string& s = m.symbols[i];
+    out.emplace_back(module, fns[i], s, reinterpret_cast<nnvm_kernel_fn>(lib->symbol(s)),
+                     reinterpret_cast<nnvm_workspace_bytes_fn>(lib->symbol(s + "_workspace_bytes")), from_cache);
+  }
   return out;
 }
-inline CKernel jit_c(const ir::LoweredFunc& fn, const CJitOptions& options = {}) {
+inline Kernel jit_c(const ir::LoweredFunc& fn, const CJitOptions& options = {}) {
   return std::move(jit_c(std::vector<ir::LoweredFunc>{fn}, options)[0]);
 }
 

@@ -38,8 +38,6 @@ struct Target {
   // for_cpu() derives the registers from it, so schedules and instructions agree.
   std::string cpu;
   GpuDevice gpu;  // Family::gpu only
-  // Threads for parallel loops; 0 means the thread pool's default (NNVM_NUM_THREADS or all).
-  int num_threads = 0;
 
   // This machine, for code JIT-compiled to run here through `emitter`, with the widest SIMD
   // registers the CPU has (x86: 512 with AVX-512F, 256 with AVX2, else 128; Arm: 128). A

@@ -12,7 +12,7 @@ int main() {
   auto s = schedule::create_schedule(B);
   auto [o, i] = s[B].split(s[B].axis(0), 4);
   s[B].vectorize(i);
-  codegen::LlvmKernel kernel = codegen::jit_llvm(lower::lower(s, {A, B}, "affine"));
+  target::Kernel kernel = codegen::jit_llvm(lower::lower(s, {A, B}, "affine"));
   NDArray a(dtype::float32, {8}), b(dtype::float32, {8});
   for (int k = 0; k < 8; ++k) a.values<float>()[size_t(k)] = float(k);
   kernel(a, b);

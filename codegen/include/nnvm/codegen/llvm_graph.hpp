@@ -1,6 +1,5 @@
 // The LLVM JIT as the graph executor's kernel compiler: graph::CompileOptions::compiler =
-// codegen::llvm_kernel_compiler(). Each compiled kernel keeps its LLVM module alive through the
-// CompiledKernel's owner. Part of the optional nnvm::llvm library, like llvm_jit.hpp.
+// codegen::llvm_kernel_compiler(). Part of the optional nnvm::llvm library, like llvm_jit.hpp.
 #pragma once
 
 #include <memory>
@@ -13,14 +12,7 @@ NNVM_BEGIN_NAMESPACE
 namespace codegen {
 
 inline graph::KernelCompiler llvm_kernel_compiler(LlvmOptions options = {}) {
-  return [options](const std::vector<ir::LoweredFunc>& fns) {
-    std::vector<graph::CompiledKernel> out;
-    for (auto& k : jit_llvm(fns, options)) {
-      auto owner = std::make_shared<const LlvmKernel>(k);
-      out.push_back({k.func(), k.raw_function(), k.raw_workspace_bytes(), owner});
-    }
-    return out;
-  };
+  return [options](const std::vector<ir::LoweredFunc>& fns) { return jit_llvm(fns, options); };
 }
 
 }  // namespace codegen
