@@ -20,7 +20,7 @@
 #include "../common/bench_util.hpp"
 #include "nnvm/graph/artifact.hpp"
 #include "nnvm/onnx/importer.hpp"
-#include "nnvm/ops/dtype_code.hpp"
+#include "nnvm/graph/runtime_dtype.hpp"
 #include "nnvm/runtime/runtime.hpp"
 #ifdef NNVM_ARTIFACT_WITH_LLVM
 #include "nnvm/codegen/llvm_artifact.hpp"
@@ -85,7 +85,7 @@ nnvm::NDArray make_input(nnvm::DataType t, const std::vector<int64_t>& shape, ui
 }
 
 nnvm::runtime::TensorRef ref_of(const nnvm::NDArray& a) {
-  return {const_cast<void*>(a.raw()), int32_t(nnvm::ops::onnx_code(a.dtype())), a.shape()};
+  return {const_cast<void*>(a.raw()), nnvm::graph::runtime_dtype(a.dtype()), a.shape()};
 }
 
 double ms_of(const std::function<void()>& f) {

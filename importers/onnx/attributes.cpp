@@ -1,6 +1,6 @@
 #include "attributes.hpp"
 
-#include "nnvm/ops/dtype_code.hpp"
+#include "nnvm/onnx/dtype_codes.hpp"
 #include "tensor.hpp"
 
 NNVM_BEGIN_NAMESPACE
@@ -72,13 +72,43 @@ ops::Attrs convert_attributes(const ::onnx::NodeProto& node, const std::string& 
           throw ImportError("nnvm.onnx.attribute",
                             str_cat("a tensor attribute must hold one value, this one holds ", v.numel()), at);
         out.set(a.name(), values_as_attr(v));
-        out.set_int(a.name() + "_dtype", a.t().data_type());
+        out.set_dtype(a.name() + "_dtype", *dtype_of_code(a.t().data_type()));  // checked above
         break;
       }
       default: break;  // unsupported_attribute rejected the rest
     }
   }
   return out;
+}
+
+std::span<const importers::DtypeAttribute> dtype_attributes() {
+  static const importers::DtypeAttribute table[] = {
+      {"Cast", "to"},
+      {"EyeLike", "dtype"},
+      {"LayerNormalization", "stash_type"},
+      {"GroupNormalization", "stash_type"},
+      {"RMSNormalization", "stash_type"},
+      {"Attention", "softmax_precision"},
+      {"QuantizeLinear", "output_dtype", true},
+      {"QuantizeLinear", "precision", true},
+      {"DequantizeLinear", "output_dtype", true},
+  };
+  return table;
+}
+
+std::string unsupported_dtype_attribute(std::string_view op_type, const AttributeProto& a) {
+  const importers::DtypeAttribute* d = importers::find_dtype_attribute(dtype_attributes(), op_type, a.name());
+  if (!d || kind_of(a) != AttributeProto::INT || (a.i() == 0 && d->undefined_is_default)) return "";
+  if (std::string why = unsupported_dtype(a.i()); !why.empty()) return str_cat(op_type, " attribute '", a.name(), "': ", why);
+  return "";
+}
+
+void translate_dtype_codes(std::string_view op_type, ops::Attrs& attrs, const std::vector<std::string>& where) {
+  static const importers::DtypeCodes codes{
+      .decode = dtype_of_code,
+      .name = [](int64_t code) { return str_cat(code_name(code), " (", code, ")"); },
+  };
+  importers::translate_dtype_codes("onnx", dtype_attributes(), codes, op_type, attrs, where);
 }
 
 }  // namespace onnx_import::detail

@@ -1,13 +1,18 @@
 // ONNX node attributes as ops::Attrs: INT, FLOAT, STRING, INTS and FLOATS pass through unchanged;
 // a TENSOR attribute (ConstantOfShape's value) becomes a list of its one number plus
-// "<name>_dtype", the tensor's ONNX type code. Subgraphs and the rest are unsupported.
+// "<name>_dtype", the tensor's data type. Subgraphs and the rest are unsupported. Attributes that
+// hold a data type code (Cast's `to`) become nnvm type names (translate_dtype_codes), since
+// nnvm's ops take no ONNX codes.
 #pragma once
 
 #include <onnx/onnx_pb.h>
 
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "nnvm/importers/dtype_attributes.hpp"
 #include "nnvm/ops/attrs.hpp"
 
 NNVM_BEGIN_NAMESPACE
@@ -21,6 +26,17 @@ std::string unsupported_attribute(const ::onnx::AttributeProto& a);
 // unsupported kind, "nnvm.onnx.tensor" for bad TENSOR data; `where` names the node.
 ops::Attrs convert_attributes(const ::onnx::NodeProto& node, const std::string& base_dir,
                               const std::vector<std::string>& where);
+
+// The ONNX ops' attributes that hold a TensorProto data type code, for the importer (codes to
+// names), the support report and the exporter (names back to codes).
+std::span<const importers::DtypeAttribute> dtype_attributes();
+
+// Why the data type attribute `a` of `op_type` cannot be imported ("Cast attribute 'to': type
+// FLOAT8E4M3FN (17) is not supported"), or "" when it can.
+std::string unsupported_dtype_attribute(std::string_view op_type, const ::onnx::AttributeProto& a);
+
+// importers::translate_dtype_codes with ONNX's table and codes: Cast's `to` = 1 becomes "float32".
+void translate_dtype_codes(std::string_view op_type, ops::Attrs& attrs, const std::vector<std::string>& where);
 
 }  // namespace onnx_import::detail
 NNVM_END_NAMESPACE

@@ -9,9 +9,10 @@
 #include <set>
 
 #include "adapters.hpp"
+#include "attributes.hpp"
 #include "nnvm/graph/printer.hpp"
 #include "nnvm/onnx/importer.hpp"
-#include "nnvm/ops/dtype_code.hpp"
+#include "nnvm/onnx/dtype_codes.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace onnx_export {
@@ -32,7 +33,7 @@ struct Unit {
 };
 
 int32_t elem_type(DataType t, const std::string& what) {
-  if (int64_t code = ops::onnx_code(t)) return int32_t(code);
+  if (int64_t code = onnx_import::code_of(t)) return int32_t(code);
   throw UserError("nnvm.onnx.export", str_cat("data type ", t.str(), " has no ONNX counterpart"), {what});
 }
 
@@ -64,10 +65,10 @@ void set_tensor(::onnx::TensorProto* t, const NDArray& a, const std::string& wha
 // plus "<name>_dtype"; this is that tensor again (shape [1], as ONNX writes it), or nothing.
 std::optional<NDArray> tensor_attribute(const ops::Attrs& attrs, const std::string& name) {
   const ops::AttrValue* value = attrs.find(name);
-  const ops::AttrValue* code = attrs.find(name + "_dtype");
-  if (!value || !code || !std::holds_alternative<int64_t>(*code)) return std::nullopt;
-  std::optional<DataType> t = ops::try_dtype_from_onnx(std::get<int64_t>(*code));
-  if (!t) return std::nullopt;
+  const ops::AttrValue* type_name = attrs.find(name + "_dtype");
+  const std::string* s = type_name ? std::get_if<std::string>(type_name) : nullptr;
+  std::optional<DataType> t = s ? parse_dtype(*s) : std::nullopt;
+  if (!value || !t) return std::nullopt;
   NDArray one;
   if (auto* ints = std::get_if<std::vector<int64_t>>(value); ints && ints->size() == 1)
     one = *t == dtype::int64 ? NDArray::from(*ints, {}) : onnx_import::detail::scalar(*t, double((*ints)[0]));
@@ -80,6 +81,12 @@ std::optional<NDArray> tensor_attribute(const ops::Attrs& attrs, const std::stri
   return out;
 }
 
+// Whether attribute `name` of ONNX op `op_type` holds a data type code (Cast's `to`), which
+// nnvm keeps as a type name.
+bool is_dtype_attribute(const std::string& op_type, const std::string& name) {
+  return importers::find_dtype_attribute(onnx_import::detail::dtype_attributes(), op_type, name) != nullptr;
+}
+
 void add_attributes(::onnx::NodeProto* n, const ops::Attrs& attrs) {
   using A = ::onnx::AttributeProto;
   for (auto& [name, v] : attrs.values()) {
@@ -89,6 +96,11 @@ void add_attributes(::onnx::NodeProto* n, const ops::Attrs& attrs) {
     if (auto t = tensor_attribute(attrs, name)) {
       a->set_type(A::TENSOR);
       set_tensor(a->mutable_t(), *t, "attribute " + name);
+      continue;
+    }
+    if (n->domain().empty() && is_dtype_attribute(n->op_type(), name)) {
+      a->set_type(A::INT);
+      a->set_i(elem_type(attrs.get_dtype(name), "attribute " + name));
       continue;
     }
     if (auto* i = std::get_if<int64_t>(&v)) {

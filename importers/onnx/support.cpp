@@ -4,7 +4,7 @@
 
 #include "adapters.hpp"
 #include "attributes.hpp"
-#include "nnvm/ops/dtype_code.hpp"
+#include "nnvm/onnx/dtype_codes.hpp"
 #include "tensor.hpp"
 
 NNVM_BEGIN_NAMESPACE
@@ -32,7 +32,7 @@ std::string input_dtypes(const ::onnx::NodeProto& n, const std::map<std::string,
   std::string s;
   for (auto& in : n.input())
     if (auto it = types.find(in); !in.empty() && it != types.end())
-      s += str_cat(s.empty() ? "" : ", ", in, ": ", ops::onnx_dtype_name(it->second));
+      s += str_cat(s.empty() ? "" : ", ", in, ": ", code_name(it->second));
   return s;
 }
 
@@ -71,7 +71,7 @@ std::string node_label(const ::onnx::NodeProto& n, size_t index) {
 }
 
 SupportReport analyze(const ::onnx::ModelProto& m, const ops::OpRegistry& registry) {
-  SupportReport r;
+  SupportReport r{.format = "ONNX", .default_domain = "ai.onnx"};
   r.ir_version = m.ir_version();
   r.producer = m.producer_name() + (m.producer_version().empty() ? "" : " " + m.producer_version());
   for (auto& o : m.opset_import()) r.opsets[is_default_domain(o.domain()) ? "" : o.domain()] = o.version();
@@ -86,7 +86,7 @@ SupportReport analyze(const ::onnx::ModelProto& m, const ops::OpRegistry& regist
   for (auto& t : g.initializer()) {
     initializers.insert(t.name());
     if (std::string why = unsupported_dtype(t.data_type()); !why.empty())
-      r.items.push_back({.node = t.name(), .opset = opset, .dtypes = ops::onnx_dtype_name(t.data_type()),
+      r.items.push_back({.node = t.name(), .opset = opset, .dtypes = code_name(t.data_type()),
                          .reason = "initializer " + why});
   }
   for (auto& t : g.sparse_initializer())
@@ -99,7 +99,7 @@ SupportReport analyze(const ::onnx::ModelProto& m, const ops::OpRegistry& regist
                          .reason = "graph input is not a tensor (sequences, maps and optionals are not supported)"});
     else if (std::string why = unsupported_dtype(in.type().tensor_type().elem_type()); !why.empty())
       r.items.push_back({.node = in.name(), .opset = opset,
-                         .dtypes = ops::onnx_dtype_name(in.type().tensor_type().elem_type()),
+                         .dtypes = code_name(in.type().tensor_type().elem_type()),
                          .reason = "graph input " + why});
   }
 
@@ -125,10 +125,9 @@ SupportReport analyze(const ::onnx::ModelProto& m, const ops::OpRegistry& regist
     }
     for (auto& a : n.attribute()) {
       if (std::string why = unsupported_attribute(a); !why.empty()) report(why);
-      // Cast's target type decides the output's dtype, so an unsupported one is a model-level gap
-      // (before opset 6 `to` is a name, which the Cast adapter checks).
-      if (n.op_type() == "Cast" && a.name() == "to" && !a.has_s())
-        if (std::string why = unsupported_dtype(a.i()); !why.empty()) report("Cast to " + why);
+      // A data type attribute (Cast's `to`) decides an output's type, so an unsupported one is a
+      // model-level gap (before opset 6 Cast's `to` is a name, which the Cast adapter checks).
+      if (std::string why = unsupported_dtype_attribute(n.op_type(), a); !why.empty()) report(why);
     }
     if (n.op_type() == "Constant") {
       if (std::string why = unsupported_constant(n); !why.empty()) report(why);
@@ -154,25 +153,6 @@ SupportReport analyze(const ::onnx::ModelProto& m, const ops::OpRegistry& regist
 }
 
 }  // namespace detail
-
-std::string SupportReport::to_string() const {
-  std::string s = str_cat("ONNX model: ir_version ", ir_version, ", opsets");
-  // Every name below comes from the file, so it is escaped (printable) before it is printed.
-  for (auto& [domain, version] : opsets) s += str_cat(" ", domain.empty() ? "ai.onnx" : printable(domain), "=", version);
-  if (!producer.empty()) s += ", producer " + printable(producer);
-  s += "; ops:";
-  for (auto& [op, count] : op_counts) s += str_cat(" ", printable(op), " x", count);
-  s += str_cat("\n", items.empty() ? "everything is supported" : str_cat(items.size(), " unsupported:"));
-  for (auto& u : items) {
-    s += "\n  ";
-    if (!u.node.empty()) s += "'" + printable(u.node) + "' ";
-    if (!u.op.empty())
-      s += str_cat("(", u.domain.empty() ? "" : printable(u.domain) + ":", printable(u.op), ", opset ", u.opset, ") ");
-    if (!u.dtypes.empty()) s += "[" + u.dtypes + "] ";
-    s += printable(u.reason);
-  }
-  return s;
-}
 
 }  // namespace onnx_import
 NNVM_END_NAMESPACE

@@ -5,7 +5,7 @@
 
 #include "files.hpp"
 #include "nnvm/limits.hpp"
-#include "nnvm/ops/dtype_code.hpp"
+#include "nnvm/onnx/dtype_codes.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace onnx_import::detail {
@@ -137,14 +137,14 @@ ops::AttrValue values_as_attr(const NDArray& a) {
 
 std::string unsupported_dtype(int64_t code) {
   if (code == 0) return "the data type is UNDEFINED (0)";
-  if (ops::try_dtype_from_onnx(code)) return "";
-  return str_cat("type ", ops::onnx_dtype_name(code), " (", code, ") is not supported");
+  if (dtype_of_code(code)) return "";
+  return str_cat("type ", code_name(code), " (", code, ") is not supported");
 }
 
 NDArray decode_tensor(const TensorProto& t, const std::string& base_dir, const std::vector<std::string>& where) {
   if (std::string why = unsupported_dtype(t.data_type()); !why.empty())
     throw ImportError("nnvm.onnx.unsupported", "tensor " + why, where);
-  DataType d = *ops::try_dtype_from_onnx(t.data_type());
+  DataType d = *dtype_of_code(t.data_type());
   if (t.has_segment()) throw ImportError("nnvm.onnx.unsupported", "segmented tensors are not supported", where);
   std::vector<int64_t> shape;
   for (int k = 0; k < t.dims_size(); ++k) {
@@ -168,7 +168,7 @@ NDArray decode_tensor(const TensorProto& t, const std::string& base_dir, const s
   for (Field f : {Field::float_data, Field::int32_data, Field::int64_data, Field::double_data, Field::uint64_data})
     if (field_size(t, f) > 0 && (f != want || external || t.has_raw_data()))
       tensor_error(where, str_cat("the tensor has values in ", field_name(f), ", which is not where ",
-                                  ops::onnx_dtype_name(t.data_type()),
+                                  code_name(t.data_type()),
                                   external ? " external data" : t.has_raw_data() ? " raw_data" : " values", " go"));
   if (t.string_data_size() > 0) tensor_error(where, str_cat("the tensor has string_data but type ", d));
   if (external && t.has_raw_data()) tensor_error(where, "the tensor has both raw_data and external data");

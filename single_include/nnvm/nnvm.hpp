@@ -141,8 +141,10 @@ NNVM_END_NAMESPACE
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 
@@ -280,6 +282,9 @@ inline constexpr DataType float16 = DataType::float_(16), float32 = DataType::fl
 inline constexpr DataType bfloat16 = DataType(DataType::Code::BFloat, 16);
 // Index arithmetic (loop variables, shapes, flattened offsets) is int64 throughout.
 inline constexpr DataType index = int64;
+// Every scalar type a tensor can hold, in the order messages list them.
+inline constexpr DataType tensor_types[] = {boolean, int8,    int16,   int32,   int64,   uint8,   uint16,
+                                            uint32,  uint64,  float16, bfloat16, float32, float64};
 }  // namespace dtype
 
 // The C++ type <-> DataType mapping used by the typed DSL and by typed buffers.
@@ -307,6 +312,21 @@ NNVM_DTYPE_OF(double, dtype::float64)
 
 template <class T>
 inline constexpr DataType dtype_v = dtype_of<T>::value;
+
+// The tensor type named as DataType::str() writes it ("float32", "uint8", "bool"), or nullopt.
+// Ops take data types as such names (Cast's `to`), so no importer's type codes reach them.
+inline std::optional<DataType> parse_dtype(std::string_view name) {
+  for (DataType t : dtype::tensor_types)
+    if (t.str() == name) return t;
+  return std::nullopt;
+}
+
+// "bool, int8, ..., float64", for messages that list the names parse_dtype accepts.
+inline std::string tensor_type_names() {
+  std::string s;
+  for (DataType t : dtype::tensor_types) s += (s.empty() ? "" : ", ") + t.str();
+  return s;
+}
 
 template <class T, class = void>
 struct has_dtype : std::false_type {};
@@ -10905,9 +10925,17 @@ class Attrs {
   Attrs& set_string(std::string name, std::string v) { return set(std::move(name), AttrValue(std::move(v))); }
   Attrs& set_ints(std::string name, std::vector<int64_t> v) { return set(std::move(name), AttrValue(std::move(v))); }
   Attrs& set_floats(std::string name, std::vector<double> v) { return set(std::move(name), AttrValue(std::move(v))); }
+  // A data type is stored as its name ("float32"), so it prints, hashes and exports as text.
+  Attrs& set_dtype(std::string name, DataType t) { return set_string(std::move(name), t.element_of().str()); }
   // For importers that already hold a variant. Replaces an existing value.
   Attrs& set(std::string name, AttrValue v) {
     values_.insert_or_assign(std::move(name), std::move(v));
+    return *this;
+  }
+
+  // Removes the attribute if present (an importer dropping a value that means "not given").
+  Attrs& erase(std::string_view name) {
+    if (auto it = values_.find(name); it != values_.end()) values_.erase(it);
     return *this;
   }
 
@@ -10947,6 +10975,12 @@ class Attrs {
     auto* v = find(name);
     return v ? to_floats(*v, name) : fallback;
   }
+  // A data type name as set_dtype stores it; "nnvm.ops.attr" for any other string.
+  DataType get_dtype(std::string_view name) const { return to_dtype(require(name), name); }
+  DataType get_dtype(std::string_view name, DataType fallback) const {
+    auto* v = find(name);
+    return v ? to_dtype(*v, name) : fallback;
+  }
 
  private:
   static std::vector<std::string> where(std::string_view name) { return {"attribute " + std::string(name)}; }
@@ -10971,6 +11005,15 @@ class Attrs {
   static double to_float(const AttrValue& v, std::string_view name) {
     if (auto* i = std::get_if<int64_t>(&v)) return double(*i);
     return *as<double>(v, name, "a float");
+  }
+  static DataType to_dtype(const AttrValue& v, std::string_view name) {
+    const std::string* s = std::get_if<std::string>(&v);
+    if (auto t = s ? parse_dtype(*s) : std::nullopt) return *t;
+    // An int here is usually a model format's type code that its importer did not translate.
+    throw UserError("nnvm.ops.attr",
+                    str_cat("attribute '", name, "' is ", s ? "'" + *s + "'" : std::string(attr_kind_name(v)),
+                            " but must name a data type: ", tensor_type_names()),
+                    where(name));
   }
   static std::vector<double> to_floats(const AttrValue& v, std::string_view name) {
     if (auto* is = std::get_if<std::vector<int64_t>>(&v)) return std::vector<double>(is->begin(), is->end());
@@ -13999,67 +14042,6 @@ NNVM_END_NAMESPACE
 // rms_norm, mean_variance_normalization, batch_norm's parameter reads). Results keep the reduced
 // axes with extent 1 so a consumer reads them at the same rank as the input.
 
-// begin nnvm/ops/dtype_code.hpp
-// ONNX's TensorProto data type codes (Cast's `to`, EyeLike's `dtype`, initializers' data_type)
-// and nnvm's DataType. The codes are part of the model format, so they are fixed numbers.
-
-#include <optional>
-
-
-NNVM_BEGIN_NAMESPACE
-namespace ops {
-
-// The DataType for an ONNX code, or nullopt for codes nnvm has no type for (string, complex,
-// float8, int4, ...).
-inline std::optional<DataType> try_dtype_from_onnx(int64_t code) {
-  switch (code) {
-    case 1: return dtype::float32;
-    case 2: return dtype::uint8;
-    case 3: return dtype::int8;
-    case 4: return dtype::uint16;
-    case 5: return dtype::int16;
-    case 6: return dtype::int32;
-    case 7: return dtype::int64;
-    case 9: return dtype::boolean;
-    case 10: return dtype::float16;
-    case 11: return dtype::float64;
-    case 12: return dtype::uint32;
-    case 13: return dtype::uint64;
-    case 16: return dtype::bfloat16;
-    default: return std::nullopt;
-  }
-}
-
-// ONNX's name for a code, for messages ("STRING", "COMPLEX64", "FLOAT8E4M3FN").
-inline const char* onnx_dtype_name(int64_t code) {
-  static const char* const names[] = {"UNDEFINED", "FLOAT",     "UINT8",        "INT8",         "UINT16",
-                                      "INT16",     "INT32",     "INT64",        "STRING",       "BOOL",
-                                      "FLOAT16",   "DOUBLE",    "UINT32",       "UINT64",       "COMPLEX64",
-                                      "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
-                                      "FLOAT8E5M2FNUZ", "UINT4", "INT4",        "FLOAT4E2M1",   "FLOAT8E8M0",
-                                      "UINT2",     "INT2"};
-  return code >= 0 && code < int64_t(std::size(names)) ? names[code] : "unknown";
-}
-
-// "nnvm.ops.attr" for a code nnvm has no type for; `attr` names the attribute.
-inline DataType dtype_from_onnx(int64_t code, const char* attr = "to") {
-  if (auto t = try_dtype_from_onnx(code)) return *t;
-  throw UserError("nnvm.ops.attr",
-                  str_cat("attribute '", attr, "' is ONNX data type ", code, " (", onnx_dtype_name(code),
-                          "), which nnvm does not support"),
-                  {str_cat("attribute ", attr)});
-}
-
-// The ONNX code of a DataType (scalar types only); 0 (UNDEFINED) for none.
-inline int64_t onnx_code(DataType t) {
-  for (int64_t c = 1; c <= 16; ++c)
-    if (auto d = try_dtype_from_onnx(c); d && *d == t.element_of()) return c;
-  return 0;
-}
-
-}  // namespace ops
-NNVM_END_NAMESPACE
-// end nnvm/ops/dtype_code.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -14067,12 +14049,12 @@ namespace ops {
 // The type a normalization computes in: float16/bfloat16 inputs compute in float32.
 inline DataType norm_compute_type(DataType t) { return t.is_storage_only() ? dtype::float32 : t; }
 
-// The statistics type named by attribute stash_type (an ONNX type code, default 1 = float32):
+// The statistics type named by attribute stash_type (a data type name, default float32):
 // "nnvm.ops.attr" unless it is float32 or float64.
 inline DataType stash_dtype(const Attrs& attrs) {
-  DataType t = dtype_from_onnx(attrs.get_int("stash_type", 1), "stash_type");
+  DataType t = attrs.get_dtype("stash_type", dtype::float32);
   if (t != dtype::float32 && t != dtype::float64)
-    throw UserError("nnvm.ops.attr", str_cat("attribute 'stash_type' is ", t, " but must be float32 (1) or float64 (11)"),
+    throw UserError("nnvm.ops.attr", str_cat("attribute 'stash_type' is ", t, " but must be float32 or float64"),
                     {"attribute stash_type"});
   return t;
 }
@@ -14444,7 +14426,7 @@ inline OpDef attention_def() {
             p.softcap = attrs.get_float("softcap", 0.0);
             p.qk_matmul_output_mode = attrs.get_int("qk_matmul_output_mode", 0);
             if (attrs.has("softmax_precision")) {
-              DataType sp = dtype_from_onnx(attrs.get_int("softmax_precision"), "softmax_precision");
+              DataType sp = attrs.get_dtype("softmax_precision");
               if (!sp.is_float())
                 throw UserError("nnvm.ops.attr", str_cat("attribute 'softmax_precision' is ", sp, ", expected a float type"),
                                 {"attribute softmax_precision"});
@@ -16185,7 +16167,7 @@ inline OpDef dequantize_linear_def() {
       .compute =
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             std::optional<DataType> out;
-            if (int64_t code = attrs.get_int("output_dtype", 0)) out = dtype_from_onnx(code, "output_dtype");
+            if (attrs.has("output_dtype")) out = attrs.get_dtype("output_dtype");
             te::Tensor zp = in.size() > 2 ? in[2] : te::Tensor();
             return std::vector<te::Tensor>{dequantize_linear(in[0], in[1], zp, quant_layout(in[0], attrs), out)};
           },
@@ -16273,8 +16255,8 @@ inline OpDef quantize_linear_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             QuantizeSpec spec;
             spec.layout = quant_layout(in[0], attrs);
-            if (int64_t code = attrs.get_int("output_dtype", 0)) spec.output_dtype = dtype_from_onnx(code, "output_dtype");
-            if (int64_t code = attrs.get_int("precision", 0)) spec.precision = dtype_from_onnx(code, "precision");
+            if (attrs.has("output_dtype")) spec.output_dtype = attrs.get_dtype("output_dtype");
+            if (attrs.has("precision")) spec.precision = attrs.get_dtype("precision");
             attrs.get_int("saturate", 1);  // float8 only; checked for its kind
             te::Tensor zp = in.size() > 2 ? in[2] : te::Tensor();
             return std::vector<te::Tensor>{quantize_linear(in[0], in[1], zp, spec)};
@@ -16930,9 +16912,9 @@ inline OpDef cast_def() {
       .pattern = OpPattern::elementwise,
       .compute =
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
-            return std::vector<te::Tensor>{cast(in[0], dtype_from_onnx(attrs.get_int("to"), "to"))};
+            return std::vector<te::Tensor>{cast(in[0], attrs.get_dtype("to"))};
           },
-      .doc = "input converted to the dtype of attribute to (an ONNX data type code)",
+      .doc = "input converted to the dtype of attribute to (a data type name, e.g. float32)",
   };
 }
 
@@ -17533,8 +17515,8 @@ inline OpDef constant_of_shape_def() {
       .compute =
           [](const std::vector<te::Tensor>&, const Attrs& attrs) {
             // The importer passes ONNX's one-element tensor attribute `value` as the attribute
-            // value (a list of one number) plus value_dtype (its ONNX type code).
-            DataType t = dtype_from_onnx(attrs.get_int("value_dtype", 1), "value_dtype");
+            // value (a list of one number) plus value_dtype (its data type).
+            DataType t = attrs.get_dtype("value_dtype", dtype::float32);
             ir::Expr value = transform_detail::typed_const(t, 0);
             if (const AttrValue* v = attrs.find("value")) {
               if (auto* ints = std::get_if<std::vector<int64_t>>(v); ints && ints->size() == 1 && !t.is_float())
@@ -17560,7 +17542,7 @@ inline OpDef eye_like_def() {
       .pattern = OpPattern::injective,
       .compute =
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
-            DataType t = attrs.has("dtype") ? dtype_from_onnx(attrs.get_int("dtype"), "dtype") : in[0].dtype();
+            DataType t = attrs.get_dtype("dtype", in[0].dtype());
             return std::vector<te::Tensor>{eye_like(in[0], t, attrs.get_int("k", 0))};
           },
       .doc = "ones on diagonal k (attribute) of a matrix shaped like input, dtype attribute dtype or input's",

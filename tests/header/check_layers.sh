@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The include rules of docs/architecture.md, checked: every #include "nnvm/..." in include/nnvm
-# and runtime/src must point to a layer the including file's layer may use. Prints each
+# The include rules of docs/architecture.md, checked: every #include "nnvm/..." in include/nnvm,
+# runtime/src and importers/ must point to a layer the including file's layer may use. Prints each
 # violation as file: layer -> layer (the include), and exits 1 if there is one.
 #   usage: check_layers.sh SOURCE_DIR
 set -uo pipefail
@@ -20,6 +20,8 @@ layer_of() {
     nnvm/target/*) echo target ;;
     nnvm/ops/*) echo ops ;;
     nnvm/graph/*) echo graph ;;
+    nnvm/importers/* | importers/common/*) echo importers ;;
+    nnvm/onnx/* | importers/onnx/*) echo onnx ;;
     nnvm/tensor.hpp) echo kernel_umbrella ;;
     nnvm/nnvm.hpp) echo umbrella ;;
     *) echo unknown ;;
@@ -38,6 +40,8 @@ allowed() {
     target) echo "base ndarray ir runtime target_description" ;;
     ops) echo "base ndarray ir te schedule target_description lower target runtime" ;;
     graph) echo "base ndarray ir te schedule target_description lower target runtime ops" ;;
+    importers) echo "base ndarray ir te schedule target_description lower target runtime ops graph" ;;
+    onnx) echo "base ndarray ir te schedule target_description lower target runtime ops graph importers" ;;
     kernel_umbrella) echo "base ndarray ir te schedule target_description lower target runtime" ;;
     umbrella) echo "base ndarray ir te schedule target_description lower target runtime ops graph kernel_umbrella" ;;
   esac
@@ -66,5 +70,7 @@ check() {  # check FILE_FOR_MESSAGES LAYER_KEY
 
 while IFS= read -r h; do check "include/$h" "$h"; done < <(cd "$SRC/include" && find nnvm -name '*.hpp' -o -name '*.h' | sort)
 while IFS= read -r f; do check "$f" "$f"; done < <(cd "$SRC" && find runtime/src -name '*.hpp' -o -name '*.cpp' | sort)
+# The importers' sources: the shared part (importers/common) and each format's importer.
+while IFS= read -r f; do check "$f" "$f"; done < <(cd "$SRC" && find importers -name '*.hpp' -o -name '*.cpp' | sort)
 echo "$count includes checked against the layer rules"
 exit $status

@@ -18,7 +18,7 @@ check_one() {  # header (relative to its root) root lang
   if [ "$lang" = c ]; then
     out=$("$CC" -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only -I"$SRC/include" "$tu" 2>&1)
   else
-    out=$("$CXX" -std=c++20 -fsyntax-only -I"$SRC/include" "$tu" 2>&1)
+    out=$("$CXX" -std=c++20 -fsyntax-only -I"$SRC/include" -I"$SRC/importers/common/include" "$tu" 2>&1)
   fi
   if [ $? -ne 0 ]; then
     printf 'FAIL %s (%s)\n%s\n' "$header" "$lang" "$out"
@@ -29,7 +29,7 @@ export -f check_one
 export CXX CC SRC work
 
 list=()
-for root in include; do
+for root in include importers/common/include; do
   while IFS= read -r h; do
     list+=("$h $root cpp")
     case $h in *.h) list+=("$h $root c") ;; esac

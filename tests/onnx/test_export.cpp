@@ -8,6 +8,7 @@
 #include <set>
 
 #include "nnvm/graph/artifact.hpp"
+#include "nnvm/onnx/dtype_codes.hpp"
 #include "nnvm/onnx/export.hpp"
 #include "nnvm/ops/elementwise/relu.hpp"
 #include "onnx_test_util.hpp"
@@ -196,7 +197,7 @@ TEST_CASE("onnx export: with fusion each kernel is one node, fused groups ai.nnv
     const graph::Node& producer = opt.nodes.at(opt.find(name.substr(0, colon)));
     const ops::TensorType& want = producer.types.at(colon == std::string::npos ? 0 : std::stoul(name.substr(colon + 1)));
     REQUIRE(type->has_tensor_type());
-    CHECK(type->tensor_type().elem_type() == ops::onnx_code(want.dtype));
+    CHECK(type->tensor_type().elem_type() == onnx_import::code_of(want.dtype));
     std::vector<int64_t> dims;
     for (auto& d : type->tensor_type().shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
     CHECK(dims == const_shape(want));
@@ -221,7 +222,7 @@ TEST_CASE("onnx export: TENSOR attributes come back as tensors; an op without an
   graph::Value x = b.input("x", dtype::float32, {2, 3});
   graph::Value shape = b.constant("shape", NDArray::from(std::vector<int64_t>{2, 3}, {2}));
   graph::Value fill_value =
-      b.op("constant_of_shape", {shape}, ops::Attrs().set_floats("value", {2.5}).set_int("value_dtype", 1), "cos");
+      b.op("constant_of_shape", {shape}, ops::Attrs().set_floats("value", {2.5}).set_dtype("value_dtype", dtype::float32), "cos");
   b.output(b.op("add", {x, fill_value}, {}, "sum"));
   graph::Graph g = b.build();
 

@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "nnvm/onnx/export.hpp"
 #include "onnx_test_util.hpp"
 
 namespace onnx_importer {
@@ -122,6 +123,66 @@ TEST_CASE("onnx: Constant nodes and ConstantOfShape's tensor attribute") {
   CHECK(filled.types[0].dtype == dtype::int32);
   CHECK(const_shape(filled.types[0]) == std::vector<int64_t>{3, 2});
   for (int32_t v : filled.data->values<int32_t>()) CHECK(v == 7);
+}
+
+TEST_CASE("onnx: data type codes reach ops as nnvm type names, and leave the exporter as codes") {
+  Model m(21);
+  m.input("x", T::FLOAT, {2, 3});
+  auto* s = m.initializer("s", T::FLOAT, {});
+  s->add_float_data(0.5f);
+  attr_int(m.node("Cast", {"x"}, {"i"}, "cast"), "to", T::INT64);
+  attr_int(m.node("EyeLike", {"x"}, {"e"}, "eye"), "dtype", T::DOUBLE);
+  attr_int(m.node("QuantizeLinear", {"x", "s"}, {"q"}, "quant"), "output_dtype", T::UNDEFINED);  // "not given"
+  m.output("i");
+  m.output("e");
+  m.output("q");
+  graph::Graph g = oi::import_model(m.save(scratch("dtype_codes")));
+  const graph::Node& cast = g.node(g.outputs[0]);
+  CHECK(cast.op == "cast");
+  CHECK(cast.attrs.get_string("to") == "int64");
+  CHECK(cast.types[0].dtype == dtype::int64);
+  // EyeLike reads only x's shape, so it folds to a float64 constant.
+  const graph::Node& eye = g.node(g.outputs[1]);
+  REQUIRE(eye.kind == graph::NodeKind::constant);
+  CHECK(eye.types[0].dtype == dtype::float64);
+  CHECK(eye.data->values<double>()[0] == 1.0);
+  CHECK(eye.data->values<double>()[1] == 0.0);
+  CHECK(eye.data->values<double>()[4] == 1.0);
+  const graph::Node& quant = g.node(g.outputs[2]);
+  CHECK(!quant.attrs.has("output_dtype"));  // UNDEFINED: the op's default, uint8
+  CHECK(quant.types[0].dtype == dtype::uint8);
+
+  // The exporter writes ONNX again: `to` is the INT code, not the name.
+  onnx::ModelProto back;
+  REQUIRE(back.ParseFromString(onnx_export::export_graph(g)));
+  int checked = 0;
+  for (auto& n : back.graph().node())
+    for (auto& a : n.attribute())
+      if (n.op_type() == "Cast" && a.name() == "to") {
+        CHECK(a.type() == onnx::AttributeProto::INT);
+        CHECK(a.i() == T::INT64);
+        ++checked;
+      }
+  CHECK(checked == 1);
+
+  // A code nnvm has no type for is a gap the support report lists; a name where a code belongs
+  // is a malformed attribute.
+  Model f8(21);
+  f8.input("x", T::FLOAT, {2});
+  attr_int(f8.node("Cast", {"x"}, {"y"}, "to_f8"), "to", 17);  // FLOAT8E4M3FN, newer than Debian's onnx.proto
+  f8.output("y");
+  std::string path = f8.save(scratch("dtype_f8"));
+  CHECK(oi::check_support(path).to_string().find("'to_f8' (Cast, opset 21) [x: FLOAT] Cast attribute 'to': type "
+                                                 "FLOAT8E4M3FN (17) is not supported") != std::string::npos);
+  CHECK(error_of([&] { oi::import_model(path); }).first == "nnvm.onnx.unsupported");
+  Model named(21);
+  named.input("x", T::FLOAT, {2});
+  attr_string(named.node("Cast", {"x"}, {"y"}, "by_name"), "to", "float32");
+  named.output("y");
+  auto [id, text] = error_of([&] { oi::import_model(named.save(scratch("dtype_named"))); });
+  CHECK(id == "nnvm.onnx.attribute");
+  CHECK(text.find("must be an int (a data type code)") != std::string::npos);
+  CHECK(text.find("attribute to") != std::string::npos);
 }
 
 TEST_CASE("onnx: old opsets are rewritten to the newest operator versions") {

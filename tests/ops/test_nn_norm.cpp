@@ -278,7 +278,7 @@ TEST_CASE("normalizations: errors") {
           ops::infer_types(get("layer_norm"), types({{f32, {3, 5}}, {f32, {5}}}), ops::Attrs().set_int("axis", 2));
         }) == "nnvm.ops.attr");
   CHECK(error_id([&] {
-          ops::infer_types(get("layer_norm"), types({{f32, {3, 5}}, {f32, {5}}}), ops::Attrs().set_int("stash_type", 7));
+          ops::infer_types(get("layer_norm"), types({{f32, {3, 5}}, {f32, {5}}}), ops::Attrs().set_dtype("stash_type", dtype::int64));
         }) == "nnvm.ops.attr");
   CHECK(error_id([&] { ops::infer_types(get("layer_norm"), types({{dtype::int32, {3, 5}}, {dtype::int32, {5}}})); }) ==
         "nnvm.ops.input_dtype");

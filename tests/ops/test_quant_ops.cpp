@@ -130,7 +130,7 @@ TEST_CASE("quant ops: dequantize_linear") {
     NDArray s = make(f32, {3}, [](int64_t i) { return 1e-4 * double(i + 1); });
     NDArray zp = make(dtype::uint16, {3}, [](int64_t i) { return double(30000 + i); });
     cases.push_back({"uint16 per axis 0 output_dtype float16", "dequantize_linear", {x, s, zp},
-                     ops::Attrs().set_int("axis", 0).set_int("output_dtype", 10),
+                     ops::Attrs().set_int("axis", 0).set_dtype("output_dtype", dtype::float16),
                      {dequantize(x, s, &zp, {0, 0}, dtype::float16)}, 1e-3, 1e-3});
   }
   {
@@ -156,7 +156,7 @@ TEST_CASE("quant ops: quantize_linear") {
     NDArray x = make(f32, {3, 5, 7}, [&](int64_t i) { return quarters(i) * 7; });
     NDArray s = make(f32, {7}, [](int64_t i) { return 0.05 + 0.1 * double(i); });
     cases.push_back({"per axis -1 output_dtype int8, no zero point", "quantize_linear", {x, s},
-                     ops::Attrs().set_int("axis", -1).set_int("output_dtype", 3),
+                     ops::Attrs().set_int("axis", -1).set_dtype("output_dtype", dtype::int8),
                      {quantize(x, s, nullptr, {-1, 0}, dtype::int8)}});
   }
   {
@@ -187,7 +187,7 @@ TEST_CASE("quant ops: quantize_linear") {
   {
     NDArray x = make(f32, {3, 7}, [&](int64_t i) { return quarters(i) * 1.37; });
     NDArray s = make(f32, {}, [](int64_t) { return 0.1; });
-    cases.push_back({"precision float16", "quantize_linear", {x, s}, ops::Attrs().set_int("precision", 10).set_int("saturate", 0),
+    cases.push_back({"precision float16", "quantize_linear", {x, s}, ops::Attrs().set_dtype("precision", dtype::float16).set_int("saturate", 0),
                      {quantize(x, s, nullptr, {}, dtype::uint8, true)}});
   }
   nnvm_test::check_ops(cases, "quantize_linear");
@@ -205,11 +205,11 @@ TEST_CASE("quant ops: errors") {
   CHECK(infer_error("dequantize_linear", {x, T(f32, {3, 3})}, ops::Attrs().set_int("block_size", 2)) == "nnvm.ops.input_shape");
   CHECK(infer_error("dequantize_linear", {x, T(f32, {3, 2})}, ops::Attrs().set_int("block_size", 2)) == "(no error)");
   CHECK(infer_error("dequantize_linear", {x, s}, ops::Attrs().set_int("block_size", -1)) == "nnvm.ops.attr");
-  CHECK(infer_error("dequantize_linear", {x, s}, ops::Attrs().set_int("output_dtype", 6)) == "nnvm.ops.attr");
+  CHECK(infer_error("dequantize_linear", {x, s}, ops::Attrs().set_dtype("output_dtype", dtype::int32)) == "nnvm.ops.attr");
   CHECK(infer_error("quantize_linear", {x, s}) == "nnvm.ops.input_dtype");
-  CHECK(infer_error("quantize_linear", {xf, s}, ops::Attrs().set_int("output_dtype", 17)) == "nnvm.ops.attr");  // float8
-  CHECK(infer_error("quantize_linear", {xf, s}, ops::Attrs().set_int("output_dtype", 6)) == "nnvm.ops.attr");   // int32
-  CHECK(infer_error("quantize_linear", {xf, s, T(dtype::uint8, Dims{})}, ops::Attrs().set_int("output_dtype", 3)) ==
+  CHECK(infer_error("quantize_linear", {xf, s}, ops::Attrs().set_string("output_dtype", "float8e4m3")) == "nnvm.ops.attr");  // no such type
+  CHECK(infer_error("quantize_linear", {xf, s}, ops::Attrs().set_dtype("output_dtype", dtype::int32)) == "nnvm.ops.attr");   // int32
+  CHECK(infer_error("quantize_linear", {xf, s, T(dtype::uint8, Dims{})}, ops::Attrs().set_dtype("output_dtype", dtype::int8)) ==
         "nnvm.ops.attr");
   CHECK(infer_error("quantize_linear", {xf, s, T(dtype::int32, Dims{})}) == "nnvm.ops.input_dtype");
   CHECK(infer_error("quantize_linear", {xf, T(f32, {2})}) == "nnvm.ops.input_shape");

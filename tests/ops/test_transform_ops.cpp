@@ -498,7 +498,7 @@ TEST_CASE("transform ops: cast, cast_like, shape, size, constant_of_shape, range
                                       {&xb, f32}, {&xb, i32}, {&xi, dtype::float64}, {&xi, dtype::boolean}, {&xi, dtype::int8},
                                       {&xu, f32}, {&xh, f32}, {&xh, i32}}) {
     auto ref = [to](double v) { return to.is_bool() ? double(v != 0) : to.is_float() ? v : std::trunc(v); };
-    cases.push_back({str_cat("cast ", in->dtype(), " to ", to), "cast", {*in}, ops::Attrs().set_int("to", ops::onnx_code(to)),
+    cases.push_back({str_cat("cast ", in->dtype(), " to ", to), "cast", {*in}, ops::Attrs().set_dtype("to", to),
                      {map_values(*in, to, ref)}});
   }
   cases.push_back({"cast_like float to int64", "cast_like", {xf, ints({1}, {0})}, {},
@@ -517,9 +517,9 @@ TEST_CASE("transform ops: cast, cast_like, shape, size, constant_of_shape, range
   };
   cases.push_back({"constant_of_shape default", "constant_of_shape", {vec({3, 4})}, {}, {filled(f32, {3, 4}, 0)}});
   cases.push_back({"constant_of_shape float", "constant_of_shape", {vec({2, 3, 5})},
-                   ops::Attrs().set_floats("value", {2.5}).set_int("value_dtype", 1), {filled(f32, {2, 3, 5}, 2.5)}});
+                   ops::Attrs().set_floats("value", {2.5}).set_dtype("value_dtype", f32), {filled(f32, {2, 3, 5}, 2.5)}});
   cases.push_back({"constant_of_shape int64", "constant_of_shape", {vec({7})},
-                   ops::Attrs().set_ints("value", {-9}).set_int("value_dtype", 7), {filled(i64, {7}, -9)}});
+                   ops::Attrs().set_ints("value", {-9}).set_dtype("value_dtype", i64), {filled(i64, {7}, -9)}});
 
   auto ranged = [](DataType t, double start, double limit, double delta) {
     int64_t n = int64_t(std::ceil((limit - start) / delta));
@@ -556,7 +556,7 @@ TEST_CASE("transform ops: cast, cast_like, shape, size, constant_of_shape, range
     NDArray want(t, {4, 6});
     for (int64_t o = 0; o < 24; ++o) set(want, o, o % 6 - o / 6 == k ? 1 : 0);
     ops::Attrs a = ops::Attrs().set_int("k", k);
-    if (t != f32) a.set_int("dtype", ops::onnx_code(t));
+    if (t != f32) a.set_dtype("dtype", t);
     cases.push_back({str_cat("eye_like k=", k, " ", t), "eye_like", {shape_src}, a, {want}});
   }
   nnvm_test::check_ops(cases, "transform_misc");
@@ -631,7 +631,8 @@ TEST_CASE("transform ops: error ids for bad axes, shapes, dtypes and attributes"
   CHECK(infer_error("depth_to_space", {img}, Attrs().set_int("blocksize", 1).set_string("mode", "RCD")) == attr_e);
   CHECK(infer_error("space_to_depth", {img}, Attrs().set_int("blocksize", 3)) == shape_e);
   CHECK(infer_error("trilu", {{f32, {5}}}) == shape_e);
-  CHECK(infer_error("cast", {x}, Attrs().set_int("to", 8)) == attr_e);  // STRING
+  CHECK(infer_error("cast", {x}, Attrs().set_string("to", "string")) == attr_e);  // no such data type
+  CHECK(infer_error("cast", {x}, Attrs().set_int("to", 1)) == attr_e);  // a format's code, not a name
   CHECK(infer_error("cast", {x}) == attr_e);                            // `to` is required
   CHECK(infer_error("shape", {x}, Attrs().set_int("start", 2).set_int("end", 1)) == shape_e);
   ops::TensorType s0{i64, std::vector<int64_t>{}};
@@ -640,7 +641,7 @@ TEST_CASE("transform ops: error ids for bad axes, shapes, dtypes and attributes"
   CHECK(infer_error("one_hot", {idx, s0, {f32, {3}}}, Attrs().set_ints("depth", {4})) == shape_e);
   CHECK(infer_error("one_hot", {idx, s0, {f32, {2}}}, Attrs().set_ints("depth", {4}).set_int("axis", 2)) == attr_e);
   CHECK(infer_error("eye_like", {x}) == shape_e);
-  CHECK(infer_error("constant_of_shape", {idx}, Attrs().set_ints("input", {2, 3}).set_int("value_dtype", 8)) == attr_e);
+  CHECK(infer_error("constant_of_shape", {idx}, Attrs().set_ints("input", {2, 3}).set_string("value_dtype", "float8e4m3")) == attr_e);
 }
 
 }  // namespace ops_transform_ops

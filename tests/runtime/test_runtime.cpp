@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "nnvm/graph/artifact.hpp"
+#include "nnvm/graph/runtime_dtype.hpp"
 #include "nnvm/runtime/runtime.hpp"
 
 using namespace nnvm;
@@ -88,7 +89,7 @@ struct Loaded {
 };
 
 nnvm_tensor tensor_of(NDArray& a) {
-  return {a.raw(), int32_t(ops::onnx_code(a.dtype())), int32_t(a.shape().size()), a.shape().data()};
+  return {a.raw(), graph::runtime_dtype(a.dtype()), int32_t(a.shape().size()), a.shape().data()};
 }
 
 // A copy of the MLP artifact with `edit` applied to it.

@@ -52,4 +52,15 @@ inline std::string strict_compile(const std::string& src, const std::string& nam
   return status == 0 ? "" : output.empty() ? "failed" : output;
 }
 
+// The id and message of the nnvm::Error that `f` throws; {"(no error)", ""} when it throws none.
+template <class F>
+std::pair<std::string, std::string> error_of(F&& f) {
+  try {
+    f();
+  } catch (const nnvm::Error& e) {
+    return {e.id(), e.message()};
+  }
+  return {"(no error)", ""};
+}
+
 }  // namespace nnvm_test

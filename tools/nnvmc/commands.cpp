@@ -13,9 +13,9 @@
 #include "nnvm/codegen/llvm_jit.hpp"
 #endif
 #include "nnvm/graph/artifact.hpp"
+#include "nnvm/graph/runtime_dtype.hpp"
 #include "nnvm/graph/passes/index_checks.hpp"
 #include "nnvm/onnx/export.hpp"
-#include "nnvm/ops/dtype_code.hpp"
 #include "nnvm/runtime/runtime.hpp"
 
 namespace nnvmc {
@@ -136,18 +136,18 @@ Artifact load_artifact(const std::string& dir, const RunOptions& r) {
                                               std::to_string(infos.size()) + " inputs");
   for (size_t i = 0; i < infos.size(); ++i) {
     if (i < r.inputs.size()) a.inputs.push_back(read_tensor(r.inputs[i]));
-    else a.inputs.push_back(generated_input(nv::ops::dtype_from_onnx(infos[i].dtype, "dtype"), infos[i].shape, uint32_t(i + 1)));
+    else a.inputs.push_back(generated_input(nv::graph::dtype_from_runtime(infos[i].dtype), infos[i].shape, uint32_t(i + 1)));
   }
   return a;
 }
 
 std::vector<nv::NDArray> run_artifact_once(const Artifact& a, int threads) {
   std::vector<nv::runtime::TensorRef> in;
-  for (auto& x : a.inputs) in.push_back({const_cast<void*>(x.raw()), int32_t(nv::ops::onnx_code(x.dtype())), x.shape()});
+  for (auto& x : a.inputs) in.push_back({const_cast<void*>(x.raw()), nv::graph::runtime_dtype(x.dtype()), x.shape()});
   std::vector<nv::NDArray> outs;
   std::vector<nv::runtime::TensorRef> out;
   for (auto& info : a.model.outputs()) {
-    outs.emplace_back(nv::ops::dtype_from_onnx(info.dtype, "dtype"), info.shape);
+    outs.emplace_back(nv::graph::dtype_from_runtime(info.dtype), info.shape);
     out.push_back({outs.back().raw(), info.dtype, info.shape});
   }
   a.model.run(in, out, threads);

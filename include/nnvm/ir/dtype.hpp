@@ -3,8 +3,10 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "nnvm/error.hpp"
@@ -143,6 +145,9 @@ inline constexpr DataType float16 = DataType::float_(16), float32 = DataType::fl
 inline constexpr DataType bfloat16 = DataType(DataType::Code::BFloat, 16);
 // Index arithmetic (loop variables, shapes, flattened offsets) is int64 throughout.
 inline constexpr DataType index = int64;
+// Every scalar type a tensor can hold, in the order messages list them.
+inline constexpr DataType tensor_types[] = {boolean, int8,    int16,   int32,   int64,   uint8,   uint16,
+                                            uint32,  uint64,  float16, bfloat16, float32, float64};
 }  // namespace dtype
 
 // The C++ type <-> DataType mapping used by the typed DSL and by typed buffers.
@@ -170,6 +175,21 @@ NNVM_DTYPE_OF(double, dtype::float64)
 
 template <class T>
 inline constexpr DataType dtype_v = dtype_of<T>::value;
+
+// The tensor type named as DataType::str() writes it ("float32", "uint8", "bool"), or nullopt.
+// Ops take data types as such names (Cast's `to`), so no importer's type codes reach them.
+inline std::optional<DataType> parse_dtype(std::string_view name) {
+  for (DataType t : dtype::tensor_types)
+    if (t.str() == name) return t;
+  return std::nullopt;
+}
+
+// "bool, int8, ..., float64", for messages that list the names parse_dtype accepts.
+inline std::string tensor_type_names() {
+  std::string s;
+  for (DataType t : dtype::tensor_types) s += (s.empty() ? "" : ", ") + t.str();
+  return s;
+}
 
 template <class T, class = void>
 struct has_dtype : std::false_type {};

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "nnvm/error.hpp"
+#include "nnvm/ir/dtype.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -36,9 +37,17 @@ class Attrs {
   Attrs& set_string(std::string name, std::string v) { return set(std::move(name), AttrValue(std::move(v))); }
   Attrs& set_ints(std::string name, std::vector<int64_t> v) { return set(std::move(name), AttrValue(std::move(v))); }
   Attrs& set_floats(std::string name, std::vector<double> v) { return set(std::move(name), AttrValue(std::move(v))); }
+  // A data type is stored as its name ("float32"), so it prints, hashes and exports as text.
+  Attrs& set_dtype(std::string name, DataType t) { return set_string(std::move(name), t.element_of().str()); }
   // For importers that already hold a variant. Replaces an existing value.
   Attrs& set(std::string name, AttrValue v) {
     values_.insert_or_assign(std::move(name), std::move(v));
+    return *this;
+  }
+
+  // Removes the attribute if present (an importer dropping a value that means "not given").
+  Attrs& erase(std::string_view name) {
+    if (auto it = values_.find(name); it != values_.end()) values_.erase(it);
     return *this;
   }
 
@@ -78,6 +87,12 @@ class Attrs {
     auto* v = find(name);
     return v ? to_floats(*v, name) : fallback;
   }
+  // A data type name as set_dtype stores it; "nnvm.ops.attr" for any other string.
+  DataType get_dtype(std::string_view name) const { return to_dtype(require(name), name); }
+  DataType get_dtype(std::string_view name, DataType fallback) const {
+    auto* v = find(name);
+    return v ? to_dtype(*v, name) : fallback;
+  }
 
  private:
   static std::vector<std::string> where(std::string_view name) { return {"attribute " + std::string(name)}; }
@@ -102,6 +117,15 @@ class Attrs {
   static double to_float(const AttrValue& v, std::string_view name) {
     if (auto* i = std::get_if<int64_t>(&v)) return double(*i);
     return *as<double>(v, name, "a float");
+  }
+  static DataType to_dtype(const AttrValue& v, std::string_view name) {
+    const std::string* s = std::get_if<std::string>(&v);
+    if (auto t = s ? parse_dtype(*s) : std::nullopt) return *t;
+    // An int here is usually a model format's type code that its importer did not translate.
+    throw UserError("nnvm.ops.attr",
+                    str_cat("attribute '", name, "' is ", s ? "'" + *s + "'" : std::string(attr_kind_name(v)),
+                            " but must name a data type: ", tensor_type_names()),
+                    where(name));
   }
   static std::vector<double> to_floats(const AttrValue& v, std::string_view name) {
     if (auto* is = std::get_if<std::vector<int64_t>>(&v)) return std::vector<double>(is->begin(), is->end());

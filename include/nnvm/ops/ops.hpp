@@ -4,4 +4,3 @@
 #include "nnvm/ops/registry.hpp"
 #include "nnvm/ops/build.hpp"
 #include "nnvm/ops/schedule_generic.hpp"
-#include "nnvm/ops/dtype_code.hpp"

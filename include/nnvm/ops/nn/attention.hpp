@@ -280,7 +280,7 @@ inline OpDef attention_def() {
             p.softcap = attrs.get_float("softcap", 0.0);
             p.qk_matmul_output_mode = attrs.get_int("qk_matmul_output_mode", 0);
             if (attrs.has("softmax_precision")) {
-              DataType sp = dtype_from_onnx(attrs.get_int("softmax_precision"), "softmax_precision");
+              DataType sp = attrs.get_dtype("softmax_precision");
               if (!sp.is_float())
                 throw UserError("nnvm.ops.attr", str_cat("attribute 'softmax_precision' is ", sp, ", expected a float type"),
                                 {"attribute softmax_precision"});

@@ -4,7 +4,6 @@
 #pragma once
 
 #include "nnvm/ops/checks.hpp"
-#include "nnvm/ops/dtype_code.hpp"
 #include "nnvm/ops/op_def.hpp"
 #include "nnvm/ops/schedule_cpu.hpp"
 
@@ -14,12 +13,12 @@ namespace ops {
 // The type a normalization computes in: float16/bfloat16 inputs compute in float32.
 inline DataType norm_compute_type(DataType t) { return t.is_storage_only() ? dtype::float32 : t; }
 
-// The statistics type named by attribute stash_type (an ONNX type code, default 1 = float32):
+// The statistics type named by attribute stash_type (a data type name, default float32):
 // "nnvm.ops.attr" unless it is float32 or float64.
 inline DataType stash_dtype(const Attrs& attrs) {
-  DataType t = dtype_from_onnx(attrs.get_int("stash_type", 1), "stash_type");
+  DataType t = attrs.get_dtype("stash_type", dtype::float32);
   if (t != dtype::float32 && t != dtype::float64)
-    throw UserError("nnvm.ops.attr", str_cat("attribute 'stash_type' is ", t, " but must be float32 (1) or float64 (11)"),
+    throw UserError("nnvm.ops.attr", str_cat("attribute 'stash_type' is ", t, " but must be float32 or float64"),
                     {"attribute stash_type"});
   return t;
 }

@@ -54,7 +54,7 @@ inline OpDef dequantize_linear_def() {
       .compute =
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             std::optional<DataType> out;
-            if (int64_t code = attrs.get_int("output_dtype", 0)) out = dtype_from_onnx(code, "output_dtype");
+            if (attrs.has("output_dtype")) out = attrs.get_dtype("output_dtype");
             te::Tensor zp = in.size() > 2 ? in[2] : te::Tensor();
             return std::vector<te::Tensor>{dequantize_linear(in[0], in[1], zp, quant_layout(in[0], attrs), out)};
           },

@@ -6,7 +6,6 @@
 #pragma once
 
 #include "nnvm/ops/checks.hpp"
-#include "nnvm/ops/dtype_code.hpp"
 #include "nnvm/ops/op_def.hpp"
 #include "nnvm/ops/schedule_cpu.hpp"
 

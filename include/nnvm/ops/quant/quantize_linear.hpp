@@ -77,8 +77,8 @@ inline OpDef quantize_linear_def() {
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             QuantizeSpec spec;
             spec.layout = quant_layout(in[0], attrs);
-            if (int64_t code = attrs.get_int("output_dtype", 0)) spec.output_dtype = dtype_from_onnx(code, "output_dtype");
-            if (int64_t code = attrs.get_int("precision", 0)) spec.precision = dtype_from_onnx(code, "precision");
+            if (attrs.has("output_dtype")) spec.output_dtype = attrs.get_dtype("output_dtype");
+            if (attrs.has("precision")) spec.precision = attrs.get_dtype("precision");
             attrs.get_int("saturate", 1);  // float8 only; checked for its kind
             te::Tensor zp = in.size() > 2 ? in[2] : te::Tensor();
             return std::vector<te::Tensor>{quantize_linear(in[0], in[1], zp, spec)};

@@ -4,7 +4,6 @@
 // is "!= 0"; bool to a number is 0 or 1. float16/bfloat16 convert through float32.
 #pragma once
 
-#include "nnvm/ops/dtype_code.hpp"
 #include "nnvm/ops/transform/common.hpp"
 
 NNVM_BEGIN_NAMESPACE
@@ -34,9 +33,9 @@ inline OpDef cast_def() {
       .pattern = OpPattern::elementwise,
       .compute =
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
-            return std::vector<te::Tensor>{cast(in[0], dtype_from_onnx(attrs.get_int("to"), "to"))};
+            return std::vector<te::Tensor>{cast(in[0], attrs.get_dtype("to"))};
           },
-      .doc = "input converted to the dtype of attribute to (an ONNX data type code)",
+      .doc = "input converted to the dtype of attribute to (a data type name, e.g. float32)",
   };
 }
 

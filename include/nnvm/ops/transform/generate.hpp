@@ -4,7 +4,6 @@
 
 #include <cmath>
 
-#include "nnvm/ops/dtype_code.hpp"
 #include "nnvm/ops/transform/common.hpp"
 
 NNVM_BEGIN_NAMESPACE
@@ -86,8 +85,8 @@ inline OpDef constant_of_shape_def() {
       .compute =
           [](const std::vector<te::Tensor>&, const Attrs& attrs) {
             // The importer passes ONNX's one-element tensor attribute `value` as the attribute
-            // value (a list of one number) plus value_dtype (its ONNX type code).
-            DataType t = dtype_from_onnx(attrs.get_int("value_dtype", 1), "value_dtype");
+            // value (a list of one number) plus value_dtype (its data type).
+            DataType t = attrs.get_dtype("value_dtype", dtype::float32);
             ir::Expr value = transform_detail::typed_const(t, 0);
             if (const AttrValue* v = attrs.find("value")) {
               if (auto* ints = std::get_if<std::vector<int64_t>>(v); ints && ints->size() == 1 && !t.is_float())
@@ -113,7 +112,7 @@ inline OpDef eye_like_def() {
       .pattern = OpPattern::injective,
       .compute =
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
-            DataType t = attrs.has("dtype") ? dtype_from_onnx(attrs.get_int("dtype"), "dtype") : in[0].dtype();
+            DataType t = attrs.get_dtype("dtype", in[0].dtype());
             return std::vector<te::Tensor>{eye_like(in[0], t, attrs.get_int("k", 0))};
           },
       .doc = "ones on diagonal k (attribute) of a matrix shaped like input, dtype attribute dtype or input's",

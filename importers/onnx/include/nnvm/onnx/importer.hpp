@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "nnvm/graph/node.hpp"
+#include "nnvm/importers/support_report.hpp"
 #include "nnvm/ndarray.hpp"
 
 NNVM_BEGIN_NAMESPACE
@@ -51,29 +52,10 @@ struct ImportOptions {
   const ops::OpRegistry* registry = nullptr;
 };
 
-// One thing the importer cannot turn into nnvm ops.
-struct Unsupported {
-  std::string node;    // node name (or its first output), or the initializer/input name
-  std::string op;      // op_type; empty for an initializer or graph input
-  std::string domain;  // "" for the default ONNX domain
-  int64_t opset = 0;   // the model's opset for that domain
-  std::string dtypes;  // the declared types of the node's inputs where the model states them
-  std::string reason;
-};
-
-struct SupportReport {
-  std::vector<Unsupported> items;
-  // Node count per op ("Relu", or "domain:Op" outside the default domain).
-  std::map<std::string, int64_t> op_counts;
-  int64_t ir_version = 0;
-  std::map<std::string, int64_t> opsets;  // domain ("" is the default) -> version
-  std::string producer;                   // producer_name and producer_version
-  std::vector<std::string> inputs;        // graph inputs that are not initializers, in order
-
-  bool supported() const { return items.empty(); }
-  // A summary line, then one line per unsupported item.
-  std::string to_string() const;
-};
+// What check_support reports (nnvm/importers/support_report.hpp): the ONNX domain of each item,
+// opsets by domain, and ir_version as the file format's version.
+using importers::SupportReport;
+using importers::Unsupported;
 
 // Reads the model and lists what cannot be imported. Throws only for files that cannot be read
 // or parsed (nnvm.onnx.file).

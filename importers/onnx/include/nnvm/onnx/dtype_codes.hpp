@@ -1,18 +1,20 @@
-// ONNX's TensorProto data type codes (Cast's `to`, EyeLike's `dtype`, initializers' data_type)
-// and nnvm's DataType. The codes are part of the model format, so they are fixed numbers.
+// ONNX's TensorProto data type codes (initializers' data_type, Cast's `to`, EyeLike's `dtype`)
+// and nnvm's DataType. The codes are part of the file format, so they are fixed numbers; they
+// stay in the ONNX importer: nnvm's ops take data types by name (ops::Attrs::get_dtype).
 #pragma once
 
+#include <cstdint>
+#include <iterator>
 #include <optional>
 
-#include "nnvm/error.hpp"
 #include "nnvm/ir/dtype.hpp"
 
 NNVM_BEGIN_NAMESPACE
-namespace ops {
+namespace onnx_import {
 
-// The DataType for an ONNX code, or nullopt for codes nnvm has no type for (string, complex,
+// The DataType of an ONNX code, or nullopt for codes nnvm has no type for (string, complex,
 // float8, int4, ...).
-inline std::optional<DataType> try_dtype_from_onnx(int64_t code) {
+inline std::optional<DataType> dtype_of_code(int64_t code) {
   switch (code) {
     case 1: return dtype::float32;
     case 2: return dtype::uint8;
@@ -32,7 +34,7 @@ inline std::optional<DataType> try_dtype_from_onnx(int64_t code) {
 }
 
 // ONNX's name for a code, for messages ("STRING", "COMPLEX64", "FLOAT8E4M3FN").
-inline const char* onnx_dtype_name(int64_t code) {
+inline const char* code_name(int64_t code) {
   static const char* const names[] = {"UNDEFINED", "FLOAT",     "UINT8",        "INT8",         "UINT16",
                                       "INT16",     "INT32",     "INT64",        "STRING",       "BOOL",
                                       "FLOAT16",   "DOUBLE",    "UINT32",       "UINT64",       "COMPLEX64",
@@ -42,21 +44,12 @@ inline const char* onnx_dtype_name(int64_t code) {
   return code >= 0 && code < int64_t(std::size(names)) ? names[code] : "unknown";
 }
 
-// "nnvm.ops.attr" for a code nnvm has no type for; `attr` names the attribute.
-inline DataType dtype_from_onnx(int64_t code, const char* attr = "to") {
-  if (auto t = try_dtype_from_onnx(code)) return *t;
-  throw UserError("nnvm.ops.attr",
-                  str_cat("attribute '", attr, "' is ONNX data type ", code, " (", onnx_dtype_name(code),
-                          "), which nnvm does not support"),
-                  {str_cat("attribute ", attr)});
-}
-
-// The ONNX code of a DataType (scalar types only); 0 (UNDEFINED) for none.
-inline int64_t onnx_code(DataType t) {
+// The ONNX code of a DataType (its element type); 0 (UNDEFINED) when ONNX has none.
+inline int64_t code_of(DataType t) {
   for (int64_t c = 1; c <= 16; ++c)
-    if (auto d = try_dtype_from_onnx(c); d && *d == t.element_of()) return c;
+    if (auto d = dtype_of_code(c); d && *d == t.element_of()) return c;
   return 0;
 }
 
-}  // namespace ops
+}  // namespace onnx_import
 NNVM_END_NAMESPACE
