@@ -230,8 +230,7 @@ struct Blocks {
   int64_t in, out;
 };
 Blocks blocks_of(const ConvShape& s, int vector_bits) {
-  nnvm::target::Target t;
-  t.vector_bits = vector_bits;
+  const nnvm::target::Target t = nnvm::target::Target().with_vector_bits(vector_bits);
   const int64_t lanes = t.vector_lanes(nnvm::dtype::float32);
   auto block = [&](int64_t channels, int64_t width, bool depthwise) {
     int64_t b = depthwise ? (channels % lanes == 0 ? lanes : 0) : nnvm::ops::nchwc_output_block(channels, width, t);
@@ -296,7 +295,7 @@ nnvm::graph::Graph blocked_conv_relu_graph(const ConvShape& s, Blocks bl, const 
 nnvm::graph::CompileOptions compile_options(const std::string& backend, const Options& o, const std::string& c_cache) {
   nnvm::graph::CompileOptions co;
   co.target = nnvm::target::parse_target(backend);
-  co.target.vector_bits = o.vector_bits;
+  co.target = co.target.with_vector_bits(o.vector_bits);
   if (co.target.emitter == nnvm::target::Emitter::c) {
     nnvm::target::CJitOptions jo;
     jo.cache_dir = c_cache;

@@ -9,6 +9,8 @@
 //   bench_gemm --llvm-tiling 12,32,128   the same for nnvm-LLVM only (after --tiling); by default
 //                                    nnvm-LLVM picks 12,32,128 or 8,48,128 per size (llvm_tiling_for)
 //   bench_gemm --quick               tiny sizes, 3 reps: what CI runs (checks, not speed)
+//   bench_gemm --naive 512           the unscheduled nest (no schedule at all) at this n through
+//                                    both back ends, 1 thread (default 512; 0 skips it)
 //   bench_gemm --show-ir ...         also print each nnvm kernel's loop nest
 //   bench_gemm --show-asm ...        also print the LLVM back end's assembly of each kernel
 //
@@ -24,6 +26,7 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -68,6 +71,7 @@ struct Options {
   std::optional<bench::GemmTiling> llvm_tiling;
   bool show_ir = false;
   bool show_llvm = false;  // print the LLVM kernels' assembly
+  int64_t naive = 512;     // n of the unscheduled-nest comparison; 0: none
 };
 
 // Calls under ~10 ms are at the mercy of the other processes on the cores (the speed of both
@@ -77,6 +81,59 @@ int reps_for(int64_t n, const Options& o) {
   if (o.reps > 0) return o.reps;
   double r = 7.0 * (1024.0 / double(n)) * (1024.0 / double(n));
   return int(std::clamp(r, 7.0, 41.0));
+}
+
+// The kernel a newcomer writes first: C = A * B with no schedule. GCC vectorizes its outer j loop
+// itself; LLVM vectorizes innermost loops only, which lower::interchange_reductions gives it.
+// Both back ends run it (1 thread, interleaved reps) and are checked against a plain loop.
+// Returns false when a result is wrong.
+bool naive_section(int64_t n, const Options& o) {
+  auto A = nnvm::te::placeholder({n, n}, nnvm::dtype::float32, "A");
+  auto B = nnvm::te::placeholder({n, n}, nnvm::dtype::float32, "B");
+  auto k = nnvm::te::reduce_axis(n, "k");
+  auto C = nnvm::te::compute({n, n}, [&](auto& v) { return nnvm::te::sum(A(v[0], k.var()) * B(k.var(), v[1]), {k}); },
+                             "C");
+  auto fn = nnvm::lower::lower(nnvm::schedule::create_schedule(C), {A, B, C}, nnvm::str_cat("naive_", n));
+  std::vector<std::pair<std::string, nnvm::target::Kernel>> kernels;
+  kernels.emplace_back("nnvm-C", nnvm::target::jit_c(fn));
+#ifdef NNVM_GEMM_WITH_LLVM
+  kernels.emplace_back("nnvm-LLVM", nnvm::codegen::jit_llvm(fn));
+#endif
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  nnvm::NDArray a(nnvm::dtype::float32, {n, n}), b(nnvm::dtype::float32, {n, n});
+  for (auto& v : a.values<float>()) v = dist(rng);
+  for (auto& v : b.values<float>()) v = dist(rng);
+  std::vector<float> want(size_t(n * n), 0.0f);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t p = 0; p < n; ++p)
+      for (int64_t j = 0; j < n; ++j)
+        want[size_t(i * n + j)] += a.values<float>()[size_t(i * n + p)] * b.values<float>()[size_t(p * n + j)];
+  std::vector<nnvm::NDArray> out;
+  std::vector<std::vector<double>> ms(kernels.size());
+  for (size_t w = 0; w < kernels.size(); ++w) out.emplace_back(nnvm::dtype::float32, std::vector<int64_t>{n, n});
+  const int reps = o.reps > 0 ? o.reps : 5;
+  for (int r = -1; r < reps; ++r)  // r = -1 warms up
+    for (size_t p = 0; p < kernels.size(); ++p) {
+      size_t w = (p + size_t(r + 1)) % kernels.size();
+      std::array<nnvm::BufferView, 3> views{nnvm::BufferView(a), nnvm::BufferView(b), nnvm::BufferView(out[w])};
+      auto t0 = std::chrono::steady_clock::now();
+      kernels[w].second.call(views, 1);
+      if (r >= 0) ms[w].push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+  std::printf("\nunscheduled nest, n = %lld, 1 thread, %d reps (median GFLOP/s, max err):",
+              static_cast<long long>(n), reps);
+  bool ok = true;
+  std::vector<double> g;
+  for (size_t w = 0; w < kernels.size(); ++w) {
+    g.push_back(2.0 * double(n) * double(n) * double(n) * 1e-9 / (bench::median(ms[w]) * 1e-3));
+    double err = bench::max_rel_error(out[w].values<float>().data(), want.data(), want.size());
+    ok = ok && err <= 1e-4;
+    std::printf("  %s %.2f (%.1e)", kernels[w].first.c_str(), g.back(), err);
+  }
+  if (g.size() == 2) std::printf("  LLVM/C %.2f", g[1] / g[0]);
+  std::printf("%s\n", ok ? "" : "  ! wrong result");
+  return ok;
 }
 
 Options parse(int argc, char** argv) {
@@ -90,10 +147,14 @@ Options parse(int argc, char** argv) {
     if (arg == "--quick") {
       o.sizes = {64, 100};  // 100: not a multiple of any tile size, so every tail path runs
       o.reps = 3;
+      o.naive = 64;
     } else if (arg == "--show-ir") {
       o.show_ir = true;
     } else if (arg == "--show-asm") {
       o.show_llvm = true;
+    } else if (arg == "--naive") {
+      std::string v = value();
+      o.naive = v == "0" ? 0 : bench::parse_positive_ints(v, "--naive").at(0);
     } else if (arg == "--sizes") {
       o.sizes = bench::parse_positive_ints(value(), "--sizes");
     } else if (arg == "--reps") {
@@ -309,6 +370,7 @@ int main(int argc, char** argv) {
               "oneDNN, LLVM/C = nnvm-LLVM / nnvm-C;\nmax err = max over columns of max |C - C_OpenBLAS| / "
               "max |C_OpenBLAS|, limit %.0e; * = ignores the thread count\n",
               tolerance);
+  if (opt.naive > 0 && !naive_section(opt.naive, opt)) ++failures;
   std::printf("load average at the end: %s\n", bench::load_average().c_str());
   if (failures) {
     std::printf("FAILED: %d row(s) with a result over the limit (marked !)\n", failures);

@@ -6,6 +6,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "compat.hpp"
+#include "nnvm/lower/interchange_reductions.hpp"
 #include "emitter.hpp"
 
 NNVM_BEGIN_NAMESPACE
@@ -24,7 +25,13 @@ Built build(const std::vector<ir::LoweredFunc>& fns, llvm::TargetMachine& tm, in
   b.module = std::make_unique<llvm::Module>("nnvm", *b.ctx);
   b.module->setDataLayout(tm.createDataLayout());
   b.module->setTargetTriple(tm.getTargetTriple().str());
-  b.symbols = build_module(*b.module, fns, tm.getTargetCPU().str(), tm.getTargetFeatureString().str());
+  // LLVM's loop vectorizer takes innermost loops only: a reduction nest no schedule ordered gets
+  // its data-parallel loop moved innermost first (lower/interchange_reductions.hpp), which GCC's
+  // outer-loop vectorizer does by itself on the C emitter's path.
+  std::vector<ir::LoweredFunc> prepared = fns;
+  if (optimize && opt_level >= 2)
+    for (auto& fn : prepared) fn.body = lower::interchange_reductions(fn.body);
+  b.symbols = build_module(*b.module, prepared, tm.getTargetCPU().str(), tm.getTargetFeatureString().str());
   std::string problems;
   llvm::raw_string_ostream os(problems);
   if (llvm::verifyModule(*b.module, &os))

@@ -20,6 +20,7 @@
 #include "nnvm/te/operation.hpp"
 #include "nnvm/te/dsl.hpp"
 #include "nnvm/schedule/schedule.hpp"
+#include "nnvm/lower/interchange_reductions.hpp"
 #include "nnvm/lower/pipeline.hpp"
 #include "nnvm/target/arguments.hpp"
 #include "nnvm/target/interpreter.hpp"

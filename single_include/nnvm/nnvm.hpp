@@ -5755,6 +5755,105 @@ inline Schedule create_schedule(const te::Tensor& output) { return Schedule({out
 }  // namespace schedule
 NNVM_END_NAMESPACE
 // end nnvm/schedule/schedule.hpp
+// begin nnvm/lower/interchange_reductions.hpp
+// Reduction interchange: a serial loop whose every iteration accumulates into its own element,
+//
+//   for j:  X[f(j)] = init(j)
+//           for k (one or more serial loops):  X[f(j)] = X[f(j)] + g(j, k)
+//
+// becomes
+//
+//   for j:  X[f(j)] = init(j)
+//   for k:  for j':  X[f(j')] = X[f(j')] + g(j', k)
+//
+// so that the innermost loop is the data-parallel one and walks X contiguously (f(j+1) = f(j)+1).
+// Each element still adds its terms in the same k order, so the results are bit-identical.
+//
+// The LLVM back end runs this before emitting: LLVM's loop vectorizer works on innermost loops
+// only, so the unscheduled nest `for i, j: for k: C[i,j] += A[i,k]*B[k,j]` stays scalar there,
+// while GCC (the C emitter's path) vectorizes its outer j loop by itself. Only what no schedule
+// decided is touched: j and the k loops must be serial (not parallel, vectorized, unrolled or
+// bound), and the nest must have exactly this shape; anything else is left as it is.
+// Requires: flattened storage (Store/Load). Ensures: the same values, in the same order per element.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace lower {
+
+namespace detail {
+
+// Whether `e` reads buffer `x` anywhere other than at `index` (or reads it at all when `index`
+// is undefined).
+inline bool reads_elsewhere(const ir::Expr& e, const ir::Buffer& x, const ir::Expr& index) {
+  struct Finder : ir::IRVisitor {
+    const ir::Buffer& x;
+    const ir::Expr& index;
+    bool found = false;
+    Finder(const ir::Buffer& b, const ir::Expr& i) : x(b), index(i) {}
+    using ir::IRVisitor::visit;
+    void visit(const ir::Load* op) override {
+      if (op->buffer.same_as(x) && (!index.defined() || !ir::deep_equal(op->index, index))) found = true;
+      ir::IRVisitor::visit(op);
+    }
+  } f(x, index);
+  f.visit_expr(e);
+  return f.found;
+}
+
+// True when `index` moves by exactly one element per step of `j`: f(j+1) - f(j) == 1.
+inline bool unit_stride_in(const ir::Expr& index, const ir::Var& j) {
+  if (!ir::has_affine_form(index.dtype()) || !ir::uses_var(index, j)) return false;
+  ir::Expr step = ir::simplify(ir::substitute(index, j, j + 1) - index);
+  const int64_t* c = ir::as_const_int(step);
+  return c && *c == 1;
+}
+
+class ReductionInterchanger : public ir::IRMutator {
+ public:
+  using ir::IRMutator::mutate;
+
+ protected:
+  using ir::IRMutator::visit;
+  ir::Stmt visit(const ir::For* op, const ir::Stmt& s) override {
+    ir::Stmt inner = ir::IRMutator::visit(op, s);
+    auto* j = inner.as<ir::For>();
+    if (!j || j->for_kind != ir::ForKind::serial) return inner;
+    auto* seq = j->body.as<ir::Seq>();
+    if (!seq || seq->seq.size() != 2) return inner;
+    auto* init = seq->seq[0].as<ir::Store>();
+    if (!init || !init->value.dtype().is_scalar()) return inner;
+    const ir::Buffer& x = init->buffer;
+    const ir::Expr& index = init->index;
+    if (!unit_stride_in(index, j->loop_var) || reads_elsewhere(init->value, x, ir::Expr())) return inner;
+    // The reduction loops: a perfect nest of serial loops whose bounds do not depend on j.
+    std::vector<const ir::For*> ks;
+    ir::Stmt at = seq->seq[1];
+    while (auto* k = at.as<ir::For>()) {
+      if (k->for_kind != ir::ForKind::serial || ir::uses_var(k->min, j->loop_var) ||
+          ir::uses_var(k->extent, j->loop_var))
+        return inner;
+      ks.push_back(k);
+      at = k->body;
+    }
+    auto* update = at.as<ir::Store>();
+    if (ks.empty() || !update || !update->buffer.same_as(x) || !ir::deep_equal(update->index, index) ||
+        reads_elsewhere(update->value, x, index))
+      return inner;
+    ir::Var j2(j->loop_var.name(), j->loop_var.dtype());
+    ir::Stmt nest = ir::For::make(j2, j->min, j->extent, ir::ForKind::serial, ir::substitute(at, j->loop_var, j2));
+    for (size_t n = ks.size(); n-- > 0;)
+      nest = ir::For::make(ks[n]->loop_var, ks[n]->min, ks[n]->extent, ir::ForKind::serial, nest);
+    return ir::Seq::make({ir::For::make(j->loop_var, j->min, j->extent, ir::ForKind::serial, seq->seq[0]), nest});
+  }
+};
+
+}  // namespace detail
+
+inline ir::Stmt interchange_reductions(const ir::Stmt& s) { return detail::ReductionInterchanger().mutate(s); }
+
+}  // namespace lower
+NNVM_END_NAMESPACE
+// end nnvm/lower/interchange_reductions.hpp
 // begin nnvm/lower/pipeline.hpp
 // The whole lowering, as one table of passes: Schedule -> LoweredFunc.
 //
@@ -6963,6 +7062,15 @@ struct Target {
   // for_cpu() derives the registers from it, so schedules and instructions agree.
   std::string cpu;
   GpuDevice gpu;  // Family::gpu only
+
+  // This target with SIMD registers `bits` wide, and as many of them as an ISA with such registers
+  // has, so register tiles stay consistent with the width (a bench or test that sweeps widths).
+  Target with_vector_bits(int bits) const {
+    Target t = *this;
+    t.vector_bits = bits;
+    t.vector_registers = registers_for(bits);
+    return t;
+  }
 
   // This machine, for code JIT-compiled to run here through `emitter`, with the widest SIMD
   // registers the CPU has (x86: 512 with AVX-512F, 256 with AVX2, else 128; Arm: 128). A
@@ -12107,9 +12215,12 @@ NNVM_END_NAMESPACE
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
-// The vector registers of a CPU target: 32 with AVX-512, 16 with AVX2 (and NEON's 32 count
-// as 16 here: its vectors are 128-bit, so a block needs more of them).
-inline int64_t vector_registers(const Target& t) { return t.vector_bits >= 512 ? 32 : 16; }
+// The vector registers a blocked conv's accumulator tile may take: the target's own count
+// (Target::vector_registers: 32 with AVX-512, 16 with AVX2), at most 16 below 512-bit vectors
+// (NEON's 32 are 128-bit, so a block needs more of them than an AVX-512 block does).
+inline int64_t vector_registers(const Target& t) {
+  return std::min<int64_t>(t.vector_registers, t.vector_bits >= 512 ? 32 : 16);
+}
 
 namespace detail {
 
@@ -19303,6 +19414,13 @@ inline const ScheduleFn& own_schedule(const OpDef& def, target::Family family) {
   return none;
 }
 
+// The op's schedule for `family` when elementwise ops follow it in one kernel; empty when it has
+// none (only CPU recipes have them today).
+inline const FusedScheduleFn& own_fused_schedule(const OpDef& def, target::Family family) {
+  static const FusedScheduleFn none;
+  return family == target::Family::cpu ? def.cpu_fused_schedule : none;
+}
+
 // The family's generic recipe for `pattern`, applied to the stages that compute `outputs`
 // (every compute stage between them and the placeholders, for the GPU, whose kernels have no
 // serial host loops to run an unscheduled stage in).
@@ -20680,11 +20798,10 @@ struct GroupKernel {
 
 // True when the group is an out-fusable master with a fused schedule followed only by
 // elementwise/broadcast members, and its single output is the last member's, shaped like the
-// master's: the case OpDef::cpu_fused_schedule handles.
+// master's: the case a fused schedule (ops::own_fused_schedule) handles.
 inline bool epilogue_only(const Graph& g, const std::vector<size_t>& nodes, const std::vector<Value>& group_outputs,
                           const std::vector<std::vector<te::Tensor>>& node_outs) {
-  const ops::OpDef& master = g.registry->get(g.nodes[nodes[0]].op);
-  if (!master.cpu_fused_schedule || nodes.size() < 2 || group_outputs.size() != 1 || node_outs[0].size() != 1 ||
+  if (nodes.size() < 2 || group_outputs.size() != 1 || node_outs[0].size() != 1 ||
       group_outputs[0].node != nodes.back())
     return false;
   for (size_t m = 1; m < nodes.size(); ++m) {
@@ -20759,8 +20876,9 @@ inline GroupKernel build_group(const Graph& g, const std::vector<size_t>& nodes,
     for (size_t k = 0; k < node_outs[m].size(); ++k)
       if (std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[m], k}) == gk.outputs.end())
         sch[node_outs[m][k]].compute_inline();
-  bool fused = target.family == target::Family::cpu && epilogue_only(g, nodes, gk.outputs, node_outs) &&
-               master.cpu_fused_schedule(sch, node_outs[0], outputs[0], target);
+  const ops::FusedScheduleFn& fused_schedule = ops::own_fused_schedule(master, target.family);
+  bool fused = fused_schedule && epilogue_only(g, nodes, gk.outputs, node_outs) &&
+               fused_schedule(sch, node_outs[0], outputs[0], target);
   if (!fused) {
     ops::apply_schedule(master, sch, node_outs[0], target);
     // The other members' outputs that leave the group: the family's recipe for injective stages.
@@ -20920,6 +21038,8 @@ namespace graph {
 
 struct FusionOptions {
   size_t max_group_size = 16;
+  // The family the kernels are built for: it decides which masters have a fused schedule.
+  target::Family family = target::Family::cpu;
 };
 
 namespace detail {
@@ -20939,8 +21059,8 @@ inline bool inputs_ready(const Graph& g, const Node& n, const ops::OpDef& def, c
 // applied at write-back) takes only elementwise and broadcast epilogues, which keep its output's
 // shape; anything else (a layout transform, a reshape) would push it back to the generic
 // compute-at-root schedule, so it starts a kernel of its own.
-inline bool takes_epilogue(const Graph& g, size_t master, const ops::OpDef& consumer) {
-  if (!g.registry->get(g.nodes[master].op).cpu_fused_schedule) return true;
+inline bool takes_epilogue(const Graph& g, size_t master, const ops::OpDef& consumer, target::Family family) {
+  if (!ops::own_fused_schedule(g.registry->get(g.nodes[master].op), family)) return true;
   return consumer.pattern == ops::OpPattern::elementwise || consumer.pattern == ops::OpPattern::broadcast;
 }
 }  // namespace detail
@@ -20965,7 +21085,7 @@ inline std::vector<size_t> fusion_groups(const Graph& g, const FusionOptions& op
         if (!v.defined() || ops::is_value_input(def, k)) continue;
         size_t p = group[v.node];
         if (p != Value::npos && uses[v.node][v.index] == 1 && !is_output[v.node] && size[p] < options.max_group_size &&
-            detail::takes_epilogue(g, master[p], def) && detail::inputs_ready(g, n, def, group, p, master[p]))
+            detail::takes_epilogue(g, master[p], def, options.family) && detail::inputs_ready(g, n, def, group, p, master[p]))
           join = p;
       }
     }
@@ -21921,7 +22041,7 @@ inline PreparedModel prepare(const Graph& input, const CompileOptions& options =
   }
 
   // Groups in node order; opt level < 2 keeps every op alone.
-  std::vector<size_t> group_of = options.opt_level >= 2 ? fusion_groups(g) : std::vector<size_t>{};
+  std::vector<size_t> group_of = options.opt_level >= 2 ? fusion_groups(g, {.family = options.target.family}) : std::vector<size_t>{};
   std::map<size_t, std::vector<size_t>> groups;
   std::vector<size_t> order;
   for (size_t i = 0; i < g.nodes.size(); ++i) {

@@ -164,7 +164,7 @@ TEST_CASE("alter_layout gives a depthwise conv and the convs feeding it one-vect
   graph::Graph g = gb.build();
 
   graph::CompileOptions co;
-  co.target.vector_bits = 32 * lanes;
+  co.target = co.target.with_vector_bits(32 * lanes);
   graph::Graph opt = graph::optimize(g, {.opt_level = 2, .target = co.target});
   CHECK(weight_blocks(opt, "conv_nchwc") == Ints{lanes, 2 * lanes});
   CHECK(weight_blocks(opt, "depthwise_conv_nchwc") == Ints{lanes});
@@ -182,9 +182,8 @@ TEST_CASE("alter_layout gives a depthwise conv and the convs feeding it one-vect
 }
 
 TEST_CASE("alter_layout blocks short rows by four vectors, so the register tile stays full") {
-  target::Target avx512, avx2;
-  avx512.vector_bits = 512;
-  avx2.vector_bits = 256;
+  // Widths only, not Target::for_cpu's -march: the kernels below run on any host.
+  const target::Target avx512 = target::Target().with_vector_bits(512), avx2 = target::Target().with_vector_bits(256);
   // 7 columns: 7 x 2 vectors fill 14 accumulators, 7 x 4 fill 28 of AVX-512's 32 registers.
   CHECK(ops::nchwc_output_block(512, 7, avx512) == 64);
   CHECK(ops::nchwc_output_block(256, 14, avx512) == 32);  // 14 x 2 already fills 28

@@ -90,6 +90,27 @@ TEST_CASE("an elementwise chain fuses into one kernel; a value read outside its 
   CHECK(nnvm_test::compare<float>(outs[1].values<float>(), want_r).empty());
 }
 
+TEST_CASE("which epilogues a master takes follows the target family's fused schedules") {
+  GraphBuilder gb("conv_then_epilogues");
+  auto x = gb.input("x", dtype::float32, {1, 2, 6, 6, 4});    // NCHW4c
+  auto w = gb.input("w", dtype::float32, {2, 2, 3, 3, 4, 4});  // OIHW4i4o
+  auto c = gb.op("conv_nchwc", {x, w}, {}, "conv");
+  auto r = gb.op("relu", {c}, {}, "r");
+  gb.output(gb.op("transpose", {r}, ops::Attrs().set_ints("perm", {0, 1, 2, 4, 3}), "t"));
+  auto g = gb.build();
+  size_t conv = g.find("conv"), relu = g.find("r"), transpose = g.find("t");
+  // The CPU's blocked conv schedule applies elementwise epilogues at write-back only, so the
+  // transpose starts a kernel of its own.
+  auto cpu = graph::fusion_groups(g, {.family = target::Family::cpu});
+  CHECK(cpu[relu] == cpu[conv]);
+  CHECK(cpu[transpose] != cpu[conv]);
+  // The GPU has no fused conv schedule: its generic recipe computes the group's stages at the
+  // root, so an injective consumer joins like any other.
+  auto gpu = graph::fusion_groups(g, {.family = target::Family::gpu});
+  CHECK(gpu[relu] == gpu[conv]);
+  CHECK(gpu[transpose] == gpu[conv]);
+}
+
 TEST_CASE("memory planning reuses activation storage by liveness") {
   GraphBuilder gb("pingpong");
   auto v = gb.input("x", dtype::float32, {64, 64});

@@ -26,11 +26,10 @@ struct GroupKernel {
 
 // True when the group is an out-fusable master with a fused schedule followed only by
 // elementwise/broadcast members, and its single output is the last member's, shaped like the
-// master's: the case OpDef::cpu_fused_schedule handles.
+// master's: the case a fused schedule (ops::own_fused_schedule) handles.
 inline bool epilogue_only(const Graph& g, const std::vector<size_t>& nodes, const std::vector<Value>& group_outputs,
                           const std::vector<std::vector<te::Tensor>>& node_outs) {
-  const ops::OpDef& master = g.registry->get(g.nodes[nodes[0]].op);
-  if (!master.cpu_fused_schedule || nodes.size() < 2 || group_outputs.size() != 1 || node_outs[0].size() != 1 ||
+  if (nodes.size() < 2 || group_outputs.size() != 1 || node_outs[0].size() != 1 ||
       group_outputs[0].node != nodes.back())
     return false;
   for (size_t m = 1; m < nodes.size(); ++m) {
@@ -105,8 +104,9 @@ inline GroupKernel build_group(const Graph& g, const std::vector<size_t>& nodes,
     for (size_t k = 0; k < node_outs[m].size(); ++k)
       if (std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[m], k}) == gk.outputs.end())
         sch[node_outs[m][k]].compute_inline();
-  bool fused = target.family == target::Family::cpu && epilogue_only(g, nodes, gk.outputs, node_outs) &&
-               master.cpu_fused_schedule(sch, node_outs[0], outputs[0], target);
+  const ops::FusedScheduleFn& fused_schedule = ops::own_fused_schedule(master, target.family);
+  bool fused = fused_schedule && epilogue_only(g, nodes, gk.outputs, node_outs) &&
+               fused_schedule(sch, node_outs[0], outputs[0], target);
   if (!fused) {
     ops::apply_schedule(master, sch, node_outs[0], target);
     // The other members' outputs that leave the group: the family's recipe for injective stages.

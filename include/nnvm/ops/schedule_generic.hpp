@@ -31,6 +31,13 @@ inline const ScheduleFn& own_schedule(const OpDef& def, target::Family family) {
   return none;
 }
 
+// The op's schedule for `family` when elementwise ops follow it in one kernel; empty when it has
+// none (only CPU recipes have them today).
+inline const FusedScheduleFn& own_fused_schedule(const OpDef& def, target::Family family) {
+  static const FusedScheduleFn none;
+  return family == target::Family::cpu ? def.cpu_fused_schedule : none;
+}
+
 // The family's generic recipe for `pattern`, applied to the stages that compute `outputs`
 // (every compute stage between them and the placeholders, for the GPU, whose kernels have no
 // serial host loops to run an unscheduled stage in).

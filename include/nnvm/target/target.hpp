@@ -39,6 +39,15 @@ struct Target {
   std::string cpu;
   GpuDevice gpu;  // Family::gpu only
 
+  // This target with SIMD registers `bits` wide, and as many of them as an ISA with such registers
+  // has, so register tiles stay consistent with the width (a bench or test that sweeps widths).
+  Target with_vector_bits(int bits) const {
+    Target t = *this;
+    t.vector_bits = bits;
+    t.vector_registers = registers_for(bits);
+    return t;
+  }
+
   // This machine, for code JIT-compiled to run here through `emitter`, with the widest SIMD
   // registers the CPU has (x86: 512 with AVX-512F, 256 with AVX2, else 128; Arm: 128). A
   // default-constructed Target instead assumes 256, whatever the machine.

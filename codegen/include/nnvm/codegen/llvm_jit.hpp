@@ -20,7 +20,9 @@ namespace codegen {
 struct LlvmOptions {
   std::string cpu;        // empty: the host CPU (llvm::sys::getHostCPUName)
   std::string features;   // empty with an empty cpu: the host's features; "+avx2,-avx512f" style
-  int opt_level = 3;      // 0..3, the PassBuilder pipeline level
+  int opt_level = 3;      // 0..3, the PassBuilder pipeline level; from 2 on with LLVM's loop and
+                          // SLP vectorizers, after lower::interchange_reductions has moved an
+                          // unscheduled reduction nest's data-parallel loop innermost
 };
 
 // Compiles all `fns` into ONE LLVM module and JIT session, returning their kernels in order.

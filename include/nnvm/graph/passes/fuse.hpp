@@ -7,12 +7,15 @@
 #pragma once
 
 #include "nnvm/graph/passes/rewrite.hpp"
+#include "nnvm/ops/schedule_generic.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace graph {
 
 struct FusionOptions {
   size_t max_group_size = 16;
+  // The family the kernels are built for: it decides which masters have a fused schedule.
+  target::Family family = target::Family::cpu;
 };
 
 namespace detail {
@@ -32,8 +35,8 @@ inline bool inputs_ready(const Graph& g, const Node& n, const ops::OpDef& def, c
 // applied at write-back) takes only elementwise and broadcast epilogues, which keep its output's
 // shape; anything else (a layout transform, a reshape) would push it back to the generic
 // compute-at-root schedule, so it starts a kernel of its own.
-inline bool takes_epilogue(const Graph& g, size_t master, const ops::OpDef& consumer) {
-  if (!g.registry->get(g.nodes[master].op).cpu_fused_schedule) return true;
+inline bool takes_epilogue(const Graph& g, size_t master, const ops::OpDef& consumer, target::Family family) {
+  if (!ops::own_fused_schedule(g.registry->get(g.nodes[master].op), family)) return true;
   return consumer.pattern == ops::OpPattern::elementwise || consumer.pattern == ops::OpPattern::broadcast;
 }
 }  // namespace detail
@@ -58,7 +61,7 @@ inline std::vector<size_t> fusion_groups(const Graph& g, const FusionOptions& op
         if (!v.defined() || ops::is_value_input(def, k)) continue;
         size_t p = group[v.node];
         if (p != Value::npos && uses[v.node][v.index] == 1 && !is_output[v.node] && size[p] < options.max_group_size &&
-            detail::takes_epilogue(g, master[p], def) && detail::inputs_ready(g, n, def, group, p, master[p]))
+            detail::takes_epilogue(g, master[p], def, options.family) && detail::inputs_ready(g, n, def, group, p, master[p]))
           join = p;
       }
     }

@@ -25,9 +25,12 @@
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
-// The vector registers of a CPU target: 32 with AVX-512, 16 with AVX2 (and NEON's 32 count
-// as 16 here: its vectors are 128-bit, so a block needs more of them).
-inline int64_t vector_registers(const Target& t) { return t.vector_bits >= 512 ? 32 : 16; }
+// The vector registers a blocked conv's accumulator tile may take: the target's own count
+// (Target::vector_registers: 32 with AVX-512, 16 with AVX2), at most 16 below 512-bit vectors
+// (NEON's 32 are 128-bit, so a block needs more of them than an AVX-512 block does).
+inline int64_t vector_registers(const Target& t) {
+  return std::min<int64_t>(t.vector_registers, t.vector_bits >= 512 ? 32 : 16);
+}
 
 namespace detail {
 
