@@ -12,7 +12,8 @@ DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recomme
 
 start=$(date +%s)
 OMP_NUM_THREADS=1 /usr/bin/python3 scripts/models/export_models.py build/models \
-  resnet18 mobilenet_v2 resnet50 vgg19 densenet121 zfnet512
+  resnet18 mobilenet_v2 resnet50 vgg19 densenet121 zfnet512 \
+  ds_cnn mobilenet_v1_025_vww resnet8 fc_autoencoder
 echo "network export: $(( $(date +%s) - start )) s"
 
 start=$(date +%s)

@@ -95,6 +95,88 @@ class Encoder(torch.nn.Module):
         return self.head(h[:, 0])
 
 
+def conv_bn_relu(cin, cout, kernel, stride=1, padding=0, groups=1):
+    return [torch.nn.Conv2d(cin, cout, kernel, stride, padding, groups=groups, bias=False),
+            torch.nn.BatchNorm2d(cout), torch.nn.ReLU()]
+
+
+class DsCnn(torch.nn.Module):
+    """MLPerf Tiny keyword spotting: DS-CNN on 49x10 MFCC features, 12 classes."""
+
+    def __init__(self):
+        super().__init__()
+        layers = conv_bn_relu(1, 64, (10, 4), 2, (5, 1))
+        for _ in range(4):
+            layers += conv_bn_relu(64, 64, 3, 1, 1, groups=64) + conv_bn_relu(64, 64, 1)
+        self.features = torch.nn.Sequential(*layers, torch.nn.AvgPool2d((25, 5)), torch.nn.Flatten())
+        self.fc = torch.nn.Linear(64, 12)
+
+    def forward(self, x):
+        return torch.softmax(self.fc(self.features(x)), dim=1)
+
+
+class MobileNetV1Vww(torch.nn.Module):
+    """MLPerf Tiny visual wake words: MobileNetV1 with width 0.25 on 96x96 RGB, 2 classes."""
+
+    def __init__(self):
+        super().__init__()
+        blocks = [(8, 16, 1), (16, 32, 2), (32, 32, 1), (32, 64, 2), (64, 64, 1), (64, 128, 2)] + \
+                 [(128, 128, 1)] * 5 + [(128, 256, 2), (256, 256, 1)]
+        layers = conv_bn_relu(3, 8, 3, 2, 1)
+        for cin, cout, stride in blocks:
+            layers += conv_bn_relu(cin, cin, 3, stride, 1, groups=cin) + conv_bn_relu(cin, cout, 1)
+        self.features = torch.nn.Sequential(*layers, torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten())
+        self.fc = torch.nn.Linear(256, 2)
+
+    def forward(self, x):
+        return torch.softmax(self.fc(self.features(x)), dim=1)
+
+
+class ResidualBlock(torch.nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.body = torch.nn.Sequential(*conv_bn_relu(cin, cout, 3, stride, 1)[:2], torch.nn.ReLU(),
+                                        torch.nn.Conv2d(cout, cout, 3, 1, 1, bias=False), torch.nn.BatchNorm2d(cout))
+        self.shortcut = torch.nn.Conv2d(cin, cout, 1, stride) if stride != 1 or cin != cout else torch.nn.Identity()
+
+    def forward(self, x):
+        return torch.relu(self.body(x) + self.shortcut(x))
+
+
+class ResNet8(torch.nn.Module):
+    """MLPerf Tiny image classification: ResNet-8 on 32x32 CIFAR-10 images, 10 classes."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = torch.nn.Sequential(
+            *conv_bn_relu(3, 16, 3, 1, 1), ResidualBlock(16, 16, 1), ResidualBlock(16, 32, 2),
+            ResidualBlock(32, 64, 2), torch.nn.AvgPool2d(8), torch.nn.Flatten())
+        self.fc = torch.nn.Linear(64, 10)
+
+    def forward(self, x):
+        return torch.softmax(self.fc(self.features(x)), dim=1)
+
+
+class FcAutoencoder(torch.nn.Module):
+    """MLPerf Tiny anomaly detection: the fully connected autoencoder on 640 log-mel features
+    (128-wide layers, an 8-wide bottleneck)."""
+
+    def __init__(self):
+        super().__init__()
+        widths = [640, 128, 128, 128, 128, 8, 128, 128, 128, 128]
+        layers = []
+        for a, b in zip(widths, widths[1:]):
+            layers += [torch.nn.Linear(a, b), torch.nn.BatchNorm1d(b), torch.nn.ReLU()]
+        self.net = torch.nn.Sequential(*layers, torch.nn.Linear(128, 640))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+def features(*shape):
+    return lambda: torch.from_numpy(np.random.default_rng(1).standard_normal(shape, dtype=np.float32))
+
+
 def image(batch=1, size=224):
     return torch.from_numpy(np.random.default_rng(1).standard_normal((batch, 3, size, size), dtype=np.float32))
 
@@ -108,6 +190,11 @@ NETWORKS = {
     "vgg19": (lambda: torchvision.models.vgg19(weights=None), image, 13),
     "densenet121": (lambda: torchvision.models.densenet121(weights=None), image, 13),
     "zfnet512": (ZFNet512, image, 13),
+    # The shapes of the MLPerf Tiny benchmark, for microcontrollers (nnvmc --target c-standalone).
+    "ds_cnn": (DsCnn, features(1, 1, 49, 10), 13),
+    "mobilenet_v1_025_vww": (MobileNetV1Vww, features(1, 3, 96, 96), 13),
+    "resnet8": (ResNet8, features(1, 3, 32, 32), 13),
+    "fc_autoencoder": (FcAutoencoder, features(1, 640), 13),
     "encoder": (Encoder, lambda: torch.from_numpy(np.random.default_rng(1).integers(0, 1000, (1, 128))), 13),
 }
 

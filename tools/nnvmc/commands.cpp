@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "standalone.hpp"
 #include "tensor_io.hpp"
 
 #if NNVMC_WITH_LLVM
@@ -38,6 +39,9 @@ struct Loaded {
 
 // `index_checks`: the graph gets nv::graph::add_index_checks (nnvmc run --index-check=error).
 Loaded load_and_compile(const std::string& path, const Options& o, bool index_checks = false) {
+  if (parse_target(o.target).emitter == nv::target::Emitter::c_standalone)
+    throw nv::UserError("nnvm.cli.target", "--target c-standalone writes C sources for a microcontroller, which this "
+                                           "command cannot run here; use nnvmc compile MODEL --target c-standalone -o DIR");
   Loaded l;
   auto t0 = Clock::now();
   nv::graph::Graph g = load_model(path, o);
@@ -157,6 +161,10 @@ std::vector<nv::NDArray> run_artifact_once(const Artifact& a, int threads) {
 }  // namespace
 
 int run_compile(const std::string& model, const Options& o) {
+  if (parse_target(o.target).emitter == nv::target::Emitter::c_standalone) {
+    if (!o.emit.empty()) throw nv::UserError("nnvm.cli.emit", "--emit does not apply to --target c-standalone, which writes C");
+    return run_compile_standalone(model, o);
+  }
   Loaded l = load_and_compile(model, o);
   std::cerr << "compiled " << model << ": " << l.model.steps().size() << " kernel calls, " << l.model.kernels().size()
             << " kernels, target " << resolve_target(o.target) << ", " << l.compile_ms << " ms\n";

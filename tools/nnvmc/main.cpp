@@ -9,7 +9,7 @@
 namespace {
 
 void add_common(CLI::App* cmd, nnvmc::Options& o) {
-  cmd->add_option("--target", o.target, "host, c or llvm (host: llvm when built, else c), optionally with -mcpu=NAME (e.g. \"llvm -mcpu=x86-64-v3\"); default: this machine");
+  cmd->add_option("--target", o.target, "host, c or llvm (host: llvm when built, else c), optionally with -mcpu=NAME (e.g. \"llvm -mcpu=x86-64-v3\"); default: this machine; compile also takes c-standalone [-mcpu=cortex-m4] (self-contained C99 for a microcontroller)");
   cmd->add_option("--opt-level", o.opt_level, "graph optimization level (0-3)")->check(CLI::Range(0, 3));
   cmd->add_option("--threads", o.threads, "threads for parallel loops (0: NNVM_NUM_THREADS or all)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--input-shape", o.input_shapes, "fix an input's shape: name:1x3x224x224 (repeatable)");
@@ -37,6 +37,10 @@ int main(int argc, char** argv) {
                       "comma-separated: c (kernels.c), ll, asm, stmt (lowered IR), dot (graph.dot), json (graph.json: "
                       "the optimized graph with fused groups), onnx (graph.onnx, for Netron; needs -o)")
       ->delimiter(',');
+  compile->add_option("--name", o.name, "c-standalone: the C prefix (NAME_run, NNVM_NAME_ARENA_BYTES); default: the model file's name");
+  compile->add_option("--opt-for", o.opt_for, "c-standalone: size (default, -Os) or speed (-O2)")->check(CLI::IsMember({"size", "speed"}));
+  compile->add_option("--max-ram", o.max_ram, "c-standalone: fail, writing nothing, when arena + static data + stack exceed this (bytes, or 256K)");
+  compile->add_option("--max-flash", o.max_flash, "c-standalone: fail, writing nothing, when code + weights exceed this (bytes, or 1M)");
 
   auto* run = app.add_subcommand("run", "run a model once and print output summaries");
   run->add_option("model", model, "model.onnx, or a deploy artifact folder")->required();

@@ -21,8 +21,8 @@ constexpr bool kWithLlvm = false;
 #endif
 
 std::vector<std::string> available_targets() {
-  if (kWithLlvm) return {"host", "c", "llvm"};
-  return {"host", "c"};
+  if (kWithLlvm) return {"host", "c", "llvm", "c-standalone"};
+  return {"host", "c", "c-standalone"};
 }
 
 nv::target::Target parse_target(const std::string& spec) {
@@ -102,6 +102,8 @@ nv::graph::Graph load_model(const std::string& path, const Options& o) {
 nv::graph::CompileOptions compile_options(const Options& o, std::map<std::string, double>* pass_ms) {
   nv::graph::CompileOptions co;
   co.target = parse_target(o.target);
+  if (co.target.family == nv::target::Family::mcu)
+    co.target.opt_for = o.opt_for == "speed" ? nv::target::OptFor::speed : nv::target::OptFor::size;
   co.opt_level = o.opt_level;
   // --define-symbol is bound once, by the importer (import_options): the graph it returns has
   // the numbers in place, so binding the names again here would find no such extent.

@@ -27,6 +27,10 @@ struct Options {
   // run: what an out-of-range gather index computed or given at run time does; "error" (run's
   // default) adds graph::add_index_checks, "clamp" reads the nearest valid element.
   std::string index_check = "error";
+  // compile --target c-standalone: the C prefix (default: the model file's stem), what the
+  // generated code favours (size or speed), and budgets checked before anything is written
+  // ("" or a byte count, optionally with k/K or m/M for KiB/MiB).
+  std::string name, opt_for = "size", max_ram, max_flash;
 };
 
 // A --target value, "KIND [-mcpu=NAME]": KIND is host, c or llvm ("host": llvm when nnvmc was

@@ -5,7 +5,8 @@
 //   family  elementwise / broadcast / injective   reduction                 out_fusable / opaque
 //   cpu     vectorized innermost, parallel rest   parallel over outputs     plain loops
 //   gpu     one thread per output element         one thread per output     one thread per output
-//   mcu     plain loops (one thread, small code)  plain loops               plain loops
+//   mcu     plain loops (one thread, small code); internal stages in place when optimizing for
+//           size, and an epilogue's producer computed inside it (schedule_mcu.hpp)
 //   wasm    vectorized innermost, no threads      plain loops               plain loops
 #pragma once
 
@@ -15,6 +16,7 @@
 #include "nnvm/ops/op_def.hpp"
 #include "nnvm/ops/schedule_cpu.hpp"
 #include "nnvm/ops/schedule_gpu.hpp"
+#include "nnvm/ops/schedule_mcu.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -32,10 +34,10 @@ inline const ScheduleFn& own_schedule(const OpDef& def, target::Family family) {
 }
 
 // The op's schedule for `family` when elementwise ops follow it in one kernel; empty when it has
-// none (only CPU recipes have them today).
+// none. CPU ops bring their own; on a microcontroller every op takes the family's.
 inline const FusedScheduleFn& own_fused_schedule(const OpDef& def, target::Family family) {
-  static const FusedScheduleFn none;
-  return family == target::Family::cpu ? def.cpu_fused_schedule : none;
+  static const FusedScheduleFn none, mcu = mcu_fused_schedule;
+  return family == target::Family::cpu ? def.cpu_fused_schedule : family == target::Family::mcu ? mcu : none;
 }
 
 // The family's generic recipe for `pattern`, applied to the stages that compute `outputs`
@@ -62,7 +64,7 @@ inline void generic_schedule(OpPattern pattern, schedule::Schedule& s, const std
           gpu_schedule_injective(st, target);
       }
       return;
-    case target::Family::mcu: return;
+    case target::Family::mcu: mcu_inline_intermediates(s, outputs, target); return;
   }
 }
 

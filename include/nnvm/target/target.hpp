@@ -25,6 +25,10 @@ struct GpuDevice {
   int64_t shared_memory_bytes = 48 * 1024;  // shared (local, threadgroup) memory one block may use
 };
 
+// What schedules favour where the two part ways (nnvmc --opt-for): speed, or little RAM and
+// small code. Microcontroller recipes read it (ops/schedule_mcu.hpp); faster families ignore it.
+enum class OptFor : uint8_t { speed, size };
+
 struct Target {
   Family family = Family::cpu;
   Emitter emitter = Emitter::c;
@@ -38,6 +42,7 @@ struct Target {
   // for_cpu() derives the registers from it, so schedules and instructions agree.
   std::string cpu;
   GpuDevice gpu;  // Family::gpu only
+  OptFor opt_for = OptFor::speed;
 
   // This target with SIMD registers `bits` wide, and as many of them as an ISA with such registers
   // has, so register tiles stay consistent with the width (a bench or test that sweeps widths).

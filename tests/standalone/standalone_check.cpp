@@ -1,0 +1,240 @@
+// Checks `nnvmc compile --target c-standalone` end to end on one exported network (a folder
+// from scripts/models/export_models.py: model.onnx, input_0.npy and PyTorch's output_0.npy):
+//   1. nnvmc writes model.h, model.c and weights.c;
+//   2. a harness (written here: the input as exact hex-float constants, the run, the outputs
+//      printed as float bits) builds with them for this machine with
+//      -std=c99 -Wall -Wextra -Werror -pedantic under AddressSanitizer and UBSan, and runs;
+//   3. the same sources build for a Cortex-M4F with arm-none-eabi-gcc (startup code and linker
+//      script in cortex_m/) and run on QEMU's mps2-an386 board, printing through semihosting;
+//   4. both results are compared with PyTorch's (rtol, atol), and the Cortex-M4's with the
+//      host's bit for bit (reported; libm's expf may differ in the last bit).
+// Usage: standalone_check NNVMC CASE_DIR WORK_DIR [--cpu cortex-m4] [--opt-for size|speed]
+//        [--rtol R] [--atol A] [--no-qemu]
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tensor_io.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string shell_quoted(const std::string& s) { return "'" + s + "'"; }
+
+// Runs a shell command; its output goes to `log`. Returns the exit status.
+int run(const std::string& cmd, const std::string& log) {
+  int st = std::system((cmd + " > " + shell_quoted(log) + " 2>&1").c_str());
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+[[noreturn]] void fail(const std::string& what, const std::string& log = "") {
+  std::cerr << "FAIL: " << what << "\n";
+  if (!log.empty()) std::cerr << slurp(log).substr(0, 8000) << "\n";
+  std::exit(1);
+}
+
+const char* kHarnessIo = R"(
+#ifdef NNVM_HOST
+#include <stdio.h>
+static void emit(const char* s) { fputs(s, stdout); }
+#else
+#include "semihost.h"
+static void emit(const char* s) { semihost_print(s); }
+#endif
+
+/* "o K IIIIII BBBBBBBB\n": output K, element I, its float32 bits, in hex. */
+static void emit_element(unsigned k, unsigned long i, float v) {
+  static const char hex[] = "0123456789abcdef";
+  char line[32];
+  uint32_t bits;
+  int p = 0, shift;
+  memcpy(&bits, &v, 4);
+  line[p++] = 'o';
+  line[p++] = ' ';
+  line[p++] = hex[k & 15u];
+  line[p++] = ' ';
+  for (shift = 20; shift >= 0; shift -= 4) line[p++] = hex[(i >> shift) & 15u];
+  line[p++] = ' ';
+  for (shift = 28; shift >= 0; shift -= 4) line[p++] = hex[(bits >> shift) & 15u];
+  line[p++] = '\n';
+  line[p] = 0;
+  emit(line);
+}
+)";
+
+// The harness: inputs as constants, the outputs as static arrays, one run, every output printed.
+std::string harness(const std::string& name, const std::vector<nnvm::NDArray>& inputs,
+                    const std::vector<nnvm::NDArray>& outputs) {
+  std::string macro = "NNVM_";
+  for (char c : name) macro += char(std::toupper(static_cast<unsigned char>(c)));
+  std::string s = "#include <stdint.h>\n#include <string.h>\n\n#include \"model.h\"\n" + std::string(kHarnessIo);
+  std::string args;
+  char buf[64];
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    s += "\nstatic const float input_" + std::to_string(k) + "[] = {";
+    for (int64_t i = 0; i < inputs[k].numel(); ++i) {
+      std::snprintf(buf, sizeof buf, "%s%s%af", i ? "," : "", i % 6 ? " " : "\n  ", double(inputs[k].data<float>()[i]));
+      s += buf;
+    }
+    s += "\n};\n";
+    args += "input_" + std::to_string(k) + ", ";
+  }
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    s += "static float output_" + std::to_string(k) + "[" + std::to_string(outputs[k].numel()) + "];\n";
+    args += "output_" + std::to_string(k) + ", ";
+  }
+  s += "static uint8_t arena[" + macro + "_ARENA_BYTES] __attribute__((aligned(16)));\n\nint main(void) {\n"
+       "  unsigned long i;\n  const int32_t status = " + name + "_run(" + args + "arena);\n"
+       "  if (status != 0) {\n    emit(\"run failed\\n\");\n    return 1;\n  }\n";
+  for (size_t k = 0; k < outputs.size(); ++k)
+    s += "  for (i = 0; i < " + std::to_string(outputs[k].numel()) + "u; ++i) emit_element(" + std::to_string(k) +
+         "u, i, output_" + std::to_string(k) + "[i]);\n";
+  return s + "  emit(\"done\\n\");\n  return 0;\n}\n";
+}
+
+// The outputs a harness printed, as float bits per output.
+std::vector<std::vector<uint32_t>> parse_outputs(const std::string& text, const std::vector<nnvm::NDArray>& ref,
+                                                 const std::string& who) {
+  std::vector<std::vector<uint32_t>> out(ref.size());
+  for (size_t k = 0; k < ref.size(); ++k) out[k].assign(size_t(ref[k].numel()), 0);
+  std::vector<std::vector<bool>> seen(ref.size());
+  for (size_t k = 0; k < ref.size(); ++k) seen[k].assign(out[k].size(), false);
+  std::istringstream in(text);
+  std::string line;
+  bool done = false;
+  while (std::getline(in, line)) {
+    if (line == "done") done = true;
+    unsigned k = 0;
+    unsigned long i = 0;
+    uint32_t bits = 0;
+    if (std::sscanf(line.c_str(), "o %x %lx %x", &k, &i, &bits) == 3 && k < out.size() && i < out[k].size()) {
+      out[k][i] = bits;
+      seen[k][i] = true;
+    }
+  }
+  if (!done) fail(who + " did not finish:\n" + text.substr(0, 4000));
+  for (size_t k = 0; k < seen.size(); ++k)
+    for (size_t i = 0; i < seen[k].size(); ++i)
+      if (!seen[k][i]) fail(who + " printed no output " + std::to_string(k) + " element " + std::to_string(i));
+  return out;
+}
+
+float as_float(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// Compares with the reference; prints the largest error. Returns whether every element passes.
+bool compare(const std::vector<std::vector<uint32_t>>& got, const std::vector<nnvm::NDArray>& ref, double rtol,
+             double atol, const std::string& who) {
+  bool ok = true;
+  for (size_t k = 0; k < ref.size(); ++k) {
+    double worst = 0;
+    int64_t bad = 0, first_bad = -1;
+    for (size_t i = 0; i < got[k].size(); ++i) {
+      double want = ref[k].data<float>()[i], have = as_float(got[k][i]);
+      double err = std::fabs(have - want);
+      worst = std::max(worst, err);
+      if (!(err <= atol + rtol * std::fabs(want))) {
+        if (first_bad < 0) first_bad = int64_t(i);
+        ++bad;
+      }
+    }
+    std::cout << "  " << who << " output " << k << ": max |error| vs PyTorch " << worst << " over " << got[k].size()
+              << " elements";
+    if (bad) {
+      ok = false;
+      std::cout << ", " << bad << " outside rtol " << rtol << " atol " << atol << " (first: element " << first_bad
+                << ", got " << as_float(got[k][size_t(first_bad)]) << ", want " << ref[k].data<float>()[first_bad] << ")";
+    }
+    std::cout << "\n";
+  }
+  return ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    std::cerr << "usage: standalone_check NNVMC CASE_DIR WORK_DIR [--cpu C] [--opt-for size|speed] [--rtol R] "
+                 "[--atol A] [--no-qemu]\n";
+    return 2;
+  }
+  std::string nnvmc = argv[1], case_dir = argv[2], work = argv[3], cpu = "cortex-m4", opt_for = "size";
+  double rtol = 1e-3, atol = 1e-5;
+  bool qemu = true;
+  for (int i = 4; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--no-qemu") qemu = false;
+    else if (i + 1 < argc && a == "--cpu") cpu = argv[++i];
+    else if (i + 1 < argc && a == "--opt-for") opt_for = argv[++i];
+    else if (i + 1 < argc && a == "--rtol") rtol = std::stod(argv[++i]);
+    else if (i + 1 < argc && a == "--atol") atol = std::stod(argv[++i]);
+    else fail("unknown argument " + a);
+  }
+  const std::string name = "net", here = fs::path(__FILE__).parent_path().string() + "/cortex_m";
+  fs::remove_all(work);
+  fs::create_directories(work);
+  const std::string gen = work + "/gen", log = work + "/log.txt";
+
+  std::vector<nnvm::NDArray> inputs, refs;
+  for (int k = 0; fs::exists(case_dir + "/input_" + std::to_string(k) + ".npy"); ++k)
+    inputs.push_back(nnvmc::read_tensor(case_dir + "/input_" + std::to_string(k) + ".npy"));
+  for (int k = 0; fs::exists(case_dir + "/output_" + std::to_string(k) + ".npy"); ++k)
+    refs.push_back(nnvmc::read_tensor(case_dir + "/output_" + std::to_string(k) + ".npy"));
+  if (inputs.empty() || refs.empty()) fail("no input_0.npy / output_0.npy in " + case_dir);
+  for (auto* list : {&inputs, &refs})
+    for (auto& t : *list)
+      if (t.dtype() != nnvm::dtype::float32) fail("the harness handles float32 tensors only");
+
+  // 1. The generated sources (and nnvmc's footprint report, shown in the test's log).
+  std::string cmd = shell_quoted(nnvmc) + " compile " + shell_quoted(case_dir + "/model.onnx") + " --target " +
+                    shell_quoted("c-standalone -mcpu=" + cpu) + " --name " + name + " --opt-for " + opt_for + " -o " + shell_quoted(gen);
+  if (run(cmd, log) != 0) fail("nnvmc compile failed", log);
+  std::cout << slurp(log);
+  std::ofstream(gen + "/harness.c") << harness(name, inputs, refs);
+
+  // 2. This machine, with the strictest flags and the sanitizers.
+  const std::string strict = " -std=c99 -Wall -Wextra -Werror -pedantic ";
+  cmd = "cd " + shell_quoted(gen) + " && cc" + strict + "-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all " +
+        "-DNNVM_HOST harness.c model.c weights.c -lm -o host_run && ./host_run";
+  if (run(cmd, log) != 0) fail("the host build or run failed", log);
+  auto host = parse_outputs(slurp(log), refs, "the host build");
+  bool ok = compare(host, refs, rtol, atol, "host (x86, ASan+UBSan)");
+
+  // 3. A Cortex-M4F under QEMU.
+  if (qemu) {
+    const std::string arch = "-mcpu=" + cpu + " -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16";
+    cmd = "cd " + shell_quoted(gen) + " && arm-none-eabi-gcc " + arch + strict + (opt_for == "speed" ? "-O2" : "-Os") +
+          " -ffunction-sections -fdata-sections -I" + shell_quoted(here) + " harness.c model.c weights.c " +
+          shell_quoted(here + "/startup.c") + " -nostartfiles --specs=nosys.specs -Wl,--gc-sections -T " +
+          shell_quoted(here + "/mps2_an386.ld") + " -lm -o m4.elf";
+    if (run(cmd, log) != 0) fail("the Cortex-M build failed", log);
+    cmd = "cd " + shell_quoted(gen) + " && timeout 600 qemu-system-arm -M mps2-an386 -nographic -monitor none -serial none "
+          "-semihosting-config enable=on,target=native -kernel m4.elf";
+    if (run(cmd, log) != 0) fail("the Cortex-M run failed under qemu-system-arm", log);
+    auto m4 = parse_outputs(slurp(log), refs, "the Cortex-M4 run");
+    ok = compare(m4, refs, rtol, atol, cpu + " (qemu mps2-an386)") && ok;
+    size_t same = 0, total = 0;
+    for (size_t k = 0; k < m4.size(); ++k)
+      for (size_t i = 0; i < m4[k].size(); ++i) same += m4[k][i] == host[k][i], ++total;
+    std::cout << "  " << cpu << " vs host: " << same << " of " << total << " elements bit-identical\n";
+  }
+  std::cout << (ok ? "PASS" : "FAIL") << "\n";
+  return ok ? 0 : 1;
+}
