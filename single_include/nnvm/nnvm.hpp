@@ -19577,7 +19577,7 @@ NNVM_END_NAMESPACE
 //   cuda [-arch=sm_NN]               NVIDIA GPU through CUDA C++
 //   opencl | metal                   GPU through OpenCL C 1.2 / the Metal Shading Language
 //   c-standalone [-mcpu=cortex-mN]   microcontroller: self-contained C99
-//   wasm                             WebAssembly with 128-bit SIMD
+//   wasm [-msimd128]                 WebAssembly, with 128-bit SIMD when asked
 //
 // Parsing checks the words; whether this build has the emitter is the caller's question
 // (nnvmc answers "not built yet" for the back ends later issues add).
@@ -19619,17 +19619,21 @@ inline Target parse_target(const std::string& spec) {
     throw UserError("nnvm.target.parse", "target '" + printable(spec) + "': unknown back end '" + printable(name) +
                                              "'; known: " + names);
   std::string cpu, arch;
+  bool simd128 = false;
   const Family family = default_family(emitter);
   while (in >> word) {
     bool takes_cpu = family == Family::cpu || family == Family::mcu;
     if (takes_cpu && word.rfind("-mcpu=", 0) == 0 && word.size() > 6) {
       cpu = word.substr(6);
+    } else if (family == Family::wasm && word == "-msimd128") {
+      simd128 = true;
     } else if (emitter == Emitter::cuda && word.rfind("-arch=sm_", 0) == 0 && word.size() > 9 &&
                word.find_first_not_of("0123456789", 9) == std::string::npos) {
       arch = word.substr(6);
     } else {
       std::string expected = takes_cpu                   ? "-mcpu=NAME, e.g. llvm -mcpu=x86-64-v3"
                              : emitter == Emitter::cuda ? "-arch=sm_NN, e.g. cuda -arch=sm_90"
+                             : family == Family::wasm   ? "-msimd128"
                                                         : std::string("no options for ") + emitter_name(emitter);
       throw UserError("nnvm.target.parse",
                       "target '" + printable(spec) + "': unknown option '" + printable(word) + "' (expected " + expected + ")");
@@ -19651,8 +19655,8 @@ inline Target parse_target(const std::string& spec) {
       Target t;
       t.family = Family::wasm;
       t.emitter = emitter;
-      t.vector_bits = 128;
-      t.vector_registers = 16;
+      t.vector_bits = simd128 ? 128 : 0;
+      t.vector_registers = simd128 ? 16 : 0;
       return t;
     }
   }
@@ -19664,6 +19668,7 @@ inline std::string to_string(const Target& t) {
   std::string s = emitter_name(t.emitter);
   if (!t.cpu.empty()) s += " -mcpu=" + t.cpu;
   if (!t.gpu.arch.empty()) s += " -arch=" + t.gpu.arch;
+  if (t.family == Family::wasm && t.vector_bits >= 128) s += " -msimd128";
   return s;
 }
 

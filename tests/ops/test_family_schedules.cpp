@@ -87,7 +87,7 @@ TEST_CASE("generic recipes of the other families: CPU vectorized and parallel, W
   std::string cpu = ir::to_string(ops::build(relu, {big}, {}, target::Target::for_cpu(target::Emitter::c, "x86-64-v3")).func);
   CHECK(cpu.find("vectorized") != std::string::npos);
   CHECK(cpu.find("parallel") != std::string::npos);
-  std::string wasm = ir::to_string(ops::build(relu, {big}, {}, target::parse_target("wasm")).func);
+  std::string wasm = ir::to_string(ops::build(relu, {big}, {}, target::parse_target("wasm -msimd128")).func);
   CHECK(wasm.find("vectorized") != std::string::npos);
   CHECK(wasm.find("parallel") == std::string::npos);
   auto mcu_built = ops::build(relu, {big}, {}, target::parse_target("c-standalone -mcpu=cortex-m4"));
@@ -116,7 +116,7 @@ TEST_CASE("targets parse into family, emitter and device, and print back") {
                 Row{"opencl", Family::gpu, Emitter::opencl, 128}, Row{"metal", Family::gpu, Emitter::metal, 128},
                 Row{"c-standalone -mcpu=cortex-m4", Family::mcu, Emitter::c_standalone, 0},
                 Row{"c-standalone -mcpu=cortex-m55", Family::mcu, Emitter::c_standalone, 128},
-                Row{"wasm", Family::wasm, Emitter::wasm, 128}}) {
+                Row{"wasm", Family::wasm, Emitter::wasm, 0}, Row{"wasm -msimd128", Family::wasm, Emitter::wasm, 128}}) {
     CAPTURE(r.spec);
     target::Target t = target::parse_target(r.spec);
     CHECK(t.family == r.family);
@@ -132,7 +132,7 @@ TEST_CASE("targets parse into family, emitter and device, and print back") {
   CHECK_THROWS_WITH(target::parse_target("vulkan"), doctest::Contains("unknown back end 'vulkan'; known: c, llvm, cuda"));
   CHECK_THROWS_WITH(target::parse_target("cuda -mcpu=x86-64-v3"), doctest::Contains("unknown option '-mcpu=x86-64-v3' (expected -arch=sm_NN"));
   CHECK_THROWS_WITH(target::parse_target("cuda -arch=sm_9x"), doctest::Contains("unknown option '-arch=sm_9x'"));
-  CHECK_THROWS_WITH(target::parse_target("wasm -mcpu=x"), doctest::Contains("no options for wasm"));
+  CHECK_THROWS_WITH(target::parse_target("wasm -mcpu=x"), doctest::Contains("unknown option '-mcpu=x' (expected -msimd128)"));
   CHECK_THROWS_WITH(target::parse_target("llvm -mcpu=pentium-9000"), doctest::Contains("unknown CPU 'pentium-9000'"));
   CHECK_THROWS_WITH(target::parse_target("c-standalone -mcpu=cortex-m9"), doctest::Contains("unknown microcontroller 'cortex-m9'"));
 }

@@ -6,12 +6,16 @@
 //      -std=c99 -Wall -Wextra -Werror -pedantic under AddressSanitizer and UBSan, and runs;
 //   3. the same sources build for a Cortex-M4F with arm-none-eabi-gcc (startup code and linker
 //      script in cortex_m/) and run on QEMU's mps2-an386 board, printing through semihosting;
-//   4. both results are compared with PyTorch's (rtol, atol), and the Cortex-M4's with the
-//      host's bit for bit (reported; libm's expf may differ in the last bit).
+//   4. with --wasm, `nnvmc compile --target "wasm -msimd128"` builds model.wasm and model.mjs,
+//      and node runs them through the ES module;
+//   5. every result is compared with PyTorch's (rtol, atol), and the Cortex-M4's with the
+//      host's bit for bit (reported; libm's expf may differ in the last bit). The median time of
+//      a run is printed for the host (-O2, no sanitizers) and for node.
 // Usage: standalone_check NNVMC CASE_DIR WORK_DIR [--cpu cortex-m4] [--opt-for size|speed]
-//        [--rtol R] [--atol A] [--no-qemu]
+//        [--rtol R] [--atol A] [--no-qemu] [--wasm]
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -50,6 +54,7 @@ std::string slurp(const std::string& path) {
 const char* kHarnessIo = R"(
 #ifdef NNVM_HOST
 #include <stdio.h>
+#include <time.h>
 static void emit(const char* s) { fputs(s, stdout); }
 #else
 #include "semihost.h"
@@ -103,6 +108,12 @@ std::string harness(const std::string& name, const std::vector<nnvm::NDArray>& i
   for (size_t k = 0; k < outputs.size(); ++k)
     s += "  for (i = 0; i < " + std::to_string(outputs[k].numel()) + "u; ++i) emit_element(" + std::to_string(k) +
          "u, i, output_" + std::to_string(k) + "[i]);\n";
+  // The host's timing build runs 20 more times and prints the median milliseconds (CPU time).
+  s += "#ifdef NNVM_BENCH\n  {\n    double ms[20], t;\n    int r, q;\n    char line[64];\n"
+       "    for (r = 0; r < 20; ++r) {\n      clock_t c0 = clock();\n      " + name + "_run(" + args + "arena);\n"
+       "      ms[r] = 1000.0 * (double)(clock() - c0) / CLOCKS_PER_SEC;\n    }\n"
+       "    for (r = 1; r < 20; ++r)\n      for (q = r; q > 0 && ms[q - 1] > ms[q]; --q) t = ms[q], ms[q] = ms[q - 1], ms[q - 1] = t;\n"
+       "    sprintf(line, \"median %.3f ms\\n\", ms[10]);\n    emit(line);\n  }\n#endif\n";
   return s + "  emit(\"done\\n\");\n  return 0;\n}\n";
 }
 
@@ -131,6 +142,28 @@ std::vector<std::vector<uint32_t>> parse_outputs(const std::string& text, const 
     for (size_t i = 0; i < seen[k].size(); ++i)
       if (!seen[k][i]) fail(who + " printed no output " + std::to_string(k) + " element " + std::to_string(i));
   return out;
+}
+
+const char* kNodeRunner = R"(// Runs model.wasm once through model.mjs on input_K.bin, writes output_K.bin, then times 20 runs.
+import { load } from "./model.mjs";
+import fs from "fs";
+const model = await load(fs.readFileSync(new URL("./model.wasm", import.meta.url)));
+const inputs = model.inputs.map((p, k) => new p.array(Uint8Array.from(fs.readFileSync(`input_${k}.bin`)).buffer));
+const outputs = model.run(...inputs);
+outputs.forEach((o, k) => fs.writeFileSync(`output_${k}.bin`, Buffer.from(o.buffer)));
+const ms = [];
+for (let r = 0; r < 20; ++r) {
+  const t0 = performance.now();
+  model.run(...inputs);
+  ms.push(performance.now() - t0);
+}
+ms.sort((a, b) => a - b);
+console.log(`median ${ms[10].toFixed(3)} ms`);
+)";
+
+std::string median_line(const std::string& text) {
+  size_t at = text.find("median ");
+  return at == std::string::npos ? "?" : text.substr(at + 7, text.find('\n', at) - at - 7);
 }
 
 float as_float(uint32_t bits) {
@@ -177,10 +210,11 @@ int main(int argc, char** argv) {
   }
   std::string nnvmc = argv[1], case_dir = argv[2], work = argv[3], cpu = "cortex-m4", opt_for = "size";
   double rtol = 1e-3, atol = 1e-5;
-  bool qemu = true;
+  bool qemu = true, wasm = false;
   for (int i = 4; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--no-qemu") qemu = false;
+    else if (a == "--wasm") wasm = true;
     else if (i + 1 < argc && a == "--cpu") cpu = argv[++i];
     else if (i + 1 < argc && a == "--opt-for") opt_for = argv[++i];
     else if (i + 1 < argc && a == "--rtol") rtol = std::stod(argv[++i]);
@@ -216,6 +250,10 @@ int main(int argc, char** argv) {
   if (run(cmd, log) != 0) fail("the host build or run failed", log);
   auto host = parse_outputs(slurp(log), refs, "the host build");
   bool ok = compare(host, refs, rtol, atol, "host (x86, ASan+UBSan)");
+  cmd = "cd " + shell_quoted(gen) + " && cc" + strict + "-O2 -DNNVM_HOST -DNNVM_BENCH harness.c model.c weights.c -lm " +
+        "-o host_bench && ./host_bench";
+  if (run(cmd, log) != 0) fail("the host timing build failed", log);
+  std::cout << "  host (cc -O2, " << opt_for << " schedules): " << median_line(slurp(log)) << " per run\n";
 
   // 3. A Cortex-M4F under QEMU.
   if (qemu) {
@@ -234,6 +272,28 @@ int main(int argc, char** argv) {
     for (size_t k = 0; k < m4.size(); ++k)
       for (size_t i = 0; i < m4[k].size(); ++i) same += m4[k][i] == host[k][i], ++total;
     std::cout << "  " << cpu << " vs host: " << same << " of " << total << " elements bit-identical\n";
+  }
+  // 4. WebAssembly in node.
+  if (wasm) {
+    const std::string dir = work + "/wasm";
+    cmd = shell_quoted(nnvmc) + " compile " + shell_quoted(case_dir + "/model.onnx") + " --target 'wasm -msimd128' --name " +
+          name + " -o " + shell_quoted(dir);
+    if (run(cmd, log) != 0) fail("nnvmc compile --target wasm failed", log);
+    std::cout << slurp(log);
+    for (size_t k = 0; k < inputs.size(); ++k)
+      std::ofstream(dir + "/input_" + std::to_string(k) + ".bin", std::ios::binary)
+          .write(static_cast<const char*>(inputs[k].raw()), std::streamsize(inputs[k].nbytes()));
+    std::ofstream(dir + "/run.mjs") << kNodeRunner;
+    if (run("cd " + shell_quoted(dir) + " && node run.mjs", log) != 0) fail("node could not run model.wasm", log);
+    std::cout << "  node (WebAssembly SIMD128): " << median_line(slurp(log)) << " per run\n";
+    std::vector<std::vector<uint32_t>> got(refs.size());
+    for (size_t k = 0; k < refs.size(); ++k) {
+      std::string bytes = slurp(dir + "/output_" + std::to_string(k) + ".bin");
+      if (bytes.size() != size_t(refs[k].numel()) * 4) fail("node wrote " + std::to_string(bytes.size()) + " bytes for output " + std::to_string(k));
+      got[k].resize(size_t(refs[k].numel()));
+      std::memcpy(got[k].data(), bytes.data(), bytes.size());
+    }
+    ok = compare(got, refs, rtol, atol, "wasm (node)") && ok;
   }
   std::cout << (ok ? "PASS" : "FAIL") << "\n";
   return ok ? 0 : 1;

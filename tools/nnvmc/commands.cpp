@@ -39,9 +39,11 @@ struct Loaded {
 
 // `index_checks`: the graph gets nv::graph::add_index_checks (nnvmc run --index-check=error).
 Loaded load_and_compile(const std::string& path, const Options& o, bool index_checks = false) {
-  if (parse_target(o.target).emitter == nv::target::Emitter::c_standalone)
-    throw nv::UserError("nnvm.cli.target", "--target c-standalone writes C sources for a microcontroller, which this "
-                                           "command cannot run here; use nnvmc compile MODEL --target c-standalone -o DIR");
+  if (auto e = parse_target(o.target).emitter; e == nv::target::Emitter::c_standalone || e == nv::target::Emitter::wasm)
+    throw nv::UserError("nnvm.cli.target", "--target " + o.target + " writes standalone C" +
+                                               (e == nv::target::Emitter::wasm ? " and a .wasm module" : "") +
+                                               ", which this command cannot run; use nnvmc compile MODEL --target " +
+                                               o.target + " -o DIR");
   Loaded l;
   auto t0 = Clock::now();
   nv::graph::Graph g = load_model(path, o);
@@ -161,8 +163,8 @@ std::vector<nv::NDArray> run_artifact_once(const Artifact& a, int threads) {
 }  // namespace
 
 int run_compile(const std::string& model, const Options& o) {
-  if (parse_target(o.target).emitter == nv::target::Emitter::c_standalone) {
-    if (!o.emit.empty()) throw nv::UserError("nnvm.cli.emit", "--emit does not apply to --target c-standalone, which writes C");
+  if (auto e = parse_target(o.target).emitter; e == nv::target::Emitter::c_standalone || e == nv::target::Emitter::wasm) {
+    if (!o.emit.empty()) throw nv::UserError("nnvm.cli.emit", "--emit does not apply to --target " + o.target + ", which writes C");
     return run_compile_standalone(model, o);
   }
   Loaded l = load_and_compile(model, o);

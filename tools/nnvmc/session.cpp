@@ -21,8 +21,8 @@ constexpr bool kWithLlvm = false;
 #endif
 
 std::vector<std::string> available_targets() {
-  if (kWithLlvm) return {"host", "c", "llvm", "c-standalone"};
-  return {"host", "c", "c-standalone"};
+  if (kWithLlvm) return {"host", "c", "llvm", "c-standalone", "wasm"};
+  return {"host", "c", "c-standalone", "wasm"};
 }
 
 nv::target::Target parse_target(const std::string& spec) {

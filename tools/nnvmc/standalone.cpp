@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "nnvm/graph/standalone_c.hpp"
+#include "wasm.hpp"
 
 namespace nnvmc {
 
@@ -129,7 +130,7 @@ std::optional<CortexMFootprint> cortex_m_footprint(const nv::graph::StandaloneC&
 
 int run_compile_standalone(const std::string& model, const Options& o) {
   if (o.out.empty())
-    throw nv::UserError("nnvm.cli.output", "--target c-standalone writes model.h, model.c and weights.c; give -o DIR");
+    throw nv::UserError("nnvm.cli.output", "--target " + o.target + " writes C sources (and model.wasm); give -o DIR");
   if (o.opt_for != "size" && o.opt_for != "speed")
     throw nv::UserError("nnvm.cli.opt_for", "--opt-for '" + nv::printable(o.opt_for) + "': expected size or speed");
   const uint64_t max_ram = o.max_ram.empty() ? 0 : parse_bytes(o.max_ram, "--max-ram");
@@ -144,8 +145,9 @@ int run_compile_standalone(const std::string& model, const Options& o) {
   if (name.empty()) name = fs::is_directory(file) || file.stem() == "model" ? (fs::is_directory(file) ? file : file.parent_path()).filename().string() : file.stem().string();
   nv::graph::StandaloneC src = nv::graph::emit_standalone_c(prepared, name);
   const auto& fp = src.footprint;
+  const bool wasm = co.target.family == nv::target::Family::wasm;
   const std::string cpu = co.target.cpu.empty() ? "cortex-m4" : co.target.cpu;
-  std::optional<CortexMFootprint> m = cortex_m_footprint(src, cpu, o.opt_for);
+  std::optional<CortexMFootprint> m = wasm ? std::nullopt : cortex_m_footprint(src, cpu, o.opt_for);
 
   std::cout << "standalone C '" << src.name << "': " << prepared.model.steps().size() << " kernel calls, "
             << prepared.funcs.size() << " kernels\n"
@@ -163,7 +165,7 @@ int run_compile_standalone(const std::string& model, const Options& o) {
               << m->weights_bytes << " B\n"
               << "    RAM   " << ram << " B (" << kib(ram) << "): data+bss " << m->static_ram_bytes << " B + arena "
               << fp.arena_bytes << " B + stack ~" << m->stack_bytes << " B\n";
-  } else {
+  } else if (!wasm) {
     std::cout << "  (no arm-none-eabi-gcc: code size and static RAM for a Cortex-M are not measured)\n";
   }
   std::string over;
@@ -176,13 +178,37 @@ int run_compile_standalone(const std::string& model, const Options& o) {
   if (!over.empty())
     throw nv::UserError("nnvm.standalone.budget", over.substr(0, over.size() - 2) + "; nothing was written",
                         {"model " + nv::printable(model)});
-  fs::create_directories(o.out);
-  for (auto& [file, text] : {std::pair{"model.h", &src.model_h}, {"model.c", &src.model_c}, {"weights.c", &src.weights_c}}) {
-    std::ofstream f(fs::path(o.out) / file, std::ios::binary);
-    f << *text;
-    if (!f.flush()) throw nv::UserError("nnvm.cli.output", "cannot write " + (fs::path(o.out) / file).string());
+  std::vector<std::pair<std::string, std::string>> files = {
+      {"model.h", src.model_h}, {"model.c", src.model_c}, {"weights.c", src.weights_c}};
+  if (wasm) {
+    // Built in a temporary folder first, so that a failed build writes nothing.
+    files.push_back({"wasm_api.c", wasm_api_c(src)});
+    files.push_back({"model.mjs", wasm_module_js(src)});
+    fs::path tmp = fs::temp_directory_path() / ("nnvmc-wasm-" + std::to_string(getpid()));
+    fs::create_directories(tmp);
+    struct Cleanup {
+      fs::path d;
+      ~Cleanup() {
+        std::error_code ec;
+        fs::remove_all(d, ec);
+      }
+    } cleanup{tmp};
+    for (auto& [file, text] : files) std::ofstream(tmp / file, std::ios::binary) << text;
+    build_wasm(tmp.string(), co.target.vector_bits >= 128);
+    std::ifstream in(tmp / "model.wasm", std::ios::binary);
+    files.push_back({"model.wasm", {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()}});
+    std::cout << "  model.wasm " << files.back().second.size() << " B (" << kib(files.back().second.size())
+              << ", weights included; " << (co.target.vector_bits >= 128 ? "SIMD128" : "no SIMD") << ")\n";
   }
-  std::cerr << "wrote " << o.out << "/model.h, model.c, weights.c\n";
+  fs::create_directories(o.out);
+  std::string written;
+  for (auto& [file, text] : files) {
+    std::ofstream f(fs::path(o.out) / file, std::ios::binary);
+    f << text;
+    if (!f.flush()) throw nv::UserError("nnvm.cli.output", "cannot write " + (fs::path(o.out) / file).string());
+    written += (written.empty() ? "" : ", ") + file;
+  }
+  std::cerr << "wrote " << written << " to " << o.out << "\n";
   return 0;
 }
 

@@ -43,6 +43,13 @@ struct StandaloneC {
   std::string name;  // the C prefix: NAME_run, NNVM_NAME_...
   std::string model_h, model_c, weights_c;
   StandaloneFootprint footprint;
+  // The run function's tensor parameters, in order: inputs, then outputs.
+  struct Port {
+    std::string param, tensor;  // the C parameter's name, the model's name for the tensor
+    DataType dtype;
+    std::vector<int64_t> shape;
+  };
+  std::vector<Port> inputs, outputs;
 };
 
 namespace detail {
@@ -158,6 +165,7 @@ inline StandaloneC emit_standalone_c(const PreparedModel& prepared, const std::s
     std::string pname = sl.name.substr(std::min(sl.name.size(), sl.name.find_first_not_of("/_.:-")));
     pname = params.fresh(pname.empty() ? std::string(is_input ? "input" : "output") : pname);
     (is_input ? in_names : out_names).push_back(pname);
+    (is_input ? out.inputs : out.outputs).push_back({pname, sl.name, sl.dtype, sl.shape});
     signature += str_cat(signature.empty() ? "" : ", ", is_input ? "const " : "", c.scalar_type(sl.dtype), "* ", pname);
     std::string what = str_cat(is_input ? "input " : "output ", k);
     docs += str_cat(" *   ", pname, ": ", what, " '", detail::comment_safe(sl.name), "', ", detail::shape_comment(sl.dtype, sl.shape),
