@@ -11,10 +11,10 @@ board="$here/../../tests/standalone/cortex_m"   # startup code and linker script
 cd "$out"
 flags="-std=c99 -Wall -Wextra -Werror -pedantic -Os"
 # This machine first (the same C, under the sanitizers), then the microcontroller.
-cc $flags -DHOST -fsanitize=address,undefined board_main.c model.c weights.c -lm -o kws_host
+cc $flags -DHOST -fsanitize=address,undefined -I. "$here/board_main.c" model.c weights.c -lm -o kws_host
 ./kws_host
 arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 $flags -ffunction-sections \
-  -fdata-sections -I"$board" board_main.c model.c weights.c "$board/startup.c" -nostartfiles --specs=nosys.specs \
+  -fdata-sections -I. -I"$board" "$here/board_main.c" model.c weights.c "$board/startup.c" -nostartfiles --specs=nosys.specs \
   -Wl,--gc-sections -T "$board/mps2_an386.ld" -lm -o kws.elf
 arm-none-eabi-size kws.elf
 timeout 120 qemu-system-arm -M mps2-an386 -nographic -monitor none -serial none \
