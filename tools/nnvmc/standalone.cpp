@@ -28,6 +28,18 @@ std::string cortex_m_flags(const std::string& cpu) {
 
 std::string shell_quoted(const std::string& s) { return "'" + s + "'"; }
 
+// A folder of this process's own under the system's temporary directory, removed with it.
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& prefix) : path(fs::temp_directory_path() / (prefix + std::to_string(getpid()))) {
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
 // Sections of an ELF file (arm-none-eabi-size -A): name -> bytes.
 std::map<std::string, uint64_t> sections(const std::string& file) {
   auto [status, text] = nv::target::detail::run_command("arm-none-eabi-size -A " + shell_quoted(file));
@@ -92,15 +104,8 @@ std::string cortex_m_cflags(const std::string& cpu, const std::string& opt_for) 
 std::optional<CortexMFootprint> cortex_m_footprint(const nv::graph::StandaloneC& src, const std::string& cpu,
                                                    const std::string& opt_for) {
   if (nv::target::detail::run_command("arm-none-eabi-gcc --version").first != 0) return std::nullopt;
-  fs::path dir = fs::temp_directory_path() / ("nnvmc-standalone-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  struct Cleanup {
-    fs::path d;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(d, ec);
-    }
-  } cleanup{dir};
+  TempDir tmp("nnvmc-standalone-");
+  const fs::path& dir = tmp.path;
   for (auto& [file, text] : {std::pair{"model.h", &src.model_h}, {"model.c", &src.model_c}, {"weights.c", &src.weights_c}})
     std::ofstream(dir / file, std::ios::binary) << *text;
   // The image keeps what the run function reaches: its kernels, the weights, and the libm and
@@ -184,15 +189,8 @@ int run_compile_standalone(const std::string& model, const Options& o) {
     // Built in a temporary folder first, so that a failed build writes nothing.
     files.push_back({"wasm_api.c", wasm_api_c(src)});
     files.push_back({"model.mjs", wasm_module_js(src)});
-    fs::path tmp = fs::temp_directory_path() / ("nnvmc-wasm-" + std::to_string(getpid()));
-    fs::create_directories(tmp);
-    struct Cleanup {
-      fs::path d;
-      ~Cleanup() {
-        std::error_code ec;
-        fs::remove_all(d, ec);
-      }
-    } cleanup{tmp};
+    TempDir scratch("nnvmc-wasm-");
+    const fs::path& tmp = scratch.path;
     for (auto& [file, text] : files) std::ofstream(tmp / file, std::ios::binary) << text;
     build_wasm(tmp.string(), co.target.vector_bits >= 128);
     std::ifstream in(tmp / "model.wasm", std::ios::binary);
