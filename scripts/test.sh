@@ -13,7 +13,9 @@ DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recomme
 start=$(date +%s)
 OMP_NUM_THREADS=1 /usr/bin/python3 scripts/models/export_models.py build/models \
   resnet18 mobilenet_v2 resnet50 vgg19 densenet121 zfnet512 \
-  ds_cnn mobilenet_v1_025_vww resnet8 fc_autoencoder
+  ds_cnn mobilenet_v1_025_vww resnet8 fc_autoencoder squeezenet1_1
+# The web demo's picture and PyTorch's top-5 on it (example.web checks the page against them).
+OMP_NUM_THREADS=1 /usr/bin/python3 examples/web/make_sample.py build/models/squeezenet1_1
 echo "network export: $(( $(date +%s) - start )) s"
 
 start=$(date +%s)

@@ -3,10 +3,10 @@
 # (scripts/models/export_models.py MODELS ds_cnn mobilenet_v1_025_vww resnet8 fc_autoencoder)
 # compiled with `nnvmc compile --target "c-standalone -mcpu=cortex-m4"` for --opt-for size and
 # speed; nnvmc builds each for the Cortex-M4F with arm-none-eabi-gcc and reports flash and RAM.
-#   bash bench/standalone/size_table.sh MODELS [BUILD_DIR]
+#   bash bench/standalone/size_table.sh MODELS [BUILD_DIR]     (NNVMC=path overrides the nnvmc used)
 set -euo pipefail
 models="$1"
-nnvmc="${2:-build}/tools/nnvmc/nnvmc"
+nnvmc="${NNVMC:-${2:-build}/tools/nnvmc/nnvmc}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 echo "| network | --opt-for | code (flash) | weights (flash) | arena | every intermediate added up | data+bss | stack |"

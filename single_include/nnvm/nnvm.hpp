@@ -7173,6 +7173,11 @@ struct Target {
   // Whether schedules may spread loops over threads: CPUs have a thread pool; microcontrollers
   // and WebAssembly run one thread, and a GPU's threads are bound axes, not parallel loops.
   bool has_thread_pool() const { return family == Family::cpu; }
+  // The family whose schedules (ops' own, fused and generic recipes) and layouts this target
+  // takes. WebAssembly with SIMD128 is a CPU with 16 128-bit registers and no threads: the CPU
+  // recipes, which read vector_bits, vector_registers and has_thread_pool(), fit it (their
+  // parallel loops run serially in standalone C). Without SIMD it keeps its plain loops.
+  Family recipe_family() const { return family == Family::wasm && vector_bits >= 128 ? Family::cpu : family; }
 };
 
 }  // namespace target
@@ -19409,6 +19414,7 @@ NNVM_END_NAMESPACE
 //   mcu     plain loops (one thread, small code); internal stages in place when optimizing for
 //           size, and an epilogue's producer computed inside it (schedule_mcu.hpp)
 //   wasm    vectorized innermost, no threads      plain loops               plain loops
+//           (with -msimd128, Target::recipe_family() gives WebAssembly the CPU's recipes)
 
 #include <string>
 #include <vector>
@@ -19532,7 +19538,7 @@ inline void generic_schedule(OpPattern pattern, schedule::Schedule& s, const std
                              const target::Target& target) {
   const bool data_parallel =
       pattern == OpPattern::elementwise || pattern == OpPattern::broadcast || pattern == OpPattern::injective;
-  switch (target.family) {
+  switch (target.recipe_family()) {
     case target::Family::cpu:
     case target::Family::wasm:
       for (auto& o : outputs) {
@@ -19556,14 +19562,15 @@ inline void generic_schedule(OpPattern pattern, schedule::Schedule& s, const std
 // How apply_schedule scheduled, for a kernel's origin line ("cpu schedule", "generic gpu
 // recipe for injective ops").
 inline std::string schedule_source(const OpDef& def, const target::Target& target) {
-  if (own_schedule(def, target.family)) return str_cat(target::family_name(target.family), " schedule");
-  return str_cat("generic ", target::family_name(target.family), " recipe for ", pattern_name(def.pattern), " ops");
+  const target::Family family = target.recipe_family();
+  if (own_schedule(def, family)) return str_cat(target::family_name(family), " schedule");
+  return str_cat("generic ", target::family_name(family), " recipe for ", pattern_name(def.pattern), " ops");
 }
 
 // Schedules the stages `def`'s compute made (its `outputs`) for `target`.
 inline void apply_schedule(const OpDef& def, schedule::Schedule& s, const std::vector<te::Tensor>& outputs,
                            const target::Target& target) {
-  if (const ScheduleFn& own = own_schedule(def, target.family)) own(s, outputs, target);
+  if (const ScheduleFn& own = own_schedule(def, target.recipe_family())) own(s, outputs, target);
   else generic_schedule(def.pattern, s, outputs, target);
 }
 
@@ -20985,7 +20992,7 @@ inline GroupKernel build_group(const Graph& g, const std::vector<size_t>& nodes,
     for (size_t k = 0; k < node_outs[m].size(); ++k)
       if (std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[m], k}) == gk.outputs.end())
         sch[node_outs[m][k]].compute_inline();
-  const ops::FusedScheduleFn& fused_schedule = ops::own_fused_schedule(master, target.family);
+  const ops::FusedScheduleFn& fused_schedule = ops::own_fused_schedule(master, target.recipe_family());
   bool fused = fused_schedule && epilogue_only(g, nodes, gk.outputs, node_outs) &&
                fused_schedule(sch, node_outs[0], outputs[0], target);
   if (!fused) {
@@ -21613,7 +21620,7 @@ class LayoutAlteration {
 
 // `g` with its convolutions in NCHW[x]c for CPU target `t` (unchanged for other targets).
 inline Graph alter_layout(const Graph& g, const target::Target& t) {
-  if (t.family != target::Family::cpu) return g;
+  if (t.recipe_family() != target::Family::cpu) return g;
   return detail::LayoutAlteration(g, t).run();
 }
 
@@ -22150,7 +22157,7 @@ inline PreparedModel prepare(const Graph& input, const CompileOptions& options =
   }
 
   // Groups in node order; opt level < 2 keeps every op alone.
-  std::vector<size_t> group_of = options.opt_level >= 2 ? fusion_groups(g, {.family = options.target.family}) : std::vector<size_t>{};
+  std::vector<size_t> group_of = options.opt_level >= 2 ? fusion_groups(g, {.family = options.target.recipe_family()}) : std::vector<size_t>{};
   std::map<size_t, std::vector<size_t>> groups;
   std::vector<size_t> order;
   for (size_t i = 0; i < g.nodes.size(); ++i) {

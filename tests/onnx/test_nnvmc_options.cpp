@@ -151,6 +151,58 @@ TEST_CASE("nnvmc run --index-check: a run-time Gather index out of range fails b
   CHECK(r.output.find("first [30, 10]") != std::string::npos);
   CHECK(r.output.find("output 1") == std::string::npos);  // the check's flag is not shown
 }
+
+TEST_CASE("nnvmc compile --target c-standalone: a budget exceeded or an op without a kernel writes nothing") {
+  fs::path dir = scratch("standalone_refusals");
+  // Y = Relu(X @ W): 16 KiB of weights, two 256-byte activations.
+  Model m;
+  m.input("X", T::FLOAT, {1, 64});
+  std::vector<float> w(64 * 64, 0.5f);
+  set_raw(m.initializer("W", T::FLOAT, {64, 64}), w.data(), w.size() * 4);
+  m.node("MatMul", {"X", "W"}, {"H"});
+  m.node("Relu", {"H"}, {"Y"});
+  m.output("Y");
+  std::string model = m.save(dir);
+  const fs::path out = dir / "out";
+  const std::string compile = "compile \"" + model + "\" --target c-standalone -o \"" + out.string() + "\"";
+
+  Run r = nnvmc(compile + " --max-flash 1K");
+  CAPTURE(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.output.find("[nnvm.standalone.budget]") != std::string::npos);
+  CHECK(r.output.find("exceeds --max-flash 1024 B (weights 16384 B") != std::string::npos);
+  CHECK(r.output.find("nothing was written") != std::string::npos);
+  CHECK(!fs::exists(out));
+  r = nnvmc(compile + " --max-ram 64");
+  CHECK(r.status == 1);
+  CHECK(r.output.find("exceeds --max-ram 64 B") != std::string::npos);
+  CHECK(!fs::exists(out));
+  r = nnvmc(compile + " --max-ram lots");
+  CHECK(r.status == 1);
+  CHECK(r.output.find("--max-ram") != std::string::npos);
+  CHECK(!fs::exists(out));
+
+  // Within budget: the three files, and the report names the arena against every intermediate.
+  r = nnvmc(compile + " --max-ram 1M --max-flash 1M");
+  CHECK(r.status == 0);
+  CHECK(r.output.find("every intermediate tensor added up") != std::string::npos);
+  for (const char* f : {"model.h", "model.c", "weights.c"}) CHECK(fs::exists(out / f));
+
+  // Two ops nnvm has no kernel for: both are reported at once, before anything is written.
+  Model bad;
+  bad.input("X", T::FLOAT, {1, 4});
+  bad.node("NoSuchOpA", {"X"}, {"H"});
+  bad.node("NoSuchOpB", {"H"}, {"Y"});
+  bad.output("Y");
+  std::string bad_model = bad.save(dir, "unsupported.onnx");
+  const fs::path bad_out = dir / "bad_out";
+  r = nnvmc("compile \"" + bad_model + "\" --target c-standalone -o \"" + bad_out.string() + "\"");
+  CAPTURE(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.output.find("NoSuchOpA") != std::string::npos);
+  CHECK(r.output.find("NoSuchOpB") != std::string::npos);
+  CHECK(!fs::exists(bad_out));
+}
 #endif
 
 }  // namespace onnx_nnvmc_options

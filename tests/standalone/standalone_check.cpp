@@ -6,11 +6,12 @@
 //      -std=c99 -Wall -Wextra -Werror -pedantic under AddressSanitizer and UBSan, and runs;
 //   3. the same sources build for a Cortex-M4F with arm-none-eabi-gcc (startup code and linker
 //      script in cortex_m/) and run on QEMU's mps2-an386 board, printing through semihosting;
-//   4. with --wasm, `nnvmc compile --target "wasm -msimd128"` builds model.wasm and model.mjs,
-//      and node runs them through the ES module;
+//   4. with --wasm, steps 2 and 3 give way to WebAssembly: `nnvmc compile --target
+//      "wasm -msimd128"` builds model.wasm and model.mjs, node runs them through the ES module,
+//      and the same model.c is timed natively (cc -O2, SSE2: the width of SIMD128) beside it;
 //   5. every result is compared with PyTorch's (rtol, atol), and the Cortex-M4's with the
 //      host's bit for bit (reported; libm's expf may differ in the last bit). The median time of
-//      a run is printed for the host (-O2, no sanitizers) and for node.
+//      a run is printed for the host (-O2, no sanitizers) and, with --wasm, for node beside it.
 // Usage: standalone_check NNVMC CASE_DIR WORK_DIR [--cpu cortex-m4] [--opt-for size|speed]
 //        [--rtol R] [--atol A] [--no-qemu] [--wasm]
 #include <sys/wait.h>
@@ -200,101 +201,123 @@ bool compare(const std::vector<std::vector<uint32_t>>& got, const std::vector<nn
   return ok;
 }
 
+struct Case {
+  std::string nnvmc, dir, work, opt_for;
+  std::vector<nnvm::NDArray> inputs, refs;
+  double rtol, atol;
+  std::string name = "net";
+  std::string log() const { return work + "/log.txt"; }
+};
+
+const std::string kStrict = " -std=c99 -Wall -Wextra -Werror -pedantic ";
+
+// Builds harness.c with the generated sources in `gen` natively at -O2 and returns its median
+// milliseconds per run (the outputs it prints are not compared: the sanitized build's are).
+std::string native_median(const Case& c, const std::string& gen, const std::string& flags) {
+  std::string cmd = "cd " + shell_quoted(gen) + " && cc" + kStrict + flags + " -DNNVM_HOST -DNNVM_BENCH harness.c " +
+                    "model.c weights.c -lm -o host_bench && ./host_bench";
+  if (run(cmd, c.log()) != 0) fail("the host timing build failed", c.log());
+  return median_line(slurp(c.log()));
+}
+
+// Steps 1-3: c-standalone for this machine under the sanitizers, and for a Cortex-M under QEMU.
+bool check_c(const Case& c, const std::string& cpu, bool qemu) {
+  const std::string gen = c.work + "/gen", here = fs::path(__FILE__).parent_path().string() + "/cortex_m";
+  std::string cmd = shell_quoted(c.nnvmc) + " compile " + shell_quoted(c.dir + "/model.onnx") + " --target " +
+                    shell_quoted("c-standalone -mcpu=" + cpu) + " --name " + c.name + " --opt-for " + c.opt_for +
+                    " -o " + shell_quoted(gen);
+  if (run(cmd, c.log()) != 0) fail("nnvmc compile failed", c.log());
+  std::cout << slurp(c.log());  // nnvmc's footprint report
+  std::ofstream(gen + "/harness.c") << harness(c.name, c.inputs, c.refs);
+
+  cmd = "cd " + shell_quoted(gen) + " && cc" + kStrict + "-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all " +
+        "-DNNVM_HOST harness.c model.c weights.c -lm -o host_run && ./host_run";
+  if (run(cmd, c.log()) != 0) fail("the host build or run failed", c.log());
+  auto host = parse_outputs(slurp(c.log()), c.refs, "the host build");
+  bool ok = compare(host, c.refs, c.rtol, c.atol, "host (x86, ASan+UBSan)");
+  std::cout << "  host (cc -O2, " << c.opt_for << " schedules): " << native_median(c, gen, "-O2") << " per run\n";
+
+  if (!qemu) return ok;
+  const std::string arch = "-mcpu=" + cpu + " -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16";
+  cmd = "cd " + shell_quoted(gen) + " && arm-none-eabi-gcc " + arch + kStrict + (c.opt_for == "speed" ? "-O2" : "-Os") +
+        " -ffunction-sections -fdata-sections -I" + shell_quoted(here) + " harness.c model.c weights.c " +
+        shell_quoted(here + "/startup.c") + " -nostartfiles --specs=nosys.specs -Wl,--gc-sections -T " +
+        shell_quoted(here + "/mps2_an386.ld") + " -lm -o m4.elf";
+  if (run(cmd, c.log()) != 0) fail("the Cortex-M build failed", c.log());
+  cmd = "cd " + shell_quoted(gen) + " && timeout 600 qemu-system-arm -M mps2-an386 -nographic -monitor none -serial none "
+        "-semihosting-config enable=on,target=native -kernel m4.elf";
+  if (run(cmd, c.log()) != 0) fail("the Cortex-M run failed under qemu-system-arm", c.log());
+  auto m4 = parse_outputs(slurp(c.log()), c.refs, "the Cortex-M4 run");
+  ok = compare(m4, c.refs, c.rtol, c.atol, cpu + " (qemu mps2-an386)") && ok;
+  size_t same = 0, total = 0;
+  for (size_t k = 0; k < m4.size(); ++k)
+    for (size_t i = 0; i < m4[k].size(); ++i) same += m4[k][i] == host[k][i], ++total;
+  std::cout << "  " << cpu << " vs host: " << same << " of " << total << " elements bit-identical\n";
+  return ok;
+}
+
+// Step 4: WebAssembly SIMD128 in node, timed beside the same model.c built natively with SSE2
+// (the x86-64 baseline: 128-bit vectors, as SIMD128) and with -march=native.
+bool check_wasm(const Case& c) {
+  const std::string dir = c.work + "/wasm";
+  std::string cmd = shell_quoted(c.nnvmc) + " compile " + shell_quoted(c.dir + "/model.onnx") +
+                    " --target 'wasm -msimd128' --name " + c.name + " --opt-for " + c.opt_for + " -o " + shell_quoted(dir);
+  if (run(cmd, c.log()) != 0) fail("nnvmc compile --target wasm failed", c.log());
+  std::cout << slurp(c.log());
+  for (size_t k = 0; k < c.inputs.size(); ++k)
+    std::ofstream(dir + "/input_" + std::to_string(k) + ".bin", std::ios::binary)
+        .write(static_cast<const char*>(c.inputs[k].raw()), std::streamsize(c.inputs[k].nbytes()));
+  std::ofstream(dir + "/run.mjs") << kNodeRunner;
+  if (run("cd " + shell_quoted(dir) + " && node run.mjs", c.log()) != 0) fail("node could not run model.wasm", c.log());
+  const std::string wasm_ms = median_line(slurp(c.log()));
+  std::vector<std::vector<uint32_t>> got(c.refs.size());
+  for (size_t k = 0; k < c.refs.size(); ++k) {
+    std::string bytes = slurp(dir + "/output_" + std::to_string(k) + ".bin");
+    if (bytes.size() != size_t(c.refs[k].numel()) * 4)
+      fail("node wrote " + std::to_string(bytes.size()) + " bytes for output " + std::to_string(k));
+    got[k].resize(size_t(c.refs[k].numel()));
+    std::memcpy(got[k].data(), bytes.data(), bytes.size());
+  }
+  bool ok = compare(got, c.refs, c.rtol, c.atol, "wasm (node)");
+  std::ofstream(dir + "/harness.c") << harness(c.name, c.inputs, c.refs);
+  std::cout << "  latency, " << c.opt_for << " schedules: node (WebAssembly SIMD128) " << wasm_ms
+            << ", native cc -O2 (SSE2) " << native_median(c, dir, "-O2") << ", native cc -O2 -march=native "
+            << native_median(c, dir, "-O2 -march=native") << " per run\n";
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 4) {
     std::cerr << "usage: standalone_check NNVMC CASE_DIR WORK_DIR [--cpu C] [--opt-for size|speed] [--rtol R] "
-                 "[--atol A] [--no-qemu]\n";
+                 "[--atol A] [--no-qemu] [--wasm]\n";
     return 2;
   }
-  std::string nnvmc = argv[1], case_dir = argv[2], work = argv[3], cpu = "cortex-m4", opt_for = "size";
-  double rtol = 1e-3, atol = 1e-5;
+  Case c{.nnvmc = argv[1], .dir = argv[2], .work = argv[3], .opt_for = "size", .rtol = 1e-3, .atol = 1e-5};
+  std::string cpu = "cortex-m4";
   bool qemu = true, wasm = false;
   for (int i = 4; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--no-qemu") qemu = false;
     else if (a == "--wasm") wasm = true;
     else if (i + 1 < argc && a == "--cpu") cpu = argv[++i];
-    else if (i + 1 < argc && a == "--opt-for") opt_for = argv[++i];
-    else if (i + 1 < argc && a == "--rtol") rtol = std::stod(argv[++i]);
-    else if (i + 1 < argc && a == "--atol") atol = std::stod(argv[++i]);
+    else if (i + 1 < argc && a == "--opt-for") c.opt_for = argv[++i];
+    else if (i + 1 < argc && a == "--rtol") c.rtol = std::stod(argv[++i]);
+    else if (i + 1 < argc && a == "--atol") c.atol = std::stod(argv[++i]);
     else fail("unknown argument " + a);
   }
-  const std::string name = "net", here = fs::path(__FILE__).parent_path().string() + "/cortex_m";
-  fs::remove_all(work);
-  fs::create_directories(work);
-  const std::string gen = work + "/gen", log = work + "/log.txt";
-
-  std::vector<nnvm::NDArray> inputs, refs;
-  for (int k = 0; fs::exists(case_dir + "/input_" + std::to_string(k) + ".npy"); ++k)
-    inputs.push_back(nnvmc::read_tensor(case_dir + "/input_" + std::to_string(k) + ".npy"));
-  for (int k = 0; fs::exists(case_dir + "/output_" + std::to_string(k) + ".npy"); ++k)
-    refs.push_back(nnvmc::read_tensor(case_dir + "/output_" + std::to_string(k) + ".npy"));
-  if (inputs.empty() || refs.empty()) fail("no input_0.npy / output_0.npy in " + case_dir);
-  for (auto* list : {&inputs, &refs})
+  fs::remove_all(c.work);
+  fs::create_directories(c.work);
+  for (int k = 0; fs::exists(c.dir + "/input_" + std::to_string(k) + ".npy"); ++k)
+    c.inputs.push_back(nnvmc::read_tensor(c.dir + "/input_" + std::to_string(k) + ".npy"));
+  for (int k = 0; fs::exists(c.dir + "/output_" + std::to_string(k) + ".npy"); ++k)
+    c.refs.push_back(nnvmc::read_tensor(c.dir + "/output_" + std::to_string(k) + ".npy"));
+  if (c.inputs.empty() || c.refs.empty()) fail("no input_0.npy / output_0.npy in " + c.dir);
+  for (auto* list : {&c.inputs, &c.refs})
     for (auto& t : *list)
       if (t.dtype() != nnvm::dtype::float32) fail("the harness handles float32 tensors only");
-
-  // 1. The generated sources (and nnvmc's footprint report, shown in the test's log).
-  std::string cmd = shell_quoted(nnvmc) + " compile " + shell_quoted(case_dir + "/model.onnx") + " --target " +
-                    shell_quoted("c-standalone -mcpu=" + cpu) + " --name " + name + " --opt-for " + opt_for + " -o " + shell_quoted(gen);
-  if (run(cmd, log) != 0) fail("nnvmc compile failed", log);
-  std::cout << slurp(log);
-  std::ofstream(gen + "/harness.c") << harness(name, inputs, refs);
-
-  // 2. This machine, with the strictest flags and the sanitizers.
-  const std::string strict = " -std=c99 -Wall -Wextra -Werror -pedantic ";
-  cmd = "cd " + shell_quoted(gen) + " && cc" + strict + "-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all " +
-        "-DNNVM_HOST harness.c model.c weights.c -lm -o host_run && ./host_run";
-  if (run(cmd, log) != 0) fail("the host build or run failed", log);
-  auto host = parse_outputs(slurp(log), refs, "the host build");
-  bool ok = compare(host, refs, rtol, atol, "host (x86, ASan+UBSan)");
-  cmd = "cd " + shell_quoted(gen) + " && cc" + strict + "-O2 -DNNVM_HOST -DNNVM_BENCH harness.c model.c weights.c -lm " +
-        "-o host_bench && ./host_bench";
-  if (run(cmd, log) != 0) fail("the host timing build failed", log);
-  std::cout << "  host (cc -O2, " << opt_for << " schedules): " << median_line(slurp(log)) << " per run\n";
-
-  // 3. A Cortex-M4F under QEMU.
-  if (qemu) {
-    const std::string arch = "-mcpu=" + cpu + " -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16";
-    cmd = "cd " + shell_quoted(gen) + " && arm-none-eabi-gcc " + arch + strict + (opt_for == "speed" ? "-O2" : "-Os") +
-          " -ffunction-sections -fdata-sections -I" + shell_quoted(here) + " harness.c model.c weights.c " +
-          shell_quoted(here + "/startup.c") + " -nostartfiles --specs=nosys.specs -Wl,--gc-sections -T " +
-          shell_quoted(here + "/mps2_an386.ld") + " -lm -o m4.elf";
-    if (run(cmd, log) != 0) fail("the Cortex-M build failed", log);
-    cmd = "cd " + shell_quoted(gen) + " && timeout 600 qemu-system-arm -M mps2-an386 -nographic -monitor none -serial none "
-          "-semihosting-config enable=on,target=native -kernel m4.elf";
-    if (run(cmd, log) != 0) fail("the Cortex-M run failed under qemu-system-arm", log);
-    auto m4 = parse_outputs(slurp(log), refs, "the Cortex-M4 run");
-    ok = compare(m4, refs, rtol, atol, cpu + " (qemu mps2-an386)") && ok;
-    size_t same = 0, total = 0;
-    for (size_t k = 0; k < m4.size(); ++k)
-      for (size_t i = 0; i < m4[k].size(); ++i) same += m4[k][i] == host[k][i], ++total;
-    std::cout << "  " << cpu << " vs host: " << same << " of " << total << " elements bit-identical\n";
-  }
-  // 4. WebAssembly in node.
-  if (wasm) {
-    const std::string dir = work + "/wasm";
-    cmd = shell_quoted(nnvmc) + " compile " + shell_quoted(case_dir + "/model.onnx") + " --target 'wasm -msimd128' --name " +
-          name + " -o " + shell_quoted(dir);
-    if (run(cmd, log) != 0) fail("nnvmc compile --target wasm failed", log);
-    std::cout << slurp(log);
-    for (size_t k = 0; k < inputs.size(); ++k)
-      std::ofstream(dir + "/input_" + std::to_string(k) + ".bin", std::ios::binary)
-          .write(static_cast<const char*>(inputs[k].raw()), std::streamsize(inputs[k].nbytes()));
-    std::ofstream(dir + "/run.mjs") << kNodeRunner;
-    if (run("cd " + shell_quoted(dir) + " && node run.mjs", log) != 0) fail("node could not run model.wasm", log);
-    std::cout << "  node (WebAssembly SIMD128): " << median_line(slurp(log)) << " per run\n";
-    std::vector<std::vector<uint32_t>> got(refs.size());
-    for (size_t k = 0; k < refs.size(); ++k) {
-      std::string bytes = slurp(dir + "/output_" + std::to_string(k) + ".bin");
-      if (bytes.size() != size_t(refs[k].numel()) * 4) fail("node wrote " + std::to_string(bytes.size()) + " bytes for output " + std::to_string(k));
-      got[k].resize(size_t(refs[k].numel()));
-      std::memcpy(got[k].data(), bytes.data(), bytes.size());
-    }
-    ok = compare(got, refs, rtol, atol, "wasm (node)") && ok;
-  }
+  bool ok = wasm ? check_wasm(c) : check_c(c, cpu, qemu);
   std::cout << (ok ? "PASS" : "FAIL") << "\n";
   return ok ? 0 : 1;
 }

@@ -104,7 +104,7 @@ inline GroupKernel build_group(const Graph& g, const std::vector<size_t>& nodes,
     for (size_t k = 0; k < node_outs[m].size(); ++k)
       if (std::find(gk.outputs.begin(), gk.outputs.end(), Value{nodes[m], k}) == gk.outputs.end())
         sch[node_outs[m][k]].compute_inline();
-  const ops::FusedScheduleFn& fused_schedule = ops::own_fused_schedule(master, target.family);
+  const ops::FusedScheduleFn& fused_schedule = ops::own_fused_schedule(master, target.recipe_family());
   bool fused = fused_schedule && epilogue_only(g, nodes, gk.outputs, node_outs) &&
                fused_schedule(sch, node_outs[0], outputs[0], target);
   if (!fused) {

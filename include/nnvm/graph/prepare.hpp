@@ -126,7 +126,7 @@ inline PreparedModel prepare(const Graph& input, const CompileOptions& options =
   }
 
   // Groups in node order; opt level < 2 keeps every op alone.
-  std::vector<size_t> group_of = options.opt_level >= 2 ? fusion_groups(g, {.family = options.target.family}) : std::vector<size_t>{};
+  std::vector<size_t> group_of = options.opt_level >= 2 ? fusion_groups(g, {.family = options.target.recipe_family()}) : std::vector<size_t>{};
   std::map<size_t, std::vector<size_t>> groups;
   std::vector<size_t> order;
   for (size_t i = 0; i < g.nodes.size(); ++i) {

@@ -8,6 +8,7 @@
 //   mcu     plain loops (one thread, small code); internal stages in place when optimizing for
 //           size, and an epilogue's producer computed inside it (schedule_mcu.hpp)
 //   wasm    vectorized innermost, no threads      plain loops               plain loops
+//           (with -msimd128, Target::recipe_family() gives WebAssembly the CPU's recipes)
 #pragma once
 
 #include <string>
@@ -47,7 +48,7 @@ inline void generic_schedule(OpPattern pattern, schedule::Schedule& s, const std
                              const target::Target& target) {
   const bool data_parallel =
       pattern == OpPattern::elementwise || pattern == OpPattern::broadcast || pattern == OpPattern::injective;
-  switch (target.family) {
+  switch (target.recipe_family()) {
     case target::Family::cpu:
     case target::Family::wasm:
       for (auto& o : outputs) {
@@ -71,14 +72,15 @@ inline void generic_schedule(OpPattern pattern, schedule::Schedule& s, const std
 // How apply_schedule scheduled, for a kernel's origin line ("cpu schedule", "generic gpu
 // recipe for injective ops").
 inline std::string schedule_source(const OpDef& def, const target::Target& target) {
-  if (own_schedule(def, target.family)) return str_cat(target::family_name(target.family), " schedule");
-  return str_cat("generic ", target::family_name(target.family), " recipe for ", pattern_name(def.pattern), " ops");
+  const target::Family family = target.recipe_family();
+  if (own_schedule(def, family)) return str_cat(target::family_name(family), " schedule");
+  return str_cat("generic ", target::family_name(family), " recipe for ", pattern_name(def.pattern), " ops");
 }
 
 // Schedules the stages `def`'s compute made (its `outputs`) for `target`.
 inline void apply_schedule(const OpDef& def, schedule::Schedule& s, const std::vector<te::Tensor>& outputs,
                            const target::Target& target) {
-  if (const ScheduleFn& own = own_schedule(def, target.family)) own(s, outputs, target);
+  if (const ScheduleFn& own = own_schedule(def, target.recipe_family())) own(s, outputs, target);
   else generic_schedule(def.pattern, s, outputs, target);
 }
 

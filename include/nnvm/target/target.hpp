@@ -149,6 +149,11 @@ struct Target {
   // Whether schedules may spread loops over threads: CPUs have a thread pool; microcontrollers
   // and WebAssembly run one thread, and a GPU's threads are bound axes, not parallel loops.
   bool has_thread_pool() const { return family == Family::cpu; }
+  // The family whose schedules (ops' own, fused and generic recipes) and layouts this target
+  // takes. WebAssembly with SIMD128 is a CPU with 16 128-bit registers and no threads: the CPU
+  // recipes, which read vector_bits, vector_registers and has_thread_pool(), fit it (their
+  // parallel loops run serially in standalone C). Without SIMD it keeps its plain loops.
+  Family recipe_family() const { return family == Family::wasm && vector_bits >= 128 ? Family::cpu : family; }
 };
 
 }  // namespace target

@@ -336,7 +336,7 @@ class LayoutAlteration {
 
 // `g` with its convolutions in NCHW[x]c for CPU target `t` (unchanged for other targets).
 inline Graph alter_layout(const Graph& g, const target::Target& t) {
-  if (t.family != target::Family::cpu) return g;
+  if (t.recipe_family() != target::Family::cpu) return g;
   return detail::LayoutAlteration(g, t).run();
 }
 
