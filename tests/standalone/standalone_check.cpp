@@ -8,7 +8,7 @@
 //      script in cortex_m/) and run on QEMU's mps2-an386 board, printing through semihosting;
 //   4. with --wasm, steps 2 and 3 give way to WebAssembly: `nnvmc compile --target
 //      "wasm -msimd128"` builds model.wasm and model.mjs, node runs them through the ES module,
-//      and the same model.c is timed natively (cc -O2, SSE2: the width of SIMD128) beside it;
+//      and the same model.c is timed natively (clang and cc -O2, SSE2: the width of SIMD128);
 //   5. every result is compared with PyTorch's (rtol, atol), and the Cortex-M4's with the
 //      host's bit for bit (reported; libm's expf may differ in the last bit). The median time of
 //      a run is printed for the host (-O2, no sanitizers) and, with --wasm, for node beside it.
@@ -213,8 +213,8 @@ const std::string kStrict = " -std=c99 -Wall -Wextra -Werror -pedantic ";
 
 // Builds harness.c with the generated sources in `gen` natively at -O2 and returns its median
 // milliseconds per run (the outputs it prints are not compared: the sanitized build's are).
-std::string native_median(const Case& c, const std::string& gen, const std::string& flags) {
-  std::string cmd = "cd " + shell_quoted(gen) + " && cc" + kStrict + flags + " -DNNVM_HOST -DNNVM_BENCH harness.c " +
+std::string native_median(const Case& c, const std::string& gen, const std::string& flags, const std::string& cc = "cc") {
+  std::string cmd = "cd " + shell_quoted(gen) + " && " + cc + kStrict + flags + " -DNNVM_HOST -DNNVM_BENCH harness.c " +
                     "model.c weights.c -lm -o host_bench && ./host_bench";
   if (run(cmd, c.log()) != 0) fail("the host timing build failed", c.log());
   return median_line(slurp(c.log()));
@@ -256,8 +256,9 @@ bool check_c(const Case& c, const std::string& cpu, bool qemu) {
   return ok;
 }
 
-// Step 4: WebAssembly SIMD128 in node, timed beside the same model.c built natively with SSE2
-// (the x86-64 baseline: 128-bit vectors, as SIMD128) and with -march=native.
+// Step 4: WebAssembly SIMD128 in node, timed beside the same model.c built natively by the same
+// compiler, clang, with SSE2 (the x86-64 baseline: 128-bit vectors, as SIMD128), and by cc
+// (gcc) with SSE2 and with -march=native.
 bool check_wasm(const Case& c) {
   const std::string dir = c.work + "/wasm";
   std::string cmd = shell_quoted(c.nnvmc) + " compile " + shell_quoted(c.dir + "/model.onnx") +
@@ -281,8 +282,9 @@ bool check_wasm(const Case& c) {
   bool ok = compare(got, c.refs, c.rtol, c.atol, "wasm (node)");
   std::ofstream(dir + "/harness.c") << harness(c.name, c.inputs, c.refs);
   std::cout << "  latency, " << c.opt_for << " schedules: node (WebAssembly SIMD128) " << wasm_ms
-            << ", native cc -O2 (SSE2) " << native_median(c, dir, "-O2") << ", native cc -O2 -march=native "
-            << native_median(c, dir, "-O2 -march=native") << " per run\n";
+            << ", native clang -O2 (SSE2) " << native_median(c, dir, "-O2", "clang") << ", native cc -O2 (SSE2) "
+            << native_median(c, dir, "-O2") << ", native cc -O2 -march=native " << native_median(c, dir, "-O2 -march=native")
+            << " per run\n";
   return ok;
 }
 

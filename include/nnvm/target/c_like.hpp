@@ -742,14 +742,43 @@ class CLikeEmitter : public ir::IRVisitor {
     return {"(" + atom(print(r->base), r->base.dtype()) + " + " + step + ")", cprec::primary, true};
   }
 
-  // A vector temporary filled lane by lane from `lane`, returned as an atom.
+  // A vector temporary made from `lane` (text over the loop variable `lane`), returned as an
+  // atom. Where the dialect builds a vector from per-lane values, it is one initializer with each
+  // lane spelled out: a loop of lane stores makes GCC and clang's WebAssembly back end assemble
+  // the vector in memory (scalar stores, then a vector load that store forwarding cannot serve),
+  // which made strided gathers several times slower. Else a loop fills it.
   CExpr materialize_lanes(DataType t, const CExpr& lane) {
     std::string v = names_.fresh("v");
     std::string type = vector_type(t);
+    if (t.lanes <= 16 && dialect_.broadcast.find("${values}") != std::string::npos) {
+      std::string values;
+      for (int k = 0; k < t.lanes; ++k) values += str_cat(k ? ", " : "", with_lane(lane.text, k));
+      line(str_cat(type, " ", v, " = ",
+                   fill(dialect_.broadcast, {{"type", type}, {"lanes", std::to_string(t.lanes)}, {"value", ""},
+                                             {"values", values}}),
+                   ";"));
+      return {v, cprec::primary, true};
+    }
     line(str_cat(type, " ", v, " = ", fill(dialect_.vector_zero, {{"type", type}}), ";"));
     line(str_cat("for (", dialect_.int_type, " lane = 0; lane < ", t.lanes, "; ++lane) ",
                  fill(dialect_.lane, {{"vector", v}, {"lane", "lane"}}), " = ", lane.text, ";"));
     return {v, cprec::primary, true};
+  }
+
+  // `text` with every identifier `lane` (the lane loop's variable; no other name is `lane`)
+  // replaced by the constant `k`.
+  static std::string with_lane(const std::string& text, int k) {
+    auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    std::string out;
+    for (size_t i = 0; i < text.size();) {
+      if (text.compare(i, 4, "lane") == 0 && (i == 0 || !ident(text[i - 1])) && (i + 4 >= text.size() || !ident(text[i + 4]))) {
+        out += "(" + std::to_string(k) + ")";
+        i += 4;
+      } else {
+        out += text[i++];
+      }
+    }
+    return out;
   }
 
   // Computes a vector node lane by lane: `build` makes the scalar node from one lane of each
