@@ -281,7 +281,7 @@ bool check_wasm(const Case& c) {
   }
   bool ok = compare(got, c.refs, c.rtol, c.atol, "wasm (node)");
   std::ofstream(dir + "/harness.c") << harness(c.name, c.inputs, c.refs);
-  std::cout << "  latency, " << c.opt_for << " schedules: node (WebAssembly SIMD128) " << wasm_ms
+  std::cout << "  latency: node (WebAssembly SIMD128) " << wasm_ms
             << ", native clang -O2 (SSE2) " << native_median(c, dir, "-O2", "clang") << ", native cc -O2 (SSE2) "
             << native_median(c, dir, "-O2") << ", native cc -O2 -march=native " << native_median(c, dir, "-O2 -march=native")
             << " per run\n";
