@@ -137,6 +137,31 @@ TEST_CASE("c_emitter: corner-case kernel computes what plain C++ computes") {
   CHECK(D.data<double>()[1] == -INFINITY);
 }
 
+TEST_CASE("c_emitter: a 16-lane gather is spelled out, 16-lane arithmetic stays a loop, and both compute right") {
+  // Y[j..j+16) = max(X[16 * (j..j+16)], 0) as one 16-lane gather and one 16-lane NaN-propagating max.
+  Buffer X("X", dtype::float32, {i64(256)}), Y("Y", dtype::float32, {i64(16)});
+  Expr gathered = Load::make(X, Ramp::make(i64(0), i64(16), 16));
+  Expr zero = Broadcast::make(make_const(dtype::float32, 0.0f), 16);
+  Var g("g", gathered.dtype());
+  Stmt body = Store::make(Y, Let::make(g, gathered, select(g > zero || g != g, g, zero)), Ramp::make(i64(0), i64(1), 16));
+  LoweredFunc f{"gather16", {X, Y}, {}, body, "gather16"};
+  std::string src = target::emit_c(f);
+  CAPTURE(src);
+  CHECK(contains(src, "((nnvm_float32x16){X[16 * (0)], X[16 * (1)]"));
+  CHECK(contains(src, "for (int lane = 0; lane < 16; ++lane)"));
+  CHECK(nnvm_test::strict_compile(src, "strict_gather16") == "");
+  auto k = target::jit_c(f);
+  NDArray in(dtype::float32, {256}), out(dtype::float32, {16});
+  for (int i = 0; i < 256; ++i) in.data<float>()[i] = float(i % 7) - 3.0f;
+  in.data<float>()[16 * 5] = NAN;
+  k(in, out);
+  for (int l = 0; l < 16; ++l) {
+    float x = in.data<float>()[16 * l];
+    if (l == 5) CHECK(std::isnan(out.data<float>()[l]));
+    else CHECK(out.data<float>()[l] == (x > 0 ? x : 0.0f));
+  }
+}
+
 TEST_CASE("c_emitter: rejected kernels name the problem") {
   auto id_of = [](const LoweredFunc& f) -> std::string {
     try {

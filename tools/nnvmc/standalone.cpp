@@ -158,7 +158,8 @@ int run_compile_standalone(const std::string& model, const Options& o) {
             << prepared.funcs.size() << " kernels\n"
             << "  arena   " << fp.arena_bytes << " B (" << kib(fp.arena_bytes) << "): activations " << fp.activation_bytes
             << " B + scratch " << fp.workspace_bytes << " B; every intermediate tensor added up: " << fp.intermediate_bytes
-            << " B\n"
+            << " B" << (fp.in_place_steps ? "; " + std::to_string(fp.in_place_steps) + " elementwise step(s) in place" : "")
+            << "\n"
             << "  weights " << fp.weights_bytes << " B (" << kib(fp.weights_bytes) << ")\n"
             << "  inputs and outputs " << fp.io_bytes << " B (the caller's buffers)\n";
   uint64_t ram = fp.arena_bytes, flash = fp.weights_bytes;

@@ -87,6 +87,31 @@ inline UserError with_node_context(const Graph& g, const Node& n, const UserErro
   return UserError(e.id(), e.message(), std::move(ctx));
 }
 
+// The arena's buffers: every activation a step writes that is not a model output, living from
+// that step to the last step that reads it; `slots` lists them in order of first write.
+struct ActivationLifetimes {
+  std::vector<size_t> slots;
+  std::vector<BufferLifetime> lifetimes;  // parallel to `slots`
+};
+inline ActivationLifetimes activation_lifetimes(const std::vector<Step>& steps, const std::vector<Slot>& slots,
+                                                const std::vector<size_t>& output_slots) {
+  std::vector<bool> is_output(slots.size(), false);
+  for (size_t s : output_slots) is_output[s] = true;
+  ActivationLifetimes out;
+  std::map<size_t, size_t> index;
+  for (size_t st = 0; st < steps.size(); ++st) {
+    for (size_t s : steps[st].outputs) {
+      if (slots[s].kind != Slot::Kind::activation || is_output[s]) continue;
+      index[s] = out.slots.size();
+      out.slots.push_back(s);
+      out.lifetimes.push_back({slots[s].bytes(), st, st});
+    }
+    for (size_t s : steps[st].inputs)
+      if (auto it = index.find(s); it != index.end()) out.lifetimes[it->second].last = st;
+  }
+  return out;
+}
+
 }  // namespace detail
 
 // Binds symbols, runs the graph passes, infers types, groups ops, lowers one kernel per distinct
@@ -179,26 +204,12 @@ inline PreparedModel prepare(const Graph& input, const CompileOptions& options =
   // Memory: activations that are not model outputs share the arena by lifetime.
   std::vector<bool> is_output(m.slots_.size(), false);
   for (size_t s : m.output_slots_) is_output[s] = true;
-  std::vector<BufferLifetime> lifetimes;
-  std::vector<size_t> planned;
-  std::map<size_t, size_t> lifetime_of;
-  for (size_t st = 0; st < m.steps_.size(); ++st) {
-    for (size_t s : m.steps_[st].outputs) {
-      Slot& sl = m.slots_[s];
-      if (sl.kind != Slot::Kind::activation) continue;
-      if (is_output[s]) {
-        m.memory_.output_bytes += sl.bytes();
-        continue;
-      }
-      lifetime_of[s] = lifetimes.size();
-      lifetimes.push_back({sl.bytes(), st, st});
-      planned.push_back(s);
-    }
-    for (size_t s : m.steps_[st].inputs)
-      if (auto it = lifetime_of.find(s); it != lifetime_of.end()) lifetimes[it->second].last = st;
-  }
-  MemoryPlan plan = plan_memory(lifetimes);
-  for (size_t b = 0; b < planned.size(); ++b) m.slots_[planned[b]].arena_offset = plan.offsets[b];
+  for (auto& st : m.steps_)
+    for (size_t s : st.outputs)
+      if (m.slots_[s].kind == Slot::Kind::activation && is_output[s]) m.memory_.output_bytes += m.slots_[s].bytes();
+  detail::ActivationLifetimes act = detail::activation_lifetimes(m.steps_, m.slots_, m.output_slots_);
+  MemoryPlan plan = plan_memory(act.lifetimes);
+  for (size_t b = 0; b < act.slots.size(); ++b) m.slots_[act.slots[b]].arena_offset = plan.offsets[b];
   m.memory_.arena_bytes = plan.arena_bytes;
   m.memory_.unplanned_bytes = plan.unplanned_bytes;
   m.plan_run();

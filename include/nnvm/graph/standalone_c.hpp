@@ -11,15 +11,17 @@
 // stack and the weights; libm only for the functions the kernels call.
 //
 // The arena holds the planned activations (passes/memory_plan.hpp: tensors whose lifetimes do
-// not overlap share bytes) and, after them, the scratch of the step that needs the most. Model
-// outputs are computed straight into the caller's buffers, which must not overlap the inputs or
-// each other.
+// not overlap share bytes) and, after them, the scratch of the step that needs the most. An
+// elementwise step writes its output over an input of the same type and shape that dies there
+// (in place: one buffer for both, the kernel's parameters not restrict). Model outputs are
+// computed straight into the caller's buffers, which must not overlap the inputs or each other.
 #pragma once
 
 #include <cctype>
 #include <cmath>
 #include <cstring>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <string>
 
@@ -37,6 +39,7 @@ struct StandaloneFootprint {
   uint64_t intermediate_bytes = 0;  // every intermediate tensor added up: the arena without planning
   uint64_t weights_bytes = 0;       // the constants' data
   uint64_t io_bytes = 0;            // the caller's input and output buffers
+  size_t in_place_steps = 0;        // elementwise steps that write over a dying input
 };
 
 struct StandaloneC {
@@ -129,6 +132,61 @@ inline std::string c_literal(const NDArray& a, size_t i, bool* uses_math) {
   throw InternalError("nnvm.standalone.dtype", "a constant of type " + t.str() + " has no C spelling");
 }
 
+// Whether every op of `st` is elementwise or broadcast: output element i reads element i of
+// each input shaped like the output, so writing it over such an input is safe in any order.
+inline bool pointwise_step(const CompiledModel& m, const Step& st) {
+  const Graph& g = m.graph();
+  for (size_t i : st.nodes) {
+    ops::OpPattern p = g.registry->get(g.nodes[i].op).pattern;
+    if (p != ops::OpPattern::elementwise && p != ops::OpPattern::broadcast) return false;
+  }
+  return true;
+}
+
+// The arena with in-place steps: per slot its offset (UINT64_MAX outside the arena).
+struct InPlacePlan {
+  std::vector<uint64_t> offsets;
+  uint64_t arena_bytes = 0;
+  std::set<size_t> kernels;  // kernels some in-place step calls
+  size_t steps = 0;
+};
+
+// prepare()'s plan, redone with each pointwise step's output sharing the buffer of an input
+// of the same dtype and shape whose last reader it is (chains share one buffer).
+inline InPlacePlan plan_in_place(const CompiledModel& m) {
+  const auto& slots = m.slots();
+  ActivationLifetimes act = activation_lifetimes(m.steps(), slots, m.output_slots());
+  std::map<size_t, size_t> index;  // slot -> its entry in `act`
+  for (size_t b = 0; b < act.slots.size(); ++b) index[act.slots[b]] = b;
+  std::vector<size_t> owner(act.slots.size());  // the entry whose buffer an entry uses
+  for (size_t b = 0; b < owner.size(); ++b) owner[b] = b;
+  InPlacePlan plan;
+  for (size_t st = 0; st < m.steps().size(); ++st) {
+    const Step& step = m.steps()[st];
+    if (step.outputs.size() != 1 || !index.count(step.outputs[0]) || !pointwise_step(m, step)) continue;
+    const size_t out = index.at(step.outputs[0]);
+    for (size_t s : step.inputs) {
+      auto it = index.find(s);
+      if (it == index.end() || slots[s].dtype != slots[step.outputs[0]].dtype ||
+          slots[s].shape != slots[step.outputs[0]].shape)
+        continue;
+      BufferLifetime& host = act.lifetimes[owner[it->second]];
+      if (host.last != st) continue;  // read again later
+      host.last = act.lifetimes[out].last;
+      act.lifetimes[out].bytes = 0;  // planned as part of its host
+      owner[out] = owner[it->second];
+      plan.kernels.insert(step.kernel);
+      ++plan.steps;
+      break;
+    }
+  }
+  MemoryPlan mp = plan_memory(act.lifetimes);
+  plan.arena_bytes = mp.arena_bytes;
+  plan.offsets.assign(slots.size(), UINT64_MAX);
+  for (size_t b = 0; b < act.slots.size(); ++b) plan.offsets[act.slots[b]] = mp.offsets[owner[b]];
+  return plan;
+}
+
 }  // namespace detail
 
 // The standalone C files for `prepared` under the C prefix `name` (a C identifier; NameTable
@@ -140,13 +198,16 @@ inline StandaloneC emit_standalone_c(const PreparedModel& prepared, const std::s
   const std::string prefix = out.name, macro = "NNVM_" + detail::upper(prefix);
   StandaloneFootprint& fp = out.footprint;
 
-  target::CModule module = target::emit_c_module(prepared.funcs, {.standalone = true});
+  const detail::InPlacePlan in_place_plan = detail::plan_in_place(m);
+  fp.in_place_steps = in_place_plan.steps;
+  target::CModule module =
+      target::emit_c_module(prepared.funcs, {.standalone = true, .aliasing_kernels = in_place_plan.kernels});
   std::vector<uint64_t> workspace;
   for (auto& fn : prepared.funcs) {
     workspace.push_back(target::constant_workspace_bytes(fn));
     fp.workspace_bytes = std::max(fp.workspace_bytes, workspace.back());
   }
-  fp.activation_bytes = (m.memory().arena_bytes + 63) / 64 * 64;
+  fp.activation_bytes = (in_place_plan.arena_bytes + 63) / 64 * 64;
   fp.intermediate_bytes = m.memory().unplanned_bytes;
   // At least 8 bytes, so that a static arena of this size is a valid C array.
   fp.arena_bytes = std::max<uint64_t>(fp.activation_bytes + fp.workspace_bytes, 8);
@@ -203,8 +264,8 @@ inline StandaloneC emit_standalone_c(const PreparedModel& prepared, const std::s
       weights_defs += n ? "\n};\n" : "0};\n";
       fp.weights_bytes += sl.bytes();
       where[s] = "(void*)" + w;
-    } else if (sl.kind == Slot::Kind::activation && sl.arena_offset != UINT64_MAX) {
-      where[s] = str_cat("a + ", sl.arena_offset);
+    } else if (sl.kind == Slot::Kind::activation && in_place_plan.offsets[s] != UINT64_MAX) {
+      where[s] = str_cat("a + ", in_place_plan.offsets[s]);
     }
   }
   // Outputs a kernel writes go straight to the caller's buffer (the first output naming the slot).
