@@ -8,7 +8,7 @@ SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
 # Debian's PyTorch exports the real networks models.isa_levels checks (and is their reference).
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-  python3-torch python3-torchvision python3-numpy >/dev/null
+  python3-torch python3-torchvision python3-numpy python3-pil >/dev/null
 
 start=$(date +%s)
 OMP_NUM_THREADS=1 /usr/bin/python3 scripts/models/export_models.py build/models \
