@@ -8709,6 +8709,46 @@ struct Dialect {
 }  // namespace target
 NNVM_END_NAMESPACE
 // end nnvm/target/dialect.hpp
+// begin nnvm/target/name_table.hpp
+// Unique, valid identifiers for generated C-family source: the emitters' locals and module
+// symbols, and a standalone model's parameter names (graph/standalone_c.hpp).
+
+#include <cctype>
+#include <set>
+#include <string>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+// Unique, valid C identifiers: `i.outer` becomes `i_outer`, a second `i` becomes `i_1`.
+class NameTable {
+ public:
+  void reserve(const std::string& name) { used_.insert(name); }
+  bool taken(const std::string& name) const { return used_.count(name) != 0; }
+  std::string fresh(const std::string& hint) {
+    std::string base = sanitize(hint), name = base;
+    for (int k = 1; used_.count(name); ++k) name = base + "_" + std::to_string(k);
+    used_.insert(name);
+    return name;
+  }
+  static std::string sanitize(const std::string& hint) {
+    std::string s;
+    for (char c : hint) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+    // Leading digits are invalid, leading underscores are reserved, nnvm_ is the emitter's.
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '_' ||
+        s.rfind("nnvm_", 0) == 0 || s.rfind("NNVM_", 0) == 0)
+      s = "v" + s;
+    return s;
+  }
+
+ private:
+  std::set<std::string> used_;
+};
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/name_table.hpp
 // begin nnvm/target/storage_helpers.hpp
 // The float16 and bfloat16 conversion helpers generated code calls (storage types compute in
 // float32), as source text in a dialect's spelling. Rounding is to nearest even, NaN stays a
@@ -8821,31 +8861,6 @@ namespace cprec {
 inline constexpr int primary = 16, unary = 15, mul = 13, add = 12, rel = 10, eq = 9, bit_and = 8,
                      bit_xor = 7, bit_or = 6, log_and = 5, log_or = 4, cond = 3;
 }
-
-// Unique, valid C identifiers: `i.outer` becomes `i_outer`, a second `i` becomes `i_1`.
-class NameTable {
- public:
-  void reserve(const std::string& name) { used_.insert(name); }
-  bool taken(const std::string& name) const { return used_.count(name) != 0; }
-  std::string fresh(const std::string& hint) {
-    std::string base = sanitize(hint), name = base;
-    for (int k = 1; used_.count(name); ++k) name = base + "_" + std::to_string(k);
-    used_.insert(name);
-    return name;
-  }
-  static std::string sanitize(const std::string& hint) {
-    std::string s;
-    for (char c : hint) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
-    // Leading digits are invalid, leading underscores are reserved, nnvm_ is the emitter's.
-    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '_' ||
-        s.rfind("nnvm_", 0) == 0 || s.rfind("NNVM_", 0) == 0)
-      s = "v" + s;
-    return s;
-  }
-
- private:
-  std::set<std::string> used_;
-};
 
 class CLikeEmitter : public ir::IRVisitor {
  public:
