@@ -10,4 +10,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata libcli11-dev libdnnl-dev \
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm \
-  clang lld wasi-libc libclang-rt-14-dev-wasm32 nodejs chromium >/dev/null
+  clang lld wasi-libc libclang-rt-14-dev-wasm32 nodejs chromium \
+  opencl-headers ocl-icd-opencl-dev ocl-icd-libopencl1 pocl-opencl-icd clinfo >/dev/null

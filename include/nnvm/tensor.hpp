@@ -1,5 +1,6 @@
 // The kernel author's header: the tensor DSL, schedules, lowering, the reference interpreter,
-// the C emitter and the C JIT. Compiles with `-I include` alone. The op library is
+// the C emitter, the GPU source emitter (CUDA, OpenCL, Metal) and the C JIT. Compiles with
+// `-I include` alone. The op library is
 // <nnvm/ops/ops.hpp>, the graph layer <nnvm/graph/graph.hpp>, and <nnvm/nnvm.hpp> all of it.
 #pragma once
 
@@ -27,3 +28,4 @@
 #include "nnvm/target/c_like.hpp"
 #include "nnvm/target/c_emitter.hpp"
 #include "nnvm/target/c_jit.hpp"
+#include "nnvm/target/gpu_emitter.hpp"

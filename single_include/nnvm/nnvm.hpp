@@ -10,7 +10,8 @@
 
 // begin nnvm/tensor.hpp
 // The kernel author's header: the tensor DSL, schedules, lowering, the reference interpreter,
-// the C emitter and the C JIT. Compiles with `-I include` alone. The op library is
+// the C emitter, the GPU source emitter (CUDA, OpenCL, Metal) and the C JIT. Compiles with
+// `-I include` alone. The op library is
 // <nnvm/ops/ops.hpp>, the graph layer <nnvm/graph/graph.hpp>, and <nnvm/nnvm.hpp> all of it.
 
 // begin nnvm/config.hpp
@@ -8785,7 +8786,7 @@ inline std::string storage_helpers_source(const Dialect& d, const bool (&used)[4
 )",
       // f32_to_f16
       R"(${qual}${u16} nnvm_f32_to_f16(${f32} f) {
-  ${u32} x, sign, absx, half, rem;
+  ${u32} x, sign, absx, bits, rem;
   ${copy_x_f}
   sign = (x >> 16) & 0x8000u;
   absx = x & 0x7fffffffu;
@@ -8797,16 +8798,16 @@ inline std::string storage_helpers_source(const Dialect& d, const bool (&used)[4
     if (absx < 0x33000000u) return (${u16})sign;
     man = (absx & 0x7fffffu) | 0x800000u;
     shift = 113 - (${int})(absx >> 23) + 13;
-    half = man >> shift;
+    bits = man >> shift;
     rem = man & ((1u << shift) - 1u);
     mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1u))) ++half;
-    return (${u16})(sign | half);
+    if (rem > mid || (rem == mid && (bits & 1u))) ++bits;
+    return (${u16})(sign | bits);
   }
-  half = (absx >> 13) - (112u << 10);
+  bits = (absx >> 13) - (112u << 10);
   rem = absx & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;
-  return (${u16})(sign | half);
+  if (rem > 0x1000u || (rem == 0x1000u && (bits & 1u))) ++bits;
+  return (${u16})(sign | bits);
 }
 )",
       // bf16_to_f32
@@ -11057,6 +11058,609 @@ inline Kernel jit_c(const ir::LoweredFunc& fn, const CJitOptions& options = {}) 
 }  // namespace target
 NNVM_END_NAMESPACE
 // end nnvm/target/c_jit.hpp
+// begin nnvm/target/gpu_emitter.hpp
+// GPU source: the kernels of one or more functions split for a GPU (device_split.hpp),
+// printed as one CUDA, OpenCL C or Metal source with a launch description per kernel. One
+// source per model, since device compilers (PoCL, NVRTC) pay a large cost per program.
+//
+// Each kernel starts with a comment naming the op and schedule that made it and its launch.
+// Shared memory is declared at the top of the kernel (OpenCL requires __local arrays at kernel
+// scope); per-thread scratch (local scope, or a global-scope stage computed inside a thread's
+// loop) is a private array.
+
+// begin nnvm/target/device_split.hpp
+// The host/device split of a GPU function. A function lowered for the GPU family is a nest of
+// global allocations (intermediate stages) around a sequence of loop nests, one per stage root,
+// whose outer loops are bound to grid axes (ops/schedule_gpu.hpp). Each such nest becomes one
+// device kernel with its launch: the grid and block extents are the extents of the loops bound
+// to blockIdx.* and threadIdx.*. The global allocations become device buffers the host creates
+// once and passes to the kernels that use them; the host launches the kernels in order.
+//
+// Checked here, each with an error id (the verifier's part of GPU lowering):
+//   nnvm.codegen.thread_bound_twice  a loop bound to an axis already bound around it
+//   nnvm.codegen.launch_extent       a bound loop whose extent is not a constant
+//   nnvm.codegen.block_limit         a block of more threads than the target's limit
+//   nnvm.codegen.shared_memory_limit shared memory over the target's per-block limit
+//   nnvm.codegen.shared_outside_block shared storage outside every thread-bound loop
+// Where loops bound to one axis have different extents in one kernel, the axis takes the largest
+// and the shorter loops are guarded, so every thread of a launch runs the same code.
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+// Grid and block extents of one launch, x y z.
+struct LaunchDims {
+  int64_t grid[3] = {1, 1, 1};
+  int64_t block[3] = {1, 1, 1};
+  int64_t threads_per_block() const { return block[0] * block[1] * block[2]; }
+  int64_t blocks() const { return grid[0] * grid[1] * grid[2]; }
+};
+
+struct DeviceKernel {
+  // Its parameters are the buffers it reads or writes (module.buffer(args[i])), then the
+  // function's symbolic sizes.
+  ir::LoweredFunc func;
+  std::vector<size_t> args;  // per func.params: index into DeviceModule::buffer()
+  LaunchDims launch;
+  int64_t shared_bytes = 0;  // static shared memory of one block
+};
+
+struct DeviceModule {
+  std::string name, origin;
+  std::vector<ir::Buffer> params;  // the function's parameters, in the caller's order
+  std::vector<ir::Buffer> temps;   // device buffers the host allocates for intermediates
+  std::vector<DeviceKernel> kernels;  // in launch order
+  std::vector<ir::Var> size_vars;
+
+  size_t buffer_count() const { return params.size() + temps.size(); }
+  const ir::Buffer& buffer(size_t i) const { return i < params.size() ? params[i] : temps[i - params.size()]; }
+};
+
+namespace detail {
+
+inline int axis_of(const std::string& tag) { return tag.back() - 'x'; }
+inline bool is_block_tag(const std::string& tag) { return tag.rfind("blockIdx.", 0) == 0; }
+
+// Launch extents, shared memory and the checks of one kernel's body.
+class LaunchScan : public ir::IRVisitor {
+ public:
+  explicit LaunchScan(const std::string& kernel) : kernel_(kernel) {}
+  std::map<std::string, int64_t> extent;  // per bound axis tag: the largest loop extent
+  int64_t shared_bytes = 0;
+  std::set<const ir::BufferNode*> used, stored;
+
+  void visit(const ir::For* op) override {
+    if (op->for_kind != ir::ForKind::thread_binding) return IRVisitor::visit(op);
+    if (open_.count(op->thread_tag))
+      throw UserError("nnvm.codegen.thread_bound_twice",
+                      str_cat("loop ", op->loop_var.name(), " is bound to ", op->thread_tag,
+                              ", which a loop around it is already bound to"),
+                      {"kernel " + kernel_});
+    const int64_t* e = ir::as_const_int(op->extent);
+    if (!e || !ir::is_const_int(op->min, 0))
+      throw UserError("nnvm.codegen.launch_extent",
+                      str_cat("loop ", op->loop_var.name(), " bound to ", op->thread_tag,
+                              " needs a constant extent from 0 to size the launch (shapes must be static on GPUs)"),
+                      {"kernel " + kernel_});
+    extent[op->thread_tag] = std::max(extent[op->thread_tag], *e);
+    open_.insert(op->thread_tag);
+    if (!is_block_tag(op->thread_tag)) ++thread_depth_;
+    IRVisitor::visit(op);
+    if (!is_block_tag(op->thread_tag)) --thread_depth_;
+    open_.erase(op->thread_tag);
+  }
+  void visit(const ir::Allocate* op) override {
+    if (op->buffer->scope == ir::MemoryScope::shared) {
+      if (thread_depth_ > 0 || open_.empty())
+        throw UserError("nnvm.codegen.shared_outside_block",
+                        str_cat("shared buffer ", op->buffer->name,
+                                " is allocated inside a thread's loop or outside every block; compute it at a "
+                                "loop bound to blockIdx (compute_at) so the block's threads share it"),
+                        {"kernel " + kernel_});
+      int64_t bytes = op->buffer->dtype.bytes();
+      for (auto& d : op->buffer->shape) {
+        const int64_t* c = ir::as_const_int(d);
+        if (!c)
+          throw UserError("nnvm.codegen.launch_extent",
+                          str_cat("shared buffer ", op->buffer->name, " needs a constant size"), {"kernel " + kernel_});
+        bytes *= *c;
+      }
+      shared_bytes += bytes;
+    }
+    IRVisitor::visit(op);
+  }
+  void visit(const ir::Load* op) override {
+    used.insert(op->buffer.get());
+    IRVisitor::visit(op);
+  }
+  void visit(const ir::Store* op) override {
+    used.insert(op->buffer.get());
+    stored.insert(op->buffer.get());
+    IRVisitor::visit(op);
+  }
+
+ private:
+  std::string kernel_;
+  std::set<std::string> open_;
+  int thread_depth_ = 0;
+};
+
+// Gives every loop bound to an axis the axis' launch extent, guarding the shorter ones; a loop
+// bound to vthread becomes a serial loop (one thread runs the virtual threads in turn).
+class FillLaunch : public ir::IRMutator {
+ public:
+  explicit FillLaunch(const std::map<std::string, int64_t>& extent) : extent_(extent) {}
+
+ protected:
+  ir::Stmt visit(const ir::For* op, const ir::Stmt& s) override {
+    if (op->for_kind != ir::ForKind::thread_binding) return IRMutator::visit(op, s);
+    ir::Stmt body = mutate(op->body);
+    if (op->thread_tag == "vthread")
+      return ir::For::make(op->loop_var, op->min, op->extent, ir::ForKind::serial, body);
+    int64_t launch = extent_.at(op->thread_tag), own = *ir::as_const_int(op->extent);
+    if (own < launch) body = ir::IfThenElse::make(op->loop_var < ir::Expr(own), body);
+    return ir::For::make(op->loop_var, op->min, ir::Expr(launch), op->for_kind, body, op->thread_tag);
+  }
+
+ private:
+  const std::map<std::string, int64_t>& extent_;
+};
+
+// The top-level statements of `s` below its global allocations, which go to `temps`.
+inline void peel_kernels(const ir::Stmt& s, std::vector<ir::Buffer>& temps, std::vector<ir::Stmt>& nests) {
+  if (auto* a = s.as<ir::Allocate>(); a && a->buffer->scope == ir::MemoryScope::global) {
+    temps.push_back(a->buffer);
+    return peel_kernels(a->body, temps, nests);
+  }
+  if (auto* q = s.as<ir::Seq>()) {
+    for (auto& item : q->seq) peel_kernels(item, temps, nests);
+    return;
+  }
+  if (s.defined()) nests.push_back(s);
+}
+
+}  // namespace detail
+
+// One kernel per top-level loop nest of `fn` (see the file comment). A nest with no bound loop
+// (a stage with no axes) runs as one thread.
+inline DeviceModule split_host_device(const ir::LoweredFunc& fn, const Target& target) {
+  DeviceModule m;
+  m.name = fn.name;
+  m.origin = fn.origin;
+  m.params = fn.params;
+  m.size_vars = fn.size_vars;
+  std::vector<ir::Stmt> nests;
+  detail::peel_kernels(fn.body, m.temps, nests);
+  for (size_t k = 0; k < nests.size(); ++k) {
+    DeviceKernel kernel;
+    std::string name = nests.size() == 1 ? fn.name : str_cat(fn.name, "_k", k);
+    detail::LaunchScan scan(name);
+    scan.visit_stmt(nests[k]);
+    for (auto& [tag, e] : scan.extent) {
+      if (tag == "vthread") continue;
+      (detail::is_block_tag(tag) ? kernel.launch.grid : kernel.launch.block)[detail::axis_of(tag)] = e;
+    }
+    if (kernel.launch.threads_per_block() > target.gpu.max_threads_per_block)
+      throw UserError("nnvm.codegen.block_limit",
+                      str_cat("a block of ", kernel.launch.threads_per_block(), " threads is over the target's limit of ",
+                              target.gpu.max_threads_per_block, "; split the thread axes further"),
+                      {"kernel " + name});
+    if (scan.shared_bytes > target.gpu.shared_memory_bytes)
+      throw UserError("nnvm.codegen.shared_memory_limit",
+                      str_cat("the block uses ", scan.shared_bytes, " bytes of shared memory, over the target's ",
+                              target.gpu.shared_memory_bytes),
+                      {"kernel " + name});
+    kernel.shared_bytes = scan.shared_bytes;
+    kernel.func.name = name;
+    kernel.func.origin = nests.size() == 1 ? fn.origin : str_cat("launch ", k + 1, " of ", nests.size(), " of ", fn.origin);
+    kernel.func.size_vars = fn.size_vars;
+    for (size_t b = 0; b < m.buffer_count(); ++b)
+      if (scan.used.count(m.buffer(b).get())) {
+        kernel.args.push_back(b);
+        kernel.func.params.push_back(m.buffer(b));
+        kernel.func.written.push_back(scan.stored.count(m.buffer(b).get()) > 0);
+      }
+    kernel.func.body = detail::FillLaunch(scan.extent).mutate(nests[k]);
+    m.kernels.push_back(std::move(kernel));
+  }
+  return m;
+}
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/device_split.hpp
+// begin nnvm/target/gpu_dialects.hpp
+// The GPU dialects of the shared C-family emitter, as data (dialect.hpp): CUDA C++, OpenCL C 1.2
+// and the Metal Shading Language. What is not spelling (where shared memory is declared, the
+// signature's launch attributes, the prelude each source starts with) is gpu_emitter.hpp's.
+//
+// Vectors: OpenCL and Metal have N-lane types with arithmetic (float4, vec<float, 4>); CUDA's
+// float4 has no operators, so CUDA sources declare nnvm_vec<T, N> in their prelude. Lanes are
+// read and written through a pointer to the first element where the language does not allow
+// subscripting a vector (OpenCL C 1.2).
+
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+namespace detail {
+// Identifiers every GPU source must avoid besides C's: the emitter's own prelude names and the
+// languages' keywords and built-ins a kernel or buffer could be named after.
+inline const std::unordered_set<std::string>& reserved_gpu_names() {
+  static const std::unordered_set<std::string> names = [] {
+    std::unordered_set<std::string> s = reserved_c_names();
+    for (const char* w :
+         {"nnvm_vec", "nnvm_vload", "nnvm_vstore", "nnvm_block", "nnvm_thread", "kernel", "global", "local",
+          "constant", "private", "device", "threadgroup", "thread", "uchar", "ushort", "uint", "ulong", "half",
+          "vec", "metal", "barrier", "template", "class", "namespace", "using", "this", "new", "delete",
+          "operator", "typename", "bool", "true", "false", "blockIdx", "threadIdx", "blockDim", "gridDim",
+          "warpSize", "get_group_id", "get_local_id", "get_global_id", "vload4", "vstore4", "mem_flags",
+          // C++ (CUDA and Metal): keywords C lacks and the alternative tokens (a buffer named
+          // after the op `and` or `not`).
+          "and", "and_eq", "bitand", "bitor", "compl", "not", "not_eq", "or", "or_eq", "xor", "xor_eq", "alignas",
+          "alignof", "asm", "catch", "constexpr", "const_cast", "decltype", "dynamic_cast", "explicit", "export",
+          "friend", "mutable", "noexcept", "nullptr", "protected", "public", "reinterpret_cast", "static_assert",
+          "static_cast", "thread_local", "throw", "try", "typeid", "virtual", "concept", "requires"})
+      s.insert(w);
+    return s;
+  }();
+  return names;
+}
+
+// Spellings CUDA, OpenCL and Metal share (C's literals and operators, f-suffixed float32).
+inline Dialect gpu_dialect_base() {
+  Dialect d;
+  d.nan = "NAN";
+  d.infinity = "INFINITY";
+  d.reserved_names = &reserved_gpu_names();
+  // A private array lives in registers or, spilled, in slow local memory: keep it small.
+  d.max_private_bytes = 16 * 1024;
+  return d;
+}
+}  // namespace detail
+
+// CUDA C++ for nvcc and NVRTC; no headers needed (the prelude declares the vector type).
+inline const Dialect& cuda_dialect() {
+  static const Dialect d = [] {
+    Dialect c = detail::gpu_dialect_base();
+    c.types = {"unsigned char",      "signed char",    "short",          "int",    "long long",
+               "unsigned char",      "unsigned short", "unsigned int",   "unsigned long long",
+               "unsigned short",     "unsigned short", "float",          "double", "void*"};
+    c.int_type = "int";
+    c.vector_type = "nnvm_vec<${scalar}, ${lanes}>";
+    c.vector_zero = "{}";
+    c.broadcast = "${type}{{${values}}}";
+    c.lane = "${vector}.v[${lane}]";
+    c.vector_load = "nnvm_vload<${lanes}>(&${buffer}[${base}])";
+    c.vector_store = "nnvm_vstore(&${buffer}[${base}], ${value});";
+    c.nan = "__int_as_float(0x7fc00000)";
+    c.infinity = "__int_as_float(0x7f800000)";
+    c.int64_literal = "${value}LL";
+    c.uint64_literal = "${value}ULL";
+    c.restrict_qualifier = "__restrict__ ";
+    c.helper_qualifier = "static __device__ __forceinline__ ";
+    c.thread_index = {{"blockIdx.x", "blockIdx.x"},   {"blockIdx.y", "blockIdx.y"},   {"blockIdx.z", "blockIdx.z"},
+                      {"threadIdx.x", "threadIdx.x"}, {"threadIdx.y", "threadIdx.y"}, {"threadIdx.z", "threadIdx.z"}};
+    c.barrier = "__syncthreads();";
+    c.math_names = {{ir::CallOp::abs, "fabs"}, {ir::CallOp::round, "rint"}};
+    c.float32_math_suffix = "f";
+    c.bit_copy = "memcpy(&${dst}, &${src}, 4);";
+    c.kernel_signature = "extern \"C\" __global__ void ${name}(${params})";
+    c.buffer_param = "${const}${type}* ${restrict}${name}";
+    return c;
+  }();
+  return d;
+}
+
+// OpenCL C 1.2: long is 64 bits; math functions are overloaded (no f suffix).
+inline const Dialect& opencl_dialect() {
+  static const Dialect d = [] {
+    Dialect c = detail::gpu_dialect_base();
+    c.types = {"uchar", "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong", "ushort", "ushort",
+               "float", "double", "void*"};
+    c.int_type = "int";
+    c.vector_type = "${scalar}${lanes}";
+    c.vector_zero = "(${type})(0)";
+    c.broadcast = "((${type})(${values}))";
+    c.lane = "((__private ${scalar}*)&${vector})[${lane}]";
+    c.vector_load = "vload${lanes}(0, &${buffer}[${base}])";
+    c.vector_store = "vstore${lanes}(${value}, 0, &${buffer}[${base}]);";
+    c.int64_literal = "${value}L";
+    c.uint64_literal = "${value}UL";
+    c.restrict_qualifier = "restrict ";
+    c.helper_qualifier = "static inline ";
+    c.global_space = "__global ";
+    c.thread_index = {{"blockIdx.x", "get_group_id(0)"}, {"blockIdx.y", "get_group_id(1)"},
+                      {"blockIdx.z", "get_group_id(2)"}, {"threadIdx.x", "get_local_id(0)"},
+                      {"threadIdx.y", "get_local_id(1)"}, {"threadIdx.z", "get_local_id(2)"}};
+    c.barrier = "barrier(CLK_LOCAL_MEM_FENCE);";
+    c.math_names = {{ir::CallOp::abs, "fabs"}, {ir::CallOp::round, "rint"}};
+    c.bit_copy = "*(__private uint*)&${dst} = *(__private uint*)&${src};";
+    c.kernel_signature = "__kernel void ${name}(${params})";
+    c.buffer_param = "${space}${const}${type}* ${restrict}${name}";
+    return c;
+  }();
+  return d;
+}
+
+// Metal Shading Language 2.x (C++14 based). Metal has no 64-bit float; the GPU emitter refuses
+// float64 for it. Buffer indices and the grid built-ins are in the signature gpu_emitter.hpp
+// writes.
+inline const Dialect& metal_dialect() {
+  static const Dialect d = [] {
+    Dialect c = detail::gpu_dialect_base();
+    c.types = {"uchar", "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong", "ushort", "ushort",
+               "float", "double", "void*"};
+    c.int_type = "int";
+    c.vector_type = "vec<${scalar}, ${lanes}>";
+    c.vector_zero = "${type}(0)";
+    c.broadcast = "${type}(${values})";
+    c.lane = "${vector}[${lane}]";
+    c.vector_load = "nnvm_vload<${lanes}>(&${buffer}[${base}])";
+    c.vector_store = "nnvm_vstore(&${buffer}[${base}], ${value});";
+    c.int64_literal = "${value}L";
+    c.uint64_literal = "${value}UL";
+    c.helper_qualifier = "static inline ";
+    c.global_space = "device ";
+    c.thread_index = {{"blockIdx.x", "nnvm_block.x"},   {"blockIdx.y", "nnvm_block.y"},   {"blockIdx.z", "nnvm_block.z"},
+                      {"threadIdx.x", "nnvm_thread.x"}, {"threadIdx.y", "nnvm_thread.y"}, {"threadIdx.z", "nnvm_thread.z"}};
+    c.barrier = "threadgroup_barrier(mem_flags::mem_threadgroup);";
+    // Metal's library lacks erf, log1p and expm1: the prelude defines them (gpu_emitter.hpp).
+    c.math_names = {{ir::CallOp::abs, "fabs"},        {ir::CallOp::round, "rint"},  {ir::CallOp::erf, "nnvm_erf"},
+                    {ir::CallOp::log1p, "nnvm_log1p"}, {ir::CallOp::expm1, "nnvm_expm1"}};
+    c.bit_copy = "${dst} = as_type<decltype(${dst})>(${src});";
+    c.kernel_signature = "kernel void ${name}(${params})";
+    c.buffer_param = "${space}${const}${type}* ${name}";
+    return c;
+  }();
+  return d;
+}
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/gpu_dialects.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace target {
+
+struct GpuProgram {
+  Emitter emitter = Emitter::cuda;
+  std::string source;
+  std::vector<DeviceModule> modules;        // per function, in the order given
+  std::vector<std::vector<std::string>> symbols;  // per module, per kernel: its name in the source
+};
+
+inline const Dialect& gpu_dialect(Emitter e) {
+  switch (e) {
+    case Emitter::cuda: return cuda_dialect();
+    case Emitter::opencl: return opencl_dialect();
+    case Emitter::metal: return metal_dialect();
+    default: break;
+  }
+  throw UserError("nnvm.codegen.target", str_cat("the ", emitter_name(e), " emitter writes no GPU source"));
+}
+
+class GpuEmitter : public CLikeEmitter {
+ public:
+  explicit GpuEmitter(Emitter e) : CLikeEmitter(gpu_dialect(e)), emitter_(e) {}
+
+  GpuProgram emit(const std::vector<ir::LoweredFunc>& fns, const Target& target) {
+    GpuProgram p;
+    p.emitter = emitter_;
+    NameTable symbols;
+    if (dialect_.reserved_names)
+      for (auto& w : *dialect_.reserved_names) symbols.reserve(w);
+    std::string kernels;
+    for (auto& fn : fns) {
+      p.modules.push_back(split_host_device(fn, target));
+      auto& names = p.symbols.emplace_back();
+      for (auto& k : p.modules.back().kernels) {
+        // Prefixed: OpenCL and Metal declare hundreds of built-in functions (max, sign, dot, ...)
+        // that a kernel named after its op would collide with; none starts with gpu_.
+        names.push_back(symbols.fresh("gpu_" + NameTable::sanitize(k.func.name)));
+        kernels += "\n" + emit_kernel(k, names.back());
+      }
+    }
+    p.source = str_cat("// Generated by nnvm ", NNVM_VERSION_MAJOR, ".", NNVM_VERSION_MINOR, ".", NNVM_VERSION_PATCH,
+                       ": ", language(), ".\n", prelude(), storage_helpers_source(), kernels);
+    return p;
+  }
+
+ protected:
+  // An axis the body does not read (a grid of one block) declares no variable: nvcc warns.
+  void emit_thread_bound_for(const ir::For* op) override {
+    if (ir::uses_var(op->body, op->loop_var)) return CLikeEmitter::emit_thread_bound_for(op);
+    visit_stmt(op->body);
+  }
+  void emit_allocate(const ir::Allocate* op) override {
+    if (op->buffer->scope != ir::MemoryScope::shared) return emit_stack_allocate(op, "per-thread");
+    int64_t count = 1;
+    for (auto& d : op->buffer->shape) count *= *ir::as_const_int(d);  // constant: checked by the split
+    std::string name = bind_buffer(op->buffer);
+    shared_decls_ += str_cat("  ", shared_space(), scalar_type(op->buffer->dtype), " ", name, "[",
+                             std::max<int64_t>(count, 1), "];\n");
+    visit_stmt(op->body);
+    unbind_buffer(op->buffer);
+  }
+
+ private:
+  Emitter emitter_;
+  std::string shared_decls_;
+
+  std::string language() const {
+    return emitter_ == Emitter::cuda ? "CUDA C++" : emitter_ == Emitter::opencl ? "OpenCL C 1.2" : "Metal Shading Language";
+  }
+  std::string shared_space() const {
+    return emitter_ == Emitter::cuda ? "__shared__ " : emitter_ == Emitter::opencl ? "__local " : "threadgroup ";
+  }
+  static std::string comment(const std::string& s) {
+    std::string out;
+    for (char c : s) out += (c == '\n' || c == '\r') ? ' ' : c;
+    return out;
+  }
+
+  std::string prelude() const {
+    bool vectors = !used_vector_types_.empty();
+    switch (emitter_) {
+      case Emitter::cuda:
+        return vectors ? R"(
+// N-lane values with lanewise arithmetic (CUDA's float4 has none).
+template <class T> struct nnvm_same { typedef T type; };
+template <class T, int N> struct nnvm_vec { T v[N]; };
+#define NNVM_VEC_OP(op)                                                                                   \
+  template <class T, int N>                                                                               \
+  __device__ __forceinline__ nnvm_vec<T, N> operator op(nnvm_vec<T, N> a, nnvm_vec<T, N> b) {           \
+    for (int i = 0; i < N; ++i) a.v[i] = a.v[i] op b.v[i];                                                \
+    return a;                                                                                             \
+  }                                                                                                       \
+  template <class T, int N>                                                                               \
+  __device__ __forceinline__ nnvm_vec<T, N> operator op(nnvm_vec<T, N> a, typename nnvm_same<T>::type b) { \
+    for (int i = 0; i < N; ++i) a.v[i] = a.v[i] op b;                                                     \
+    return a;                                                                                             \
+  }                                                                                                       \
+  template <class T, int N>                                                                               \
+  __device__ __forceinline__ nnvm_vec<T, N> operator op(typename nnvm_same<T>::type a, nnvm_vec<T, N> b) { \
+    for (int i = 0; i < N; ++i) b.v[i] = a op b.v[i];                                                     \
+    return b;                                                                                             \
+  }
+NNVM_VEC_OP(+)
+NNVM_VEC_OP(-)
+NNVM_VEC_OP(*)
+NNVM_VEC_OP(/)
+NNVM_VEC_OP(&)
+NNVM_VEC_OP(|)
+NNVM_VEC_OP(^)
+#undef NNVM_VEC_OP
+template <class T, int N> __device__ __forceinline__ nnvm_vec<T, N> operator-(nnvm_vec<T, N> a) {
+  for (int i = 0; i < N; ++i) a.v[i] = -a.v[i];
+  return a;
+}
+template <int N, class T> __device__ __forceinline__ nnvm_vec<T, N> nnvm_vload(const T* p) {
+  nnvm_vec<T, N> r;
+  for (int i = 0; i < N; ++i) r.v[i] = p[i];
+  return r;
+}
+template <class T, int N> __device__ __forceinline__ void nnvm_vstore(T* p, nnvm_vec<T, N> v) {
+  for (int i = 0; i < N; ++i) p[i] = v.v[i];
+}
+)"
+                       : "";
+      case Emitter::opencl:
+        return "\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+      default:
+        return R"(
+#include <metal_stdlib>
+using namespace metal;
+template <int N, class T> static inline vec<T, N> nnvm_vload(const device T* p) {
+  vec<T, N> r;
+  for (int i = 0; i < N; ++i) r[i] = p[i];
+  return r;
+}
+template <int N, class T> static inline vec<T, N> nnvm_vload(const threadgroup T* p) {
+  vec<T, N> r;
+  for (int i = 0; i < N; ++i) r[i] = p[i];
+  return r;
+}
+template <int N, class T> static inline vec<T, N> nnvm_vload(const thread T* p) {
+  vec<T, N> r;
+  for (int i = 0; i < N; ++i) r[i] = p[i];
+  return r;
+}
+template <class P, class T, int N> static inline void nnvm_vstore(P p, vec<T, N> v) {
+  for (int i = 0; i < N; ++i) p[i] = v[i];
+}
+// log1p and expm1 without cancellation near 0 (Goldberg's and Kahan's corrections); erf by
+// Abramowitz and Stegun 7.1.26 (absolute error under 1.5e-7).
+static inline float nnvm_log1p(float x) {
+  float u = 1.0f + x;
+  return u == 1.0f ? x : log(u) * x / (u - 1.0f);
+}
+static inline float nnvm_expm1(float x) {
+  float u = exp(x);
+  if (u == 1.0f) return x;
+  if (u - 1.0f == -1.0f) return -1.0f;
+  return (u - 1.0f) * x / log(u);
+}
+static inline float nnvm_erf(float x) {
+  float t = 1.0f / (1.0f + 0.3275911f * fabs(x));
+  float y = 1.0f - (((((1.061405429f * t - 1.453152027f) * t) + 1.421413741f) * t - 0.284496736f) * t + 0.254829592f) * t * exp(-x * x);
+  return copysign(y, x);
+}
+)";
+    }
+  }
+
+  std::string emit_kernel(const DeviceKernel& k, const std::string& symbol) {
+    const ir::LoweredFunc& fn = k.func;
+    kernel_name_ = fn.name;
+    names_ = NameTable();
+    reserve_common_names();
+    reset_scopes();
+    out_.clear();
+    shared_decls_.clear();
+    indent_ = 2;
+    std::vector<std::string> params;
+    for (size_t i = 0; i < fn.params.size(); ++i) {
+      const ir::Buffer& b = fn.params[i];
+      if (emitter_ == Emitter::metal && b->dtype.is_float() && b->dtype.bits == 64)
+        throw BackendError("nnvm.codegen.dtype",
+                           str_cat("buffer ", b->name, " is float64, which Metal does not have"), context());
+      std::string p = fill(dialect_.buffer_param, {{"space", dialect_.global_space},
+                                                   {"const", fn.writes(i) ? "" : dialect_.const_qualifier},
+                                                   {"type", scalar_type(b->dtype)},
+                                                   {"restrict", dialect_.restrict_qualifier},
+                                                   {"name", bind_buffer(b)}});
+      if (emitter_ == Emitter::metal) p += str_cat(" [[buffer(", i, ")]]");
+      params.push_back(p);
+    }
+    for (size_t i = 0; i < fn.size_vars.size(); ++i) {
+      const ir::Var& v = fn.size_vars[i];
+      params.push_back(emitter_ == Emitter::metal
+                           ? str_cat("constant ", scalar_type(v.dtype()), "& ", bind_var(v), " [[buffer(",
+                                     fn.params.size() + i, ")]]")
+                           : str_cat(scalar_type(v.dtype()), " ", bind_var(v)));
+    }
+    if (emitter_ == Emitter::metal) {
+      params.push_back("uint3 nnvm_block [[threadgroup_position_in_grid]]");
+      params.push_back("uint3 nnvm_thread [[thread_position_in_threadgroup]]");
+    }
+    emit_body(fn.body);
+    const LaunchDims& l = k.launch;
+    std::string head = str_cat("// ", comment(fn.origin), "\n// launch: grid (", l.grid[0], ", ", l.grid[1], ", ",
+                               l.grid[2], "), block (", l.block[0], ", ", l.block[1], ", ", l.block[2], "), ",
+                               k.shared_bytes, " bytes of shared memory\n");
+    std::string joined;
+    for (auto& p : params) joined += (joined.empty() ? "" : ", ") + p;
+    std::string signature = fill(dialect_.kernel_signature, {{"name", symbol}, {"params", joined}});
+    // The block size as a compile-time fact: registers are allocated for it (CUDA), and PoCL
+    // compiles the work-group loop for it (OpenCL).
+    if (emitter_ == Emitter::cuda)
+      signature = str_cat("extern \"C\" __global__ void __launch_bounds__(", l.threads_per_block(), ") ", symbol, "(",
+                          joined, ")");
+    if (emitter_ == Emitter::opencl)
+      signature = str_cat("__kernel __attribute__((reqd_work_group_size(", l.block[0], ", ", l.block[1], ", ",
+                          l.block[2], "))) void ", symbol, "(", joined, ")");
+    return str_cat(head, signature, " {\n", shared_decls_, out_, "}\n");
+  }
+};
+
+// The GPU source of `fns` for `target` (a GPU family target: cuda, opencl or metal emitter).
+inline GpuProgram emit_gpu(const std::vector<ir::LoweredFunc>& fns, const Target& target) {
+  if (target.family != Family::gpu)
+    throw UserError("nnvm.codegen.target", str_cat("the ", emitter_name(target.emitter), " target is not of the GPU family"));
+  return GpuEmitter(target.emitter).emit(fns, target);
+}
+
+}  // namespace target
+NNVM_END_NAMESPACE
+// end nnvm/target/gpu_emitter.hpp
 // end nnvm/tensor.hpp
 // begin nnvm/ops/ops.hpp
 // The operator library: op definitions, the registry with the built-in ops, and build/jit.

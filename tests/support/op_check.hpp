@@ -3,11 +3,15 @@
 // run through the reference interpreter, the C JIT (all cases of a call in one compiler call)
 // and, when built, the LLVM JIT, and every output is compared with values the test computed
 // independently (a plain loop in the test). Any dtype; integers and bools must match exactly.
+//
+// With NNVM_TEST_GPU set (ctest's gpu.* groups), the same cases are built for that GPU target
+// instead (support/gpu_check.hpp): run on OpenCL, or compiled by nvcc for CUDA.
 #pragma once
 
 #include <optional>
 
 #include "support/check.hpp"
+#include "support/gpu_check.hpp"
 #if NNVM_TEST_WITH_LLVM
 #include "nnvm/codegen/llvm_jit.hpp"
 #endif
@@ -74,6 +78,8 @@ inline std::string compare_arrays(const nnvm::NDArray& got, const nnvm::NDArray&
 
 inline void check_ops(const std::vector<OpCheck>& cases, const std::string& group) {
   using namespace nnvm;
+  const char* gpu = std::getenv("NNVM_TEST_GPU");
+  const target::Target build_target = gpu && *gpu ? target::parse_target(gpu) : target::Target{};
   std::vector<ops::BuiltOp> built;
   for (auto& c : cases) {
     const ops::OpDef& def = ops::default_registry().get(c.op);
@@ -88,7 +94,7 @@ inline void check_ops(const std::vector<OpCheck>& cases, const std::string& grou
       if (ops::is_value_input(def, i)) attrs.set(def.input_names[i], graph::detail::value_attr(*c.inputs[i]));
     }
     INFO(group, " / ", c.label);
-    built.push_back(ops::build(def, types, attrs));
+    built.push_back(ops::build(def, types, attrs, build_target));
   }
   std::vector<ir::LoweredFunc> fns;
   for (auto& b : built) fns.push_back(b.func);
@@ -112,6 +118,10 @@ inline void check_ops(const std::vector<OpCheck>& cases, const std::string& grou
       CHECK_MESSAGE(diff.empty(), "output ", o, ": ", diff);
     }
   };
+  if (build_target.family == target::Family::gpu) {
+    gpu_check(fns, build_target, group, [&](size_t k, auto&& call) { run(k, target::emitter_name(build_target.emitter), call); });
+    return;
+  }
   for (size_t k = 0; k < cases.size(); ++k)
     run(k, "interpreter", [&](auto views) { target::interpret(fns[k], views); });
   std::string strict = strict_compile(target::emit_c(fns), "opcheck_" + group);

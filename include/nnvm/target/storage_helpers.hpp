@@ -35,7 +35,7 @@ inline std::string storage_helpers_source(const Dialect& d, const bool (&used)[4
 )",
       // f32_to_f16
       R"(${qual}${u16} nnvm_f32_to_f16(${f32} f) {
-  ${u32} x, sign, absx, half, rem;
+  ${u32} x, sign, absx, bits, rem;
   ${copy_x_f}
   sign = (x >> 16) & 0x8000u;
   absx = x & 0x7fffffffu;
@@ -47,16 +47,16 @@ inline std::string storage_helpers_source(const Dialect& d, const bool (&used)[4
     if (absx < 0x33000000u) return (${u16})sign;
     man = (absx & 0x7fffffu) | 0x800000u;
     shift = 113 - (${int})(absx >> 23) + 13;
-    half = man >> shift;
+    bits = man >> shift;
     rem = man & ((1u << shift) - 1u);
     mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1u))) ++half;
-    return (${u16})(sign | half);
+    if (rem > mid || (rem == mid && (bits & 1u))) ++bits;
+    return (${u16})(sign | bits);
   }
-  half = (absx >> 13) - (112u << 10);
+  bits = (absx >> 13) - (112u << 10);
   rem = absx & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;
-  return (${u16})(sign | half);
+  if (rem > 0x1000u || (rem == 0x1000u && (bits & 1u))) ++bits;
+  return (${u16})(sign | bits);
 }
 )",
       // bf16_to_f32
