@@ -16,6 +16,9 @@
 #include <sstream>
 
 #include "tensor_io.hpp"
+#if NNVMC_WITH_OPENCL
+#include "nnvm/graph/opencl_model.hpp"
+#endif
 
 namespace nnvmc {
 
@@ -135,7 +138,10 @@ std::string compare(const nnvm::NDArray& got, const nnvm::NDArray& want, double 
 }
 
 // Runs every test_data_set of a compiled case; the result as "pass" or a failure description.
-Result run_case(const nnvm::graph::CompiledModel& model, const Case& c, double rtol, double atol) {
+// Runs a model on one data set's inputs.
+using Runner = std::function<std::vector<nnvm::NDArray>(const std::vector<nnvm::NDArray>&)>;
+
+Result run_case(const Runner& run, const nnvm::graph::CompiledModel& model, const Case& c, double rtol, double atol) {
   std::vector<std::string> sets;
   for (auto& e : fs::directory_iterator(c.dir))
     if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(e.path().string());
@@ -156,7 +162,7 @@ Result run_case(const nnvm::graph::CompiledModel& model, const Case& c, double r
       }
     }
     for (auto& f : sorted_files(set, "output_")) wants.push_back(read_tensor(f));
-    auto outs = model.run(inputs, 1);
+    auto outs = run(inputs);
     if (outs.size() != wants.size())
       return {Status::fail, "the model has " + std::to_string(outs.size()) + " outputs, the data set " +
                                 std::to_string(wants.size())};
@@ -168,6 +174,14 @@ Result run_case(const nnvm::graph::CompiledModel& model, const Case& c, double r
     }
   }
   return {Status::pass, ""};
+}
+
+// The case's tolerances: the check's, widened by the overrides of the ops it uses.
+std::pair<double, double> tolerance(const Case& c, const CheckOptions& check) {
+  double rtol = check.rtol, atol = check.atol;
+  for (auto& t : tolerance_overrides)
+    if (std::find(c.ops.begin(), c.ops.end(), t.op) != c.ops.end()) rtol = std::max(rtol, t.rtol), atol = std::max(atol, t.atol);
+  return {rtol, atol};
 }
 
 // Runs `fn` in a child process: a crash, a hang past `timeout_s` or an exception becomes a
@@ -224,6 +238,53 @@ Result isolated(const std::function<Result()>& fn, int timeout_s) {
   if (msg.empty()) return {Status::fail, "the case's process ended without a result"};
   return {Status(msg[0] - '0'), msg.substr(1)};
 }
+
+// Compiles a batch of prepared cases with `link` (one compiler call); when that fails, one by
+// one, so that one bad kernel fails only its case. `linked` gets the case index of each model.
+template <class Link>
+auto link_batch(const std::vector<nnvm::graph::PreparedModel>& prepared, const std::vector<size_t>& ready,
+                std::vector<Case>& cases, const std::string& target, std::vector<size_t>& linked, const Link& link) {
+  decltype(link(prepared)) models;
+  try {
+    models = link(prepared);
+    linked = ready;
+  } catch (const std::exception&) {
+    for (size_t k = 0; k < ready.size(); ++k) {
+      try {
+        models.push_back(std::move(link({prepared[k]}).front()));
+        linked.push_back(ready[k]);
+      } catch (const std::exception& e) {
+        cases[ready[k]].results[target] = {Status::fail, "compile error: " + first_line(e.what())};
+      }
+    }
+  }
+  return models;
+}
+
+#if NNVMC_WITH_OPENCL
+// The prepared cases of a batch on the OpenCL device, as one program (PoCL compiles slowly, so
+// per program). Runs in this process: a forked child cannot use the parent's OpenCL driver
+// threads, so a case that crashes the driver ends the check.
+void check_opencl(std::vector<nnvm::graph::PreparedModel>& prepared, const std::vector<size_t>& ready,
+                  std::vector<Case>& cases, const nnvm::target::Target& t, const std::string& target,
+                  const CheckOptions& check) {
+  static const nnvm::runtime::opencl::Device device = nnvm::runtime::opencl::Device::open();
+  std::vector<size_t> linked;
+  auto models = link_batch(prepared, ready, cases, target, linked, [&](std::vector<nnvm::graph::PreparedModel> p) {
+    return nnvm::graph::link_opencl(std::move(p), t, device);
+  });
+  for (size_t k = 0; k < linked.size(); ++k) {
+    Case& c = cases[linked[k]];
+    auto [rtol, atol] = tolerance(c, check);
+    auto run = [&](const std::vector<nnvm::NDArray>& in) { return models[k].run(in); };
+    try {
+      c.results[target] = run_case(run, models[k].model(), c, rtol, atol);
+    } catch (const std::exception& e) {
+      c.results[target] = {Status::fail, first_line(e.what())};
+    }
+  }
+}
+#endif
 
 // The coverage record: results per case and emitter, a per-op summary and totals.
 void write_coverage(const std::string& path, const std::vector<Case>& cases, const std::vector<std::string>& targets) {
@@ -302,7 +363,11 @@ int run_check(const std::vector<std::string>& paths, const Options& options, con
   std::vector<Case> cases;
   for (auto& dir : find_cases(paths)) cases.push_back({fs::path(dir).filename().string(), dir, {}, {}});
   std::vector<std::string> targets = check.targets.empty() ? std::vector<std::string>{options.target} : check.targets;
-  for (auto& t : targets) t = resolve_target(t);
+  for (auto& t : targets) {
+    t = resolve_target(t);
+    if (auto e = parse_target(t).emitter; e == nnvm::target::Emitter::cuda || e == nnvm::target::Emitter::metal)
+      throw nnvm::UserError("nnvm.cli.target", "check runs the cases; nnvmc cannot run " + t + " kernels");
+  }
 
   for (auto& c : cases) {
     try {
@@ -339,6 +404,17 @@ int run_check(const std::vector<std::string>& paths, const Options& options, con
   size_t done = 0;
   int counts[3] = {0, 0, 0};
   for (auto& target : targets) {
+    auto report = [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) {
+        const Result& r = cases[i].results[target];
+        ++counts[int(r.status)];
+        if (check.quiet && r.status != Status::fail) continue;
+        progress.finish();
+        std::cout << status_word(r.status) << " " << cases[i].name << " [" << target << "]"
+                  << (r.detail.empty() ? "" : ": " + r.detail) << "\n";
+      }
+      std::cout.flush();
+    };
     Options o = options;
     o.target = target;
     nnvm::graph::CompileOptions co = compile_options(o);
@@ -360,40 +436,27 @@ int run_check(const std::vector<std::string>& paths, const Options& options, con
           c.results[target] = {Status::fail, std::string("internal error: ") + first_line(e.what())};
         }
       }
-      std::vector<nnvm::graph::CompiledModel> models;
-      std::vector<size_t> linked;
-      try {
-        models = nnvm::graph::link(prepared, co.compiler);
-        linked = ready;
-      } catch (const std::exception&) {
-        // One bad kernel fails the whole batch: compile the cases one by one to find it.
-        for (size_t k = 0; k < ready.size(); ++k) {
-          try {
-            models.push_back(std::move(nnvm::graph::link({prepared[k]}, co.compiler).front()));
-            linked.push_back(ready[k]);
-          } catch (const std::exception& e) {
-            cases[ready[k]].results[target] = {Status::fail, "compile error: " + first_line(e.what())};
-          }
-        }
+#if NNVMC_WITH_OPENCL
+      if (co.target.emitter == nnvm::target::Emitter::opencl) {
+        check_opencl(prepared, ready, cases, co.target, target, check);
+        done += end - begin;
+        report(begin, end);
+        continue;
       }
+#endif
+      std::vector<size_t> linked;
+      auto models = link_batch(prepared, ready, cases, target, linked, [&](std::vector<nnvm::graph::PreparedModel> p) {
+        return nnvm::graph::link(std::move(p), co.compiler);
+      });
       for (size_t k = 0; k < linked.size(); ++k) {
         Case& c = cases[linked[k]];
-        double rtol = check.rtol, atol = check.atol;
-        for (auto& t : tolerance_overrides)
-          if (std::find(c.ops.begin(), c.ops.end(), t.op) != c.ops.end()) rtol = std::max(rtol, t.rtol), atol = std::max(atol, t.atol);
+        auto [rtol, atol] = tolerance(c, check);
         progress.update(done + linked[k] - begin, target + " " + c.name);
-        c.results[target] = isolated([&] { return run_case(models[k], c, rtol, atol); }, check.timeout_s);
+        auto run = [&](const std::vector<nnvm::NDArray>& in) { return models[k].run(in, 1); };
+        c.results[target] = isolated([&] { return run_case(run, models[k], c, rtol, atol); }, check.timeout_s);
       }
       done += end - begin;
-      for (size_t i = begin; i < end; ++i) {
-        const Result& r = cases[i].results[target];
-        ++counts[int(r.status)];
-        if (check.quiet && r.status != Status::fail) continue;
-        progress.finish();
-        std::cout << status_word(r.status) << " " << cases[i].name << " [" << target << "]"
-                  << (r.detail.empty() ? "" : ": " + r.detail) << "\n";
-      }
-      std::cout.flush();
+      report(begin, end);
     }
   }
   progress.finish();

@@ -14,6 +14,10 @@
 #include "nnvm/codegen/llvm_jit.hpp"
 #endif
 #include "nnvm/graph/artifact.hpp"
+#include "nnvm/graph/gpu_artifact.hpp"
+#if NNVMC_WITH_OPENCL
+#include "nnvm/graph/opencl_model.hpp"
+#endif
 #include "nnvm/graph/runtime_dtype.hpp"
 #include "nnvm/graph/passes/index_checks.hpp"
 #include "nnvm/onnx/export.hpp"
@@ -35,6 +39,25 @@ struct Loaded {
   std::string name;
   std::map<std::string, double> pass_ms;
   double import_ms = 0, compile_ms = 0;
+#if NNVMC_WITH_OPENCL
+  std::shared_ptr<nv::graph::OpenCLModel> opencl;  // --target opencl: runs there; `model` has its slots
+#endif
+
+  std::vector<nv::NDArray> run(const std::vector<nv::NDArray>& inputs, int threads) const {
+#if NNVMC_WITH_OPENCL
+    if (opencl) return opencl->run(inputs);
+#endif
+    return model.run(inputs, threads);
+  }
+  void run_into(const std::vector<nv::NDArray>& inputs, std::vector<nv::NDArray>& outputs, int threads) const {
+#if NNVMC_WITH_OPENCL
+    if (opencl) {
+      outputs = opencl->run(inputs);
+      return;
+    }
+#endif
+    model.run_into(inputs, outputs, threads);
+  }
 };
 
 // `index_checks`: the graph gets nv::graph::add_index_checks (nnvmc run --index-check=error).
@@ -44,6 +67,12 @@ Loaded load_and_compile(const std::string& path, const Options& o, bool index_ch
                                                (e == nv::target::Emitter::wasm ? " and a .wasm module" : "") +
                                                ", which this command cannot run; use nnvmc compile MODEL --target " +
                                                o.target + " -o DIR");
+  nv::target::Target target = parse_target(o.target);
+  if (target.family == nv::target::Family::gpu && target.emitter != nv::target::Emitter::opencl)
+    throw nv::UserError("nnvm.cli.target", "--target " + o.target + ": nnvmc cannot run " +
+                                               nv::target::emitter_name(target.emitter) +
+                                               " kernels (no device runtime for it yet); nnvmc compile MODEL --target " +
+                                               o.target + " -o DIR writes their source");
   Loaded l;
   auto t0 = Clock::now();
   nv::graph::Graph g = load_model(path, o);
@@ -52,7 +81,15 @@ Loaded load_and_compile(const std::string& path, const Options& o, bool index_ch
   l.name = g.name;
   if (index_checks) l.index_checks = nv::graph::add_index_checks(g);
   t0 = Clock::now();
-  l.model = nv::graph::compile(g, compile_options(o, o.print_pass_times ? &l.pass_ms : nullptr));
+  nv::graph::CompileOptions co = compile_options(o, o.print_pass_times ? &l.pass_ms : nullptr);
+#if NNVMC_WITH_OPENCL
+  if (target.emitter == nv::target::Emitter::opencl) {
+    l.opencl = std::make_shared<nv::graph::OpenCLModel>(
+        nv::graph::compile_opencl(g, co, nv::runtime::opencl::Device::open()));
+    l.model = l.opencl->model();
+  } else
+#endif
+    l.model = nv::graph::compile(g, co);
   l.compile_ms = ms_since(t0);
   if (o.print_pass_times) {
     std::cerr << "import " << l.import_ms << " ms, compile " << l.compile_ms << " ms ("
@@ -167,6 +204,18 @@ int run_compile(const std::string& model, const Options& o) {
     if (!o.emit.empty()) throw nv::UserError("nnvm.cli.emit", "--emit does not apply to --target " + o.target + ", which writes C");
     return run_compile_standalone(model, o);
   }
+  if (nv::target::Target t = parse_target(o.target); t.family == nv::target::Family::gpu) {
+    if (!o.emit.empty()) throw nv::UserError("nnvm.cli.emit", "--emit does not apply to --target " + o.target);
+    if (o.out.empty())
+      throw nv::UserError("nnvm.cli.output", "--target " + o.target + " needs -o DIR for the kernels' source");
+    auto t0 = Clock::now();
+    nv::graph::PreparedModel p = nv::graph::prepare(load_model(model, o), compile_options(o));
+    nv::graph::save_gpu_artifact(p, t, o.out);
+    std::cerr << "compiled " << model << ": " << p.model.steps().size() << " kernel calls, " << p.funcs.size()
+              << " functions, target " << resolve_target(o.target) << ", " << ms_since(t0) << " ms; wrote "
+              << o.out << "\n";
+    return 0;
+  }
   Loaded l = load_and_compile(model, o);
   std::cerr << "compiled " << model << ": " << l.model.steps().size() << " kernel calls, " << l.model.kernels().size()
             << " kernels, target " << resolve_target(o.target) << ", " << l.compile_ms << " ms\n";
@@ -205,7 +254,7 @@ int run_run(const std::string& model, const Options& o, const RunOptions& r) {
   Loaded l = load_and_compile(model, o, o.index_check == "error");
   auto inputs = gather_inputs(l.model, r);
   auto t0 = Clock::now();
-  auto outs = l.model.run(inputs, o.threads);
+  auto outs = l.run(inputs, o.threads);
   double ms = ms_since(t0);
   nv::graph::raise_index_errors(l.index_checks, outs, l.name);
   outs.resize(l.num_outputs);
@@ -241,12 +290,12 @@ int run_bench(const std::string& model, const Options& o, const RunOptions& r) {
   Loaded l = load_and_compile(model, o);
   auto inputs = gather_inputs(l.model, r);
   // Outputs made once and written in place, as a deployment runs a model over and over.
-  auto outputs = l.model.run(inputs, o.threads);
-  for (int i = 1; i < r.warmup; ++i) l.model.run_into(inputs, outputs, o.threads);
+  auto outputs = l.run(inputs, o.threads);
+  for (int i = 1; i < r.warmup; ++i) l.run_into(inputs, outputs, o.threads);
   std::vector<double> times;
   for (int i = 0; i < std::max(1, r.repeat); ++i) {
     auto t0 = Clock::now();
-    l.model.run_into(inputs, outputs, o.threads);
+    l.run_into(inputs, outputs, o.threads);
     times.push_back(ms_since(t0));
   }
   std::sort(times.begin(), times.end());
@@ -254,6 +303,9 @@ int run_bench(const std::string& model, const Options& o, const RunOptions& r) {
             << times.back() << " ms over " << times.size() << " runs (target " << resolve_target(o.target)
             << ", threads " << (o.threads ? std::to_string(o.threads) : std::string("default")) << ")\n";
   if (r.profile || !r.trace.empty()) {
+#if NNVMC_WITH_OPENCL
+    if (l.opencl) throw nv::UserError("nnvm.cli.profile", "--profile and --trace on opencl are not built yet");
+#endif
     nv::graph::Profile prof;
     l.model.run_into(inputs, outputs, o.threads, &prof);
     if (r.profile) std::cout << prof.table();

@@ -9,7 +9,7 @@
 namespace {
 
 void add_common(CLI::App* cmd, nnvmc::Options& o) {
-  cmd->add_option("--target", o.target, "host, c or llvm (host: llvm when built, else c), optionally with -mcpu=NAME (e.g. \"llvm -mcpu=x86-64-v3\"); default: this machine; compile also takes c-standalone [-mcpu=cortex-m4] (self-contained C99 for a microcontroller)");
+  cmd->add_option("--target", o.target, "host, c or llvm (host: llvm when built, else c), optionally with -mcpu=NAME (e.g. \"llvm -mcpu=x86-64-v3\"); default: this machine; compile also takes c-standalone [-mcpu=cortex-m4] (self-contained C99 for a microcontroller), wasm, and the GPU targets cuda [-arch=sm_90] and metal (their source); opencl also runs (run, bench, check) on an OpenCL device");
   cmd->add_option("--opt-level", o.opt_level, "graph optimization level (0-3)")->check(CLI::Range(0, 3));
   cmd->add_option("--threads", o.threads, "threads for parallel loops (0: NNVM_NUM_THREADS or all)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--input-shape", o.input_shapes, "fix an input's shape: name:1x3x224x224 (repeatable)");

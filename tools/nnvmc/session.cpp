@@ -21,8 +21,14 @@ constexpr bool kWithLlvm = false;
 #endif
 
 std::vector<std::string> available_targets() {
-  if (kWithLlvm) return {"host", "c", "llvm", "c-standalone", "wasm"};
-  return {"host", "c", "c-standalone", "wasm"};
+  std::vector<std::string> all = {"host", "c"};
+  if (kWithLlvm) all.push_back("llvm");
+  all.insert(all.end(), {"c-standalone", "wasm"});
+#if NNVMC_WITH_OPENCL
+  all.push_back("opencl");
+#endif
+  all.insert(all.end(), {"cuda", "metal"});  // compile writes their source; nothing runs them here
+  return all;
 }
 
 nv::target::Target parse_target(const std::string& spec) {

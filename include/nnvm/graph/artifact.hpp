@@ -144,9 +144,12 @@ inline std::string json_members(const CompiledModel& model, const Step& st, cons
 
 // The model.json document (format above) for kernels named `symbols` (the C module's), with
 // "members" in each step when asked (graph_json). `weights`, when given, receives weights.bin.
-inline std::string model_json(const CompiledModel& model, const std::vector<std::string>& symbols, std::string* weights,
-                              bool members) {
-  std::string json = str_cat("{\"format\":\"nnvm.deploy\",\"version\":1,\n\"name\":", json_string(model.graph().name));
+// `funcs`: the model's lowered kernels (a CPU model's are its compiled kernels'; a GPU model's
+// come from prepare()). `format`: "nnvm.deploy", or a GPU artifact's own.
+inline std::string model_json(const CompiledModel& model, const std::vector<ir::LoweredFunc>& funcs,
+                              const std::vector<std::string>& symbols, std::string* weights, bool members,
+                              const std::string& format = "nnvm.deploy") {
+  std::string json = str_cat("{\"format\":", json_string(format), ",\"version\":1,\n\"name\":", json_string(model.graph().name));
   uint64_t weights_bytes = 0;
   std::string slots = "\"slots\":[";
   for (size_t s = 0; s < model.slots().size(); ++s) {
@@ -170,8 +173,8 @@ inline std::string model_json(const CompiledModel& model, const std::vector<std:
   }
   json += str_cat(",\n\"weights_bytes\":", weights_bytes, ",\"arena_bytes\":", model.memory().arena_bytes,
                   ",\n\"kernels\":[");
-  for (size_t k = 0; k < model.kernels().size(); ++k) {
-    const ir::LoweredFunc& fn = model.kernels()[k].func();
+  for (size_t k = 0; k < funcs.size(); ++k) {
+    const ir::LoweredFunc& fn = funcs[k];
     json += str_cat(k ? ",\n" : "\n", " {\"symbol\":", json_string(symbols.at(k)),
                     ",\"num_size_vars\":", fn.size_vars.size(), ",\"params\":[");
     for (size_t p = 0; p < fn.params.size(); ++p)
@@ -257,7 +260,7 @@ inline void save_artifact(const CompiledModel& model, const std::string& dir, co
     throw InternalError("nnvm.artifact.symbols", str_cat("the artifact builder named ", lib.symbols.size(),
                                                          " symbols for ", funcs.size(), " kernels"));
   std::string blob;
-  std::string json = detail::model_json(model, lib.symbols, &blob, false);
+  std::string json = detail::model_json(model, funcs, lib.symbols, &blob, false);
   try {
     target::detail::make_dirs(dir);
   } catch (const BackendError& e) {
@@ -284,7 +287,8 @@ inline void save_artifact(const CompiledModel& model, const std::string& dir, ta
 // document with each step's member nodes (format at the top). Writes nothing.
 // Errors: "nnvm.artifact.symbolic_kernel" for a kernel with a non-constant extent.
 inline std::string graph_json(const CompiledModel& model) {
-  return detail::model_json(model, target::emit_c_module(detail::kernel_funcs(model)).symbols, nullptr, true);
+  std::vector<ir::LoweredFunc> funcs = detail::kernel_funcs(model);
+  return detail::model_json(model, funcs, target::emit_c_module(funcs).symbols, nullptr, true);
 }
 
 }  // namespace graph

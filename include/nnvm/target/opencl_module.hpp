@@ -51,39 +51,54 @@ class OpenCLModule {
   double build_seconds = 0;  // compiling, or loading from the cache
   bool from_cache = false;
 
-  // Runs function `f` on host buffers in its parameter order (checked as for CPU kernels).
-  void operator()(size_t f, std::span<const BufferView> args) const {
+  const runtime::opencl::Device& device() const { return device_; }
+
+  // Launches function `f`'s kernels in order on device buffers, one per parameter in the
+  // function's order (the caller checked their sizes); intermediates are the module's own.
+  void launch(size_t f, const std::vector<const runtime::opencl::Buffer*>& params) const {
     const DeviceModule& m = program_.modules.at(f);
-    ir::LoweredFunc signature;
-    signature.name = m.name;
-    signature.params = m.params;
-    signature.size_vars = m.size_vars;
-    std::vector<int64_t> sizes = bind_arguments(signature, args);
-    std::vector<runtime::opencl::Buffer> params;
-    for (auto& a : args) {
-      params.push_back(device_.allocate(a.nbytes()));
-      device_.write(params.back(), a.data);
-    }
-    std::vector<bool> written(m.params.size(), false);
+    if (!m.size_vars.empty())
+      throw UserError("nnvm.opencl.program", "GPU functions take static shapes", {"function " + m.name});
     for (size_t k = 0; k < m.kernels.size(); ++k) {
       const DeviceKernel& kernel = m.kernels[k];
       const auto& handle = kernels_[f][k];
       cl_uint index = 0;
-      for (size_t i = 0; i < kernel.args.size(); ++i) {
-        size_t b = kernel.args[i];
-        const runtime::opencl::Buffer& buf = b < params.size() ? params[b] : temps_[f][b - params.size()];
-        device_.set_arg(handle, index++, buf.mem.get());
-        if (b < params.size() && kernel.func.writes(i)) written[b] = true;
-      }
-      for (int64_t s : sizes) device_.set_arg(handle, index++, cl_long(s));
+      for (size_t b : kernel.args)
+        device_.set_arg(handle, index++, (b < params.size() ? *params[b] : temps_[f][b - params.size()]).mem.get());
       const LaunchDims& l = kernel.launch;
       device_.launch(handle, {size_t(l.grid[0]), size_t(l.grid[1]), size_t(l.grid[2])},
                      {size_t(l.block[0]), size_t(l.block[1]), size_t(l.block[2])},
                      "kernel " + program_.symbols[f][k]);
     }
-    for (size_t p = 0; p < params.size(); ++p)
-      if (written[p]) device_.read(params[p], args[p].data);
+  }
+
+  // Runs function `f` on host buffers in its parameter order (checked as for CPU kernels):
+  // copies them to the device, launches, and copies back the ones its kernels write.
+  void operator()(size_t f, std::span<const BufferView> args) const {
+    const DeviceModule& m = program_.modules.at(f);
+    ir::LoweredFunc signature;
+    signature.name = m.name;
+    signature.params = m.params;
+    bind_arguments(signature, args);
+    std::vector<runtime::opencl::Buffer> buffers;
+    std::vector<const runtime::opencl::Buffer*> params;
+    for (auto& a : args) {
+      buffers.push_back(device_.allocate(a.nbytes()));
+      device_.write(buffers.back(), a.data);
+    }
+    for (auto& b : buffers) params.push_back(&b);
+    launch(f, params);
+    for (size_t p = 0; p < buffers.size(); ++p)
+      if (writes(m, p)) device_.read(buffers[p], args[p].data);
     device_.finish();
+  }
+
+  // Whether some kernel of module `m` stores into its parameter `p`.
+  static bool writes(const DeviceModule& m, size_t p) {
+    for (auto& k : m.kernels)
+      for (size_t i = 0; i < k.args.size(); ++i)
+        if (k.args[i] == p && k.func.writes(i)) return true;
+    return false;
   }
 
  private:
