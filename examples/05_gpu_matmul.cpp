@@ -37,6 +37,22 @@ int run() {
   auto C = compute<Shape<n, n>>([&](auto i, auto j) { return sum(A(i, k) * B(k, j), k); }, "C");
 
   const target::Target cuda = target::parse_target("cuda -arch=sm_90"), opencl = target::parse_target("opencl");
+  // Steps 2 and 3: a block of 16 x 16 threads computes a 64 x 64 tile of C, each thread a 4 x 4
+  // block of it in C.local (`CL`, from cache_write), which is computed at the thread's loop.
+  auto thread_tiles = [](schedule::Schedule& s, const te::Tensor& out, const te::Tensor& CL) {
+    auto c = s[out];
+    auto [bi, bj, ii, jj] = c.tile(c.axis(0), c.axis(1), 64, 64);
+    auto [ti, ri] = c.split(ii, 4);
+    auto [tj, rj] = c.split(jj, 4);
+    c.reorder({bi, bj, ti, tj, ri, rj});
+    c.bind(bi, gpu::block_y);
+    c.bind(bj, gpu::block_x);
+    c.bind(ti, gpu::thread_y);
+    c.bind(tj, gpu::thread_x);
+    auto cl = s[CL];
+    cl.compute_at(c, tj);
+    return cl;
+  };
   std::vector<GpuStep> steps = {
       {"one thread per element",
        "Fuse i and j into one loop over the n * n outputs and split it into blocks of 256: the\n"
@@ -68,22 +84,44 @@ int run() {
        "over all of k and stored once; per k the thread loads 4 A's and 4 B's for 16\n"
        "multiply-adds instead of 1 of each per multiply-add. The 4 x 4 loops are unrolled so the\n"
        "accumulators can live in registers.",
-       [](schedule::Schedule& s, const te::Tensor& out) {
-         te::Tensor CL = s.cache_write(out, ir::MemoryScope::local);
-         auto c = s[out];
-         auto [bi, bj, ii, jj] = c.tile(c.axis(0), c.axis(1), 64, 64);
-         auto [ti, ri] = c.split(ii, 4);
-         auto [tj, rj] = c.split(jj, 4);
-         c.reorder({bi, bj, ti, tj, ri, rj});
-         c.bind(bi, gpu::block_y);
-         c.bind(bj, gpu::block_x);
-         c.bind(ti, gpu::thread_y);
-         c.bind(tj, gpu::thread_x);
-         auto cl = s[CL];
-         cl.compute_at(c, tj);
+       [&](schedule::Schedule& s, const te::Tensor& out) {
+         auto cl = thread_tiles(s, out, s.cache_write(out, ir::MemoryScope::local));
          cl.reorder({cl.reduce_axis(0), cl.axis(0), cl.axis(1)});
          cl.unroll(cl.axis(0));
          cl.unroll(cl.axis(1));
+       }},
+      {"shared-memory tiles",
+       "The 256 threads of a block read the same 64 rows of A and 64 columns of B, each from\n"
+       "global memory. cache_read(A, shared) makes a stage A.shared that holds, per block and\n"
+       "per 16-wide step of k, the 64 x 16 slice of A the block needs; its loops are bound to\n"
+       "the block's threads, so they load it together (4 elements each), and the same for B.\n"
+       "The lowering relaxes the slices over the thread axes (every thread's part) and inserts\n"
+       "barriers: after the loads (no thread reads a slice before it is complete) and at the end\n"
+       "of each k step (no thread overwrites a slice another still reads). Global memory is now\n"
+       "read 64 times less often.",
+       [&](schedule::Schedule& s, const te::Tensor& out) {
+         te::Tensor CL = s.cache_write(out, ir::MemoryScope::local);
+         te::Tensor AS = s.cache_read(A, ir::MemoryScope::shared, {CL});
+         te::Tensor BS = s.cache_read(B, ir::MemoryScope::shared, {CL});
+         auto cl = thread_tiles(s, out, CL);
+         auto [ko, ki] = cl.split(cl.reduce_axis(0), 16);
+         cl.reorder({ko, ki, cl.axis(0), cl.axis(1)});
+         cl.unroll(cl.axis(0));
+         cl.unroll(cl.axis(1));
+         // A.shared: 64 rows x 16 k per step; 16 x 16 threads, 4 rows each.
+         auto as = s[AS];
+         as.compute_at(cl, ko);
+         auto [ao, ai] = as.split(as.axis(0), 16);
+         as.reorder({ao, ai, as.axis(1)});
+         as.bind(ai, gpu::thread_y);
+         as.bind(as.axis(1), gpu::thread_x);
+         // B.shared: 16 k x 64 columns per step; 16 x 16 threads, 4 columns each.
+         auto bs = s[BS];
+         bs.compute_at(cl, ko);
+         auto [bo, bi2] = bs.split(bs.axis(1), 16);
+         bs.reorder({bo, bs.axis(0), bi2});
+         bs.bind(bs.axis(0), gpu::thread_y);
+         bs.bind(bi2, gpu::thread_x);
        }},
   };
 
@@ -140,10 +178,6 @@ int run() {
     std::printf("OpenCL run: %.3f ms (%.2f GFLOP/s, copies included), max |error| %.2g %s\n", ms, gflop / (ms * 1e-3),
                 max_err, ok ? "(ok)" : "(WRONG)");
   }
-  std::cout << "\nNext (not in nnvm yet): shared-memory tiles. A block loads the 64 x k-block slices of A\n"
-               "and B it needs into shared memory once (cache_read(A, shared), every thread loading a\n"
-               "piece), waits at a barrier, and all its threads read them from there; that needs bounds\n"
-               "inference that relaxes shared stages over the thread axes and barrier insertion.\n";
   return wrong;
 }
 

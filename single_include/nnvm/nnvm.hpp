@@ -6038,6 +6038,19 @@ inline void relax_leaves(const schedule::Stage& stage, const RangeMap& ranges, i
   }
 }
 
+// A shared stage is filled by all the threads of a block together, so the region it must hold
+// is what every thread reads: the loops bound to threadIdx around its attach point (in the
+// consumer and in the stages the consumer is itself computed in) range over their extents.
+inline void relax_thread_loops(const schedule::Stage& consumer, const RangeMap& ranges, ir::SymIntervalMap& relaxed) {
+  for (schedule::Stage cur = consumer;;) {
+    for (auto& iv : cur.leaf_iter_vars())
+      if (const auto* a = cur.attr(iv); a && a->thread_tag.rfind("threadIdx.", 0) == 0)
+        relaxed[iv.var().get()] = {Expr(int64_t(0)), ranges.at(iv.get()).extent - 1};
+    if (cur.node().attach != schedule::AttachKind::at) return;
+    cur = schedule::Stage(cur.node().attach_stage.lock());
+  }
+}
+
 inline void merge_into(std::vector<ir::SymInterval>& region, bool& first, const std::vector<ir::SymInterval>& r) {
   for (size_t d = 0; d < region.size(); ++d) {
     if (first) {
@@ -6112,6 +6125,7 @@ inline Bounds infer_bounds(const schedule::Schedule& sch, const BodyMap& bodies)
       ir::IntervalMap known = detail::constant_ranges(b.ranges, sch);
       ir::SymIntervalMap consumer_relaxed;
       detail::relax_leaves(consumer, b.ranges, consumer_relaxed, n.attach_iv);
+      if (n.scope == ir::MemoryScope::shared) detail::relax_thread_loops(consumer, b.ranges, consumer_relaxed);
       std::vector<ir::SymInterval> region(n.axis.size());
       bool first = true;
       for (auto& reader : stages) {
@@ -6159,6 +6173,109 @@ inline Bounds infer_bounds(const schedule::Schedule& sch, const BodyMap& bodies)
 }  // namespace lower
 NNVM_END_NAMESPACE
 // end nnvm/lower/infer_bounds.hpp
+// begin nnvm/lower/insert_barriers.hpp
+// GPU family: a barrier wherever the threads of a block could see shared memory half-written.
+// Threads write a shared buffer cooperatively (each its part, cache_read(..., shared) bound to
+// threadIdx) and then read parts other threads wrote, so
+//   - in a sequence, a statement that reads (or writes) a shared buffer written by an earlier
+//     statement since the last barrier gets a barrier before it (read after write);
+//   - a serial loop whose body reads a shared buffer that its body also writes gets a barrier
+//     at the end of the body, so the next iteration's writes wait for this one's reads (write
+//     after read).
+// A loop bound to a thread axis is no loop on the device (each thread takes its index), so every
+// thread of a block reaches a barrier placed between statements, unless it sits in a branch: a
+// barrier some threads skip hangs the block, so one needed under a condition is an error
+// (nnvm.codegen.divergent_barrier).
+
+#include <set>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace lower {
+
+namespace detail {
+
+// The shared buffers a statement reads and writes.
+struct SharedAccess : ir::IRVisitor {
+  std::set<const ir::BufferNode*> reads, writes;
+  using ir::IRVisitor::visit;
+  void visit(const ir::Load* op) override {
+    if (op->buffer->scope == ir::MemoryScope::shared) reads.insert(op->buffer.get());
+    ir::IRVisitor::visit(op);
+  }
+  void visit(const ir::Store* op) override {
+    if (op->buffer->scope == ir::MemoryScope::shared) writes.insert(op->buffer.get());
+    ir::IRVisitor::visit(op);
+  }
+  static SharedAccess of(const ir::Stmt& s) {
+    SharedAccess a;
+    a.visit_stmt(s);
+    return a;
+  }
+  bool touches_any(const std::set<const ir::BufferNode*>& bufs) const {
+    for (auto* b : bufs)
+      if (reads.count(b) || writes.count(b)) return true;
+    return false;
+  }
+};
+
+class BarrierInserter : public ir::IRMutator {
+ protected:
+  ir::Stmt visit(const ir::IfThenElse* op, const ir::Stmt& s) override {
+    ++branches_;
+    ir::Stmt out = IRMutator::visit(op, s);
+    --branches_;
+    return out;
+  }
+  ir::Stmt barrier() const {
+    if (branches_ > 0)
+      throw BackendError("nnvm.codegen.divergent_barrier",
+                         "shared memory is written and then read under a condition, where a barrier would hang the "
+                         "threads that skip it; make the tile divide the extent or compute the shared stage outside "
+                         "the guarded loops");
+    return ir::Barrier::make();
+  }
+  ir::Stmt visit(const ir::Seq* op, const ir::Stmt& s) override {
+    std::vector<ir::Stmt> out;
+    std::set<const ir::BufferNode*> pending;  // written since the last barrier
+    bool changed = false;
+    for (auto& item : op->seq) {
+      ir::Stmt m = mutate(item);
+      changed |= !m.same_as(item);
+      SharedAccess a = SharedAccess::of(m);
+      if (!pending.empty() && a.touches_any(pending)) {
+        out.push_back(barrier());
+        pending.clear();
+        changed = true;
+      }
+      pending.insert(a.writes.begin(), a.writes.end());
+      out.push_back(m);
+    }
+    return changed ? ir::Seq::make(out) : s;
+  }
+  ir::Stmt visit(const ir::For* op, const ir::Stmt& s) override {
+    ir::Stmt body = mutate(op->body);
+    if (op->for_kind != ir::ForKind::thread_binding) {
+      SharedAccess a = SharedAccess::of(body);
+      bool reads_written = false;
+      for (auto* b : a.reads) reads_written |= a.writes.count(b) > 0;
+      if (reads_written) body = ir::Seq::make({body, barrier()});
+    }
+    if (body.same_as(op->body)) return s;
+    return ir::For::make(op->loop_var, op->min, op->extent, op->for_kind, body, op->thread_tag);
+  }
+
+ private:
+  int branches_ = 0;
+};
+
+}  // namespace detail
+
+inline ir::Stmt insert_barriers(const ir::Stmt& body) { return detail::BarrierInserter().mutate(body); }
+
+}  // namespace lower
+NNVM_END_NAMESPACE
+// end nnvm/lower/insert_barriers.hpp
 // begin nnvm/lower/legalize_vectors.hpp
 // Vector legalization: a `vectorized` loop wider than one SIMD register of the target becomes an
 // unrolled loop over register-wide vectorized loops, so no emitter is asked for a vector wider
@@ -7343,6 +7460,9 @@ inline const std::vector<LowerPass>& lower_passes() {
          [](LowerState& s) { s.body = unroll_loops(s.body); }},
         {"final_simplify", {P::loop_nest}, {P::folded_extents}, {}, every_family,
          [](LowerState& s) { s.body = ir::simplify(s.body); }},
+        // Shared memory that threads write and then read needs barriers between (GPU only).
+        {"insert_barriers", {P::flat_buffers}, {}, {}, {target::Family::gpu},
+         [](LowerState& s) { s.body = insert_barriers(s.body); }},
     };
     check_pass_table(rows);
     return rows;
@@ -11076,14 +11196,17 @@ NNVM_END_NAMESPACE
 // to blockIdx.* and threadIdx.*. The global allocations become device buffers the host creates
 // once and passes to the kernels that use them; the host launches the kernels in order.
 //
-// Checked here, each with an error id (the verifier's part of GPU lowering):
-//   nnvm.codegen.thread_bound_twice  a loop bound to an axis already bound around it
+// Checked here, each with an error id (the verifier's part of GPU lowering; a stage binding two
+// of its own loops to one axis is refused earlier, by Stage::bind):
 //   nnvm.codegen.launch_extent       a bound loop whose extent is not a constant
 //   nnvm.codegen.block_limit         a block of more threads than the target's limit
 //   nnvm.codegen.shared_memory_limit shared memory over the target's per-block limit
-//   nnvm.codegen.shared_outside_block shared storage outside every thread-bound loop
-// Where loops bound to one axis have different extents in one kernel, the axis takes the largest
-// and the shorter loops are guarded, so every thread of a launch runs the same code.
+// A loop bound to an axis inside another loop bound to it (a stage computed at a thread's loop
+// that binds its own loops, such as a shared tile the block's threads load together) takes the
+// same thread index. Where loops bound to one axis have different extents in one kernel, the
+// axis takes the largest and the shorter loops are guarded, so every thread of a launch runs the
+// same code. Shared storage is one per block wherever its allocation sits (the emitter declares
+// it at kernel scope).
 
 #include <algorithm>
 #include <map>
@@ -11138,11 +11261,6 @@ class LaunchScan : public ir::IRVisitor {
 
   void visit(const ir::For* op) override {
     if (op->for_kind != ir::ForKind::thread_binding) return IRVisitor::visit(op);
-    if (open_.count(op->thread_tag))
-      throw UserError("nnvm.codegen.thread_bound_twice",
-                      str_cat("loop ", op->loop_var.name(), " is bound to ", op->thread_tag,
-                              ", which a loop around it is already bound to"),
-                      {"kernel " + kernel_});
     const int64_t* e = ir::as_const_int(op->extent);
     if (!e || !ir::is_const_int(op->min, 0))
       throw UserError("nnvm.codegen.launch_extent",
@@ -11150,20 +11268,10 @@ class LaunchScan : public ir::IRVisitor {
                               " needs a constant extent from 0 to size the launch (shapes must be static on GPUs)"),
                       {"kernel " + kernel_});
     extent[op->thread_tag] = std::max(extent[op->thread_tag], *e);
-    open_.insert(op->thread_tag);
-    if (!is_block_tag(op->thread_tag)) ++thread_depth_;
     IRVisitor::visit(op);
-    if (!is_block_tag(op->thread_tag)) --thread_depth_;
-    open_.erase(op->thread_tag);
   }
   void visit(const ir::Allocate* op) override {
     if (op->buffer->scope == ir::MemoryScope::shared) {
-      if (thread_depth_ > 0 || open_.empty())
-        throw UserError("nnvm.codegen.shared_outside_block",
-                        str_cat("shared buffer ", op->buffer->name,
-                                " is allocated inside a thread's loop or outside every block; compute it at a "
-                                "loop bound to blockIdx (compute_at) so the block's threads share it"),
-                        {"kernel " + kernel_});
       int64_t bytes = op->buffer->dtype.bytes();
       for (auto& d : op->buffer->shape) {
         const int64_t* c = ir::as_const_int(d);
@@ -11188,8 +11296,6 @@ class LaunchScan : public ir::IRVisitor {
 
  private:
   std::string kernel_;
-  std::set<std::string> open_;
-  int thread_depth_ = 0;
 };
 
 // Gives every loop bound to an axis the axis' launch extent, guarding the shorter ones; a loop

@@ -55,7 +55,7 @@ std::vector<lower::LowerPass> with_row_after(const std::string& after, lower::Lo
 TEST_CASE("the lowering table: one row per pass, each requiring only what earlier rows ensure") {
   CHECK(lower::pass_names() == std::vector<std::string>{"inline_stages", "infer_bounds", "schedule_ops",
                                                          "storage_flatten", "simplify", "legalize_vectors", "vectorize",
-                                                         "unroll", "final_simplify"});
+                                                         "unroll", "final_simplify", "insert_barriers"});
   CHECK_NOTHROW(lower::check_pass_table(lower::lower_passes()));
   auto moved = [](const std::string& name, const std::string& before) {
     std::vector<lower::LowerPass> rows = lower::lower_passes();

@@ -118,6 +118,19 @@ inline void relax_leaves(const schedule::Stage& stage, const RangeMap& ranges, i
   }
 }
 
+// A shared stage is filled by all the threads of a block together, so the region it must hold
+// is what every thread reads: the loops bound to threadIdx around its attach point (in the
+// consumer and in the stages the consumer is itself computed in) range over their extents.
+inline void relax_thread_loops(const schedule::Stage& consumer, const RangeMap& ranges, ir::SymIntervalMap& relaxed) {
+  for (schedule::Stage cur = consumer;;) {
+    for (auto& iv : cur.leaf_iter_vars())
+      if (const auto* a = cur.attr(iv); a && a->thread_tag.rfind("threadIdx.", 0) == 0)
+        relaxed[iv.var().get()] = {Expr(int64_t(0)), ranges.at(iv.get()).extent - 1};
+    if (cur.node().attach != schedule::AttachKind::at) return;
+    cur = schedule::Stage(cur.node().attach_stage.lock());
+  }
+}
+
 inline void merge_into(std::vector<ir::SymInterval>& region, bool& first, const std::vector<ir::SymInterval>& r) {
   for (size_t d = 0; d < region.size(); ++d) {
     if (first) {
@@ -192,6 +205,7 @@ inline Bounds infer_bounds(const schedule::Schedule& sch, const BodyMap& bodies)
       ir::IntervalMap known = detail::constant_ranges(b.ranges, sch);
       ir::SymIntervalMap consumer_relaxed;
       detail::relax_leaves(consumer, b.ranges, consumer_relaxed, n.attach_iv);
+      if (n.scope == ir::MemoryScope::shared) detail::relax_thread_loops(consumer, b.ranges, consumer_relaxed);
       std::vector<ir::SymInterval> region(n.axis.size());
       bool first = true;
       for (auto& reader : stages) {

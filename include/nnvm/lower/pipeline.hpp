@@ -25,6 +25,7 @@
 #include "nnvm/ir/simplify.hpp"
 #include "nnvm/ir/verifier.hpp"
 #include "nnvm/lower/infer_bounds.hpp"
+#include "nnvm/lower/insert_barriers.hpp"
 #include "nnvm/lower/legalize_vectors.hpp"
 #include "nnvm/lower/schedule_ops.hpp"
 #include "nnvm/lower/storage_flatten.hpp"
@@ -191,6 +192,9 @@ inline const std::vector<LowerPass>& lower_passes() {
          [](LowerState& s) { s.body = unroll_loops(s.body); }},
         {"final_simplify", {P::loop_nest}, {P::folded_extents}, {}, every_family,
          [](LowerState& s) { s.body = ir::simplify(s.body); }},
+        // Shared memory that threads write and then read needs barriers between (GPU only).
+        {"insert_barriers", {P::flat_buffers}, {}, {}, {target::Family::gpu},
+         [](LowerState& s) { s.body = insert_barriers(s.body); }},
     };
     check_pass_table(rows);
     return rows;

@@ -5,14 +5,17 @@
 // to blockIdx.* and threadIdx.*. The global allocations become device buffers the host creates
 // once and passes to the kernels that use them; the host launches the kernels in order.
 //
-// Checked here, each with an error id (the verifier's part of GPU lowering):
-//   nnvm.codegen.thread_bound_twice  a loop bound to an axis already bound around it
+// Checked here, each with an error id (the verifier's part of GPU lowering; a stage binding two
+// of its own loops to one axis is refused earlier, by Stage::bind):
 //   nnvm.codegen.launch_extent       a bound loop whose extent is not a constant
 //   nnvm.codegen.block_limit         a block of more threads than the target's limit
 //   nnvm.codegen.shared_memory_limit shared memory over the target's per-block limit
-//   nnvm.codegen.shared_outside_block shared storage outside every thread-bound loop
-// Where loops bound to one axis have different extents in one kernel, the axis takes the largest
-// and the shorter loops are guarded, so every thread of a launch runs the same code.
+// A loop bound to an axis inside another loop bound to it (a stage computed at a thread's loop
+// that binds its own loops, such as a shared tile the block's threads load together) takes the
+// same thread index. Where loops bound to one axis have different extents in one kernel, the
+// axis takes the largest and the shorter loops are guarded, so every thread of a launch runs the
+// same code. Shared storage is one per block wherever its allocation sits (the emitter declares
+// it at kernel scope).
 #pragma once
 
 #include <algorithm>
@@ -71,11 +74,6 @@ class LaunchScan : public ir::IRVisitor {
 
   void visit(const ir::For* op) override {
     if (op->for_kind != ir::ForKind::thread_binding) return IRVisitor::visit(op);
-    if (open_.count(op->thread_tag))
-      throw UserError("nnvm.codegen.thread_bound_twice",
-                      str_cat("loop ", op->loop_var.name(), " is bound to ", op->thread_tag,
-                              ", which a loop around it is already bound to"),
-                      {"kernel " + kernel_});
     const int64_t* e = ir::as_const_int(op->extent);
     if (!e || !ir::is_const_int(op->min, 0))
       throw UserError("nnvm.codegen.launch_extent",
@@ -83,20 +81,10 @@ class LaunchScan : public ir::IRVisitor {
                               " needs a constant extent from 0 to size the launch (shapes must be static on GPUs)"),
                       {"kernel " + kernel_});
     extent[op->thread_tag] = std::max(extent[op->thread_tag], *e);
-    open_.insert(op->thread_tag);
-    if (!is_block_tag(op->thread_tag)) ++thread_depth_;
     IRVisitor::visit(op);
-    if (!is_block_tag(op->thread_tag)) --thread_depth_;
-    open_.erase(op->thread_tag);
   }
   void visit(const ir::Allocate* op) override {
     if (op->buffer->scope == ir::MemoryScope::shared) {
-      if (thread_depth_ > 0 || open_.empty())
-        throw UserError("nnvm.codegen.shared_outside_block",
-                        str_cat("shared buffer ", op->buffer->name,
-                                " is allocated inside a thread's loop or outside every block; compute it at a "
-                                "loop bound to blockIdx (compute_at) so the block's threads share it"),
-                        {"kernel " + kernel_});
       int64_t bytes = op->buffer->dtype.bytes();
       for (auto& d : op->buffer->shape) {
         const int64_t* c = ir::as_const_int(d);
@@ -121,8 +109,6 @@ class LaunchScan : public ir::IRVisitor {
 
  private:
   std::string kernel_;
-  std::set<std::string> open_;
-  int thread_depth_ = 0;
 };
 
 // Gives every loop bound to an axis the axis' launch extent, guarding the shorter ones; a loop
