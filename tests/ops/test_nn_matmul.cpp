@@ -169,6 +169,11 @@ TEST_CASE("matmul and dense: odd shapes, 1-D operands, batch broadcasting, dtype
           gemm_case("C scalar", f32, 3, 4, 5, false, false, 1.0, 3.0, std::vector<int64_t>{}, 24),
           gemm_case("C (1, 1)", f32, 3, 4, 5, false, false, 1.0, 1.0, std::vector<int64_t>{1, 1}, 25),
           gemm_case("int64", dtype::int64, 4, 5, 3, false, true, 2.0, 3.0, std::vector<int64_t>{3}, 26),
+          // Large enough for the GPU's shared-memory tiles (64 x 64 per block), with extents that
+          // the tiles and the 16-wide steps of k do not divide.
+          gemm_case("tiled, ragged", f32, 96, 70, 80, false, false, 1.0, 1.0, std::vector<int64_t>{80}, 27),
+          gemm_case("tiled, transA transB", f32, 64, 48, 128, true, true, 0.5, 2.0, std::vector<int64_t>{64, 128}, 28),
+          gemm_case("tiled, float64", f64, 40, 33, 50, false, true, 1.0, 0.0, std::nullopt, 29),
       },
       "nn_matmul");
 }

@@ -12,6 +12,11 @@ using namespace nnvm::ir;
 
 namespace {
 Expr i64(int64_t v) { return IntImm::make(dtype::index, v); }
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
 }  // namespace
 
 TEST_CASE("gpu split: one kernel per stage nest, launch from the bound loops, intermediates as device buffers") {
@@ -84,6 +89,34 @@ TEST_CASE("gpu split: the verifier's errors") {
   REQUIRE(m.kernels.size() == 1);
   CHECK(m.kernels[0].launch.block[0] == 64);
   CHECK(ir::to_string(m.kernels[0].func.body).find("u < 16") != std::string::npos);
+}
+
+TEST_CASE("gpu: dense in shared-memory tiles gets its barriers; a barrier under a condition is refused") {
+  const target::Target cuda = target::parse_target("cuda -arch=sm_90");
+  auto built = ops::build(ops::get_op("dense"), {{dtype::float32, {128, 64}}, {dtype::float32, {64, 128}}}, {}, cuda);
+  std::string ir = ir::to_string(built.func.body);
+  INFO(ir);
+  // Two shared tiles, one barrier after they are loaded and one at the end of each step of k.
+  CHECK(count(ir, "in shared") == 2);
+  CHECK(count(ir, "barrier(shared)") == 2);
+  target::DeviceModule m = target::split_host_device(built.func, cuda);
+  REQUIRE(m.kernels.size() == 1);
+  CHECK(m.kernels[0].launch.block[0] * m.kernels[0].launch.block[1] == 256);
+  CHECK(m.kernels[0].shared_bytes == 2 * 64 * 16 * 4);
+  std::string src = target::emit_gpu({built.func}, cuda).source;
+  CHECK(count(src, "__syncthreads();") == 2);
+  CHECK(count(src, "__shared__ float") == 2);
+  // A small product keeps the one-thread-per-element recipe.
+  auto small = ops::build(ops::get_op("dense"), {{dtype::float32, {8, 64}}, {dtype::float32, {64, 8}}}, {}, cuda);
+  CHECK(ir::to_string(small.func.body).find("shared") == std::string::npos);
+
+  // A shared buffer written and read inside a branch: the barrier would be skipped by some threads.
+  Buffer S("S", dtype::float32, {i64(16)}, MemoryScope::shared), O("O", dtype::float32, {i64(16)});
+  Var t("t");
+  Stmt body = IfThenElse::make(t < i64(8), Seq::make({Store::make(S, make_const(dtype::float32, 1.0), t),
+                                                       Store::make(O, Load::make(S, i64(15) - t), t)}));
+  Stmt kernel = Allocate::make(S, For::make(t, i64(0), i64(16), ForKind::thread_binding, body, "threadIdx.x"));
+  CHECK(nnvm_test::error_of([&] { lower::insert_barriers(kernel); }).first == "nnvm.codegen.divergent_barrier");
 }
 
 }  // namespace target_gpu_split

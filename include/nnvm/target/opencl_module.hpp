@@ -34,6 +34,7 @@ class OpenCLModule {
       : program_(std::move(program)), device_(device) {
     if (program_.emitter != Emitter::opencl)
       throw UserError("nnvm.opencl.program", str_cat("a ", emitter_name(program_.emitter), " program cannot run on OpenCL"));
+    check_limits();
     auto start = std::chrono::steady_clock::now();
     build(options);
     build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -102,6 +103,26 @@ class OpenCLModule {
   }
 
  private:
+  // The program was scheduled for the target's portable limits; this device may allow less.
+  void check_limits() const {
+    const size_t threads = device_.max_work_group_size();
+    const uint64_t shared = device_.local_memory_bytes();
+    for (size_t f = 0; f < program_.modules.size(); ++f)
+      for (size_t k = 0; k < program_.modules[f].kernels.size(); ++k) {
+        const DeviceKernel& kernel = program_.modules[f].kernels[k];
+        std::vector<std::string> where = {"kernel " + program_.symbols[f][k], kernel.func.origin};
+        if (uint64_t(kernel.launch.threads_per_block()) > threads)
+          throw UserError("nnvm.opencl.limit",
+                          str_cat("work-groups of ", kernel.launch.threads_per_block(), " work-items; ", device_.name(),
+                                  " allows ", threads, " (schedule for a target with a lower max_threads_per_block)"),
+                          where);
+        if (uint64_t(kernel.shared_bytes) > shared)
+          throw UserError("nnvm.opencl.limit",
+                          str_cat(kernel.shared_bytes, " bytes of local memory; ", device_.name(), " has ", shared),
+                          where);
+      }
+  }
+
   static int64_t constant_numel(const ir::Buffer& b, const std::string& fn) {
     int64_t n = 1;
     for (auto& d : b->shape) {

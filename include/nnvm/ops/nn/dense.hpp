@@ -7,6 +7,7 @@
 #include "nnvm/ops/checks.hpp"
 #include "nnvm/ops/op_def.hpp"
 #include "nnvm/ops/schedule_cpu.hpp"
+#include "nnvm/ops/schedule_gpu.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -124,6 +125,10 @@ inline OpDef dense_def() {
           },
       .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
                              const Target& t) { schedule_dense(s, out[0], t); },
+      .gpu_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            if (!gpu_schedule_matmul(s, out[0], t)) gpu_schedule_injective(s[out[0]], t);
+          },
       .doc = "alpha * A' * B' + beta * C (Gemm; attributes transA, transB, alpha, beta; floats and 32/64-bit ints)",
   };
 }
