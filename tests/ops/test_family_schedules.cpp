@@ -35,16 +35,16 @@ TEST_CASE("an op without a GPU schedule gets the generic GPU recipe: one thread 
   REQUIRE(gpu.family == target::Family::gpu);
   CHECK(gpu.gpu.max_threads_per_block == 1024);
 
-  // dense: an out_fusable op with a CPU schedule of its own and none for GPUs. 37 x 29 outputs
+  // matmul: an out_fusable op with a CPU schedule of its own and none for GPUs. 37 x 29 outputs
   // are not a multiple of the block, so the last block is guarded.
-  const ops::OpDef& dense = ops::get_op("dense");
-  REQUIRE(dense.cpu_schedule);
-  REQUIRE(!dense.gpu_schedule);
+  const ops::OpDef& matmul = ops::get_op("matmul");
+  REQUIRE(matmul.cpu_schedule);
+  REQUIRE(!matmul.gpu_schedule);
   NDArray a = nnvm_test::random_array(dtype::float32, {37, 11}, 1), b = nnvm_test::random_array(dtype::float32, {11, 29}, 2);
-  auto built = ops::build(dense, {{dtype::float32, {37, 11}}, {dtype::float32, {11, 29}}}, {}, gpu);
+  auto built = ops::build(matmul, {{dtype::float32, {37, 11}}, {dtype::float32, {11, 29}}}, {}, gpu);
   std::string ir = ir::to_string(built.func);
   INFO(ir);
-  CHECK(built.func.origin.find("op dense, generic gpu recipe for out_fusable ops") == 0);
+  CHECK(built.func.origin.find("op matmul, generic gpu recipe for out_fusable ops") == 0);
   CHECK(count(ir, "(blockIdx.x)") == 1);
   CHECK(count(ir, "(threadIdx.x)") == 1);
   CHECK(ir.find("parallel") == std::string::npos);
