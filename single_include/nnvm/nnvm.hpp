@@ -9074,6 +9074,13 @@ class CLikeEmitter : public ir::IRVisitor {
     return name;
   }
   std::string math_function(ir::CallOp op, DataType t) const { return dialect_.math_function(op, t); }
+  // `s` (a kernel's origin) as the text of a // comment: one line, and no backslash that would
+  // continue the comment onto the next line.
+  static std::string comment_text(const std::string& s) {
+    std::string out;
+    for (char c : s) out += (c == '\n' || c == '\r') ? ' ' : c == '\\' ? '/' : c;
+    return out.empty() ? "(origin not recorded)" : out;
+  }
 
   // Names every emitted identifier must avoid: the dialect's reserved names, the math functions
   // the code may call in any precision, the lane counter, and `half` (a type in the GPU
@@ -10329,11 +10336,6 @@ class CEmitter : public CLikeEmitter {
     return p;
   }
 
-  static std::string comment_text(const std::string& s) {
-    std::string out;
-    for (char c : s) out += (c == '\n' || c == '\r') ? ' ' : c == '\\' ? '/' : c;
-    return out.empty() ? "(origin not recorded)" : out;
-  }
   std::string pointer_type(const ir::Buffer& b) const {
     return (stored_.count(b.get()) ? "" : "const ") + scalar_type(b->dtype) + "*";
   }
@@ -11430,6 +11432,17 @@ inline Dialect gpu_dialect_base() {
   d.max_private_bytes = 16 * 1024;
   return d;
 }
+// OpenCL C and Metal spell scalars alike (char is signed, long has 64 bits) and write 64-bit
+// literals with an L.
+inline Dialect opencl_metal_base() {
+  Dialect d = gpu_dialect_base();
+  d.types = {"uchar", "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong", "ushort", "ushort",
+             "float", "double", "void*"};
+  d.int_type = "int";
+  d.int64_literal = "${value}L";
+  d.uint64_literal = "${value}UL";
+  return d;
+}
 }  // namespace detail
 
 // CUDA C++ for nvcc and NVRTC; no headers needed (the prelude declares the vector type).
@@ -11468,18 +11481,13 @@ inline const Dialect& cuda_dialect() {
 // OpenCL C 1.2: long is 64 bits; math functions are overloaded (no f suffix).
 inline const Dialect& opencl_dialect() {
   static const Dialect d = [] {
-    Dialect c = detail::gpu_dialect_base();
-    c.types = {"uchar", "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong", "ushort", "ushort",
-               "float", "double", "void*"};
-    c.int_type = "int";
+    Dialect c = detail::opencl_metal_base();
     c.vector_type = "${scalar}${lanes}";
     c.vector_zero = "(${type})(0)";
     c.broadcast = "((${type})(${values}))";
     c.lane = "((__private ${scalar}*)&${vector})[${lane}]";
     c.vector_load = "vload${lanes}(0, &${buffer}[${base}])";
     c.vector_store = "vstore${lanes}(${value}, 0, &${buffer}[${base}]);";
-    c.int64_literal = "${value}L";
-    c.uint64_literal = "${value}UL";
     c.restrict_qualifier = "restrict ";
     c.helper_qualifier = "static inline ";
     c.global_space = "__global ";
@@ -11501,18 +11509,13 @@ inline const Dialect& opencl_dialect() {
 // writes.
 inline const Dialect& metal_dialect() {
   static const Dialect d = [] {
-    Dialect c = detail::gpu_dialect_base();
-    c.types = {"uchar", "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong", "ushort", "ushort",
-               "float", "double", "void*"};
-    c.int_type = "int";
+    Dialect c = detail::opencl_metal_base();
     c.vector_type = "vec<${scalar}, ${lanes}>";
     c.vector_zero = "${type}(0)";
     c.broadcast = "${type}(${values})";
     c.lane = "${vector}[${lane}]";
     c.vector_load = "nnvm_vload<${lanes}>(&${buffer}[${base}])";
     c.vector_store = "nnvm_vstore(&${buffer}[${base}], ${value});";
-    c.int64_literal = "${value}L";
-    c.uint64_literal = "${value}UL";
     c.helper_qualifier = "static inline ";
     c.global_space = "device ";
     c.thread_index = {{"blockIdx.x", "nnvm_block.x"},   {"blockIdx.y", "nnvm_block.y"},   {"blockIdx.z", "nnvm_block.z"},
@@ -11605,11 +11608,6 @@ class GpuEmitter : public CLikeEmitter {
   }
   std::string shared_space() const {
     return emitter_ == Emitter::cuda ? "__shared__ " : emitter_ == Emitter::opencl ? "__local " : "threadgroup ";
-  }
-  static std::string comment(const std::string& s) {
-    std::string out;
-    for (char c : s) out += (c == '\n' || c == '\r') ? ' ' : c;
-    return out;
   }
 
   std::string prelude() const {
@@ -11739,7 +11737,7 @@ static inline float nnvm_erf(float x) {
     }
     emit_body(fn.body);
     const LaunchDims& l = k.launch;
-    std::string head = str_cat("// ", comment(fn.origin), "\n// launch: grid (", l.grid[0], ", ", l.grid[1], ", ",
+    std::string head = str_cat("// ", comment_text(fn.origin), "\n// launch: grid (", l.grid[0], ", ", l.grid[1], ", ",
                                l.grid[2], "), block (", l.block[0], ", ", l.block[1], ", ", l.block[2], "), ",
                                k.shared_bytes, " bytes of shared memory\n");
     std::string joined;
@@ -21554,6 +21552,22 @@ class CompiledModel {
     return out;
   }
 
+  // UserError "nnvm.run.input" naming the input unless `inputs` are the model's inputs in count,
+  // dtype and shape (every way of running the model checks them so).
+  void check_inputs(const std::vector<NDArray>& inputs) const {
+    if (inputs.size() != input_slots_.size())
+      throw UserError("nnvm.run.input", str_cat("the model takes ", input_slots_.size(), " input",
+                                                input_slots_.size() == 1 ? "" : "s", ", got ", inputs.size()),
+                      {"graph " + graph_.name});
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const Slot& sl = slots_[input_slots_[i]];
+      if (inputs[i].dtype() != sl.dtype || inputs[i].shape() != sl.shape)
+        throw UserError("nnvm.run.input",
+                        str_cat("input '", sl.name, "' is ", inputs[i].dtype(), " ", shape_text(inputs[i].shape()),
+                                " but the model expects ", sl.dtype, " ", shape_text(sl.shape)),
+                        {"graph " + graph_.name, "input " + sl.name});
+    }
+  }
   // Runs the model on `inputs` (in input_names() order), returning the outputs. Wrong input
   // count, dtype or shape: UserError "nnvm.run.input" naming the input and what was expected.
   // Parallel loops use `num_threads` threads (0: the pool's count, NNVM_NUM_THREADS or all);
@@ -21676,20 +21690,7 @@ class CompiledModel {
     }
   }
 
-  void check_inputs(const std::vector<NDArray>& inputs) const {
-    if (inputs.size() != input_slots_.size())
-      throw UserError("nnvm.run.input", str_cat("the model takes ", input_slots_.size(), " input",
-                                                input_slots_.size() == 1 ? "" : "s", ", got ", inputs.size()),
-                      {"graph " + graph_.name});
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      const Slot& sl = slots_[input_slots_[i]];
-      if (inputs[i].dtype() != sl.dtype || inputs[i].shape() != sl.shape)
-        throw UserError("nnvm.run.input",
-                        str_cat("input '", sl.name, "' is ", inputs[i].dtype(), " ", shape_text(inputs[i].shape()),
-                                " but the model expects ", sl.dtype, " ", shape_text(sl.shape)),
-                        {"graph " + graph_.name, "input " + sl.name});
-    }
-  }
+
 
   // The calling thread's arena, kept from run to run and grown when a model needs more: a fresh
   // one per run would cost a page fault per 4 KiB touched, on every run. A kernel never runs a

@@ -22,13 +22,9 @@ std::vector<float> run(const ops::BuiltOp& built, std::vector<NDArray> inputs, s
   return {v.begin(), v.end()};
 }
 
-size_t count(const std::string& s, const std::string& what) {
-  size_t n = 0;
-  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
-  return n;
-}
-
 }  // namespace
+
+using nnvm_test::count;
 
 TEST_CASE("an op without a GPU schedule gets the generic GPU recipe: one thread per output element") {
   const target::Target gpu = target::parse_target("cuda -arch=sm_90");

@@ -52,6 +52,13 @@ inline std::string strict_compile(const std::string& src, const std::string& nam
   return status == 0 ? "" : output.empty() ? "failed" : output;
 }
 
+// How many times `what` occurs in `s` (overlapping occurrences too).
+inline size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
 // The id and message of the nnvm::Error that `f` throws; {"(no error)", ""} when it throws none.
 template <class F>
 std::pair<std::string, std::string> error_of(F&& f) {

@@ -12,12 +12,9 @@ using namespace nnvm::ir;
 
 namespace {
 Expr i64(int64_t v) { return IntImm::make(dtype::index, v); }
-size_t count(const std::string& s, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
-  return n;
-}
 }  // namespace
+
+using nnvm_test::count;
 
 TEST_CASE("gpu split: one kernel per stage nest, launch from the bound loops, intermediates as device buffers") {
   const target::Target cuda = target::parse_target("cuda -arch=sm_90");

@@ -82,6 +82,22 @@ class CompiledModel {
     return out;
   }
 
+  // UserError "nnvm.run.input" naming the input unless `inputs` are the model's inputs in count,
+  // dtype and shape (every way of running the model checks them so).
+  void check_inputs(const std::vector<NDArray>& inputs) const {
+    if (inputs.size() != input_slots_.size())
+      throw UserError("nnvm.run.input", str_cat("the model takes ", input_slots_.size(), " input",
+                                                input_slots_.size() == 1 ? "" : "s", ", got ", inputs.size()),
+                      {"graph " + graph_.name});
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const Slot& sl = slots_[input_slots_[i]];
+      if (inputs[i].dtype() != sl.dtype || inputs[i].shape() != sl.shape)
+        throw UserError("nnvm.run.input",
+                        str_cat("input '", sl.name, "' is ", inputs[i].dtype(), " ", shape_text(inputs[i].shape()),
+                                " but the model expects ", sl.dtype, " ", shape_text(sl.shape)),
+                        {"graph " + graph_.name, "input " + sl.name});
+    }
+  }
   // Runs the model on `inputs` (in input_names() order), returning the outputs. Wrong input
   // count, dtype or shape: UserError "nnvm.run.input" naming the input and what was expected.
   // Parallel loops use `num_threads` threads (0: the pool's count, NNVM_NUM_THREADS or all);
@@ -204,20 +220,7 @@ class CompiledModel {
     }
   }
 
-  void check_inputs(const std::vector<NDArray>& inputs) const {
-    if (inputs.size() != input_slots_.size())
-      throw UserError("nnvm.run.input", str_cat("the model takes ", input_slots_.size(), " input",
-                                                input_slots_.size() == 1 ? "" : "s", ", got ", inputs.size()),
-                      {"graph " + graph_.name});
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      const Slot& sl = slots_[input_slots_[i]];
-      if (inputs[i].dtype() != sl.dtype || inputs[i].shape() != sl.shape)
-        throw UserError("nnvm.run.input",
-                        str_cat("input '", sl.name, "' is ", inputs[i].dtype(), " ", shape_text(inputs[i].shape()),
-                                " but the model expects ", sl.dtype, " ", shape_text(sl.shape)),
-                        {"graph " + graph_.name, "input " + sl.name});
-    }
-  }
+
 
   // The calling thread's arena, kept from run to run and grown when a model needs more: a fresh
   // one per run would cost a page fault per 4 KiB touched, on every run. A kernel never runs a

@@ -40,16 +40,7 @@ class OpenCLModel {
     const runtime::Plan& plan = model_.plan();
     const runtime::opencl::Device& device = module_->device();
     const auto& slots = model_.slots();
-    if (inputs.size() != model_.input_slots().size())
-      throw UserError("nnvm.run.input", str_cat("the model takes ", model_.input_slots().size(), " inputs, given ",
-                                                inputs.size()));
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      const Slot& s = slots[model_.input_slots()[i]];
-      if (inputs[i].dtype() != s.dtype || inputs[i].shape() != s.shape)
-        throw UserError("nnvm.run.input", str_cat("expected a ", s.dtype, " tensor of shape ", shape_text(s.shape),
-                                                  ", given ", inputs[i].dtype(), " ", shape_text(inputs[i].shape())),
-                        {"input " + s.name});
-    }
+    model_.check_inputs(inputs);
     for (size_t s = 0; s < plan.slots.size(); ++s)
       if (plan.slots[s].kind == runtime::PlanSlot::Kind::input) device.write(buffers_[s], inputs[plan.slots[s].index].raw());
     std::vector<const runtime::opencl::Buffer*> args;
@@ -69,12 +60,6 @@ class OpenCLModel {
   }
 
  private:
-  static std::string shape_text(const std::vector<int64_t>& shape) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-  }
-
   CompiledModel model_;
   std::shared_ptr<const target::OpenCLModule> module_;
   size_t first_;

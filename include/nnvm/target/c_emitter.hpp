@@ -276,11 +276,6 @@ class CEmitter : public CLikeEmitter {
     return p;
   }
 
-  static std::string comment_text(const std::string& s) {
-    std::string out;
-    for (char c : s) out += (c == '\n' || c == '\r') ? ' ' : c == '\\' ? '/' : c;
-    return out.empty() ? "(origin not recorded)" : out;
-  }
   std::string pointer_type(const ir::Buffer& b) const {
     return (stored_.count(b.get()) ? "" : "const ") + scalar_type(b->dtype) + "*";
   }

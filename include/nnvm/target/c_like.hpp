@@ -134,6 +134,13 @@ class CLikeEmitter : public ir::IRVisitor {
     return name;
   }
   std::string math_function(ir::CallOp op, DataType t) const { return dialect_.math_function(op, t); }
+  // `s` (a kernel's origin) as the text of a // comment: one line, and no backslash that would
+  // continue the comment onto the next line.
+  static std::string comment_text(const std::string& s) {
+    std::string out;
+    for (char c : s) out += (c == '\n' || c == '\r') ? ' ' : c == '\\' ? '/' : c;
+    return out.empty() ? "(origin not recorded)" : out;
+  }
 
   // Names every emitted identifier must avoid: the dialect's reserved names, the math functions
   // the code may call in any precision, the lane counter, and `half` (a type in the GPU

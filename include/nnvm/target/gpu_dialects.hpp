@@ -48,6 +48,17 @@ inline Dialect gpu_dialect_base() {
   d.max_private_bytes = 16 * 1024;
   return d;
 }
+// OpenCL C and Metal spell scalars alike (char is signed, long has 64 bits) and write 64-bit
+// literals with an L.
+inline Dialect opencl_metal_base() {
+  Dialect d = gpu_dialect_base();
+  d.types = {"uchar", "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong", "ushort", "ushort",
+             "float", "double", "void*"};
+  d.int_type = "int";
+  d.int64_literal = "${value}L";
+  d.uint64_literal = "${value}UL";
+  return d;
+}
 }  // namespace detail
 
 // CUDA C++ for nvcc and NVRTC; no headers needed (the prelude declares the vector type).
@@ -86,18 +97,13 @@ inline const Dialect& cuda_dialect() {
 // OpenCL C 1.2: long is 64 bits; math functions are overloaded (no f suffix).
 inline const Dialect& opencl_dialect() {
   static const Dialect d = [] {
-    Dialect c = detail::gpu_dialect_base();
-    c.types = {"uchar", "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong", "ushort", "ushort",
-               "float", "double", "void*"};
-    c.int_type = "int";
+    Dialect c = detail::opencl_metal_base();
     c.vector_type = "${scalar}${lanes}";
     c.vector_zero = "(${type})(0)";
     c.broadcast = "((${type})(${values}))";
     c.lane = "((__private ${scalar}*)&${vector})[${lane}]";
     c.vector_load = "vload${lanes}(0, &${buffer}[${base}])";
     c.vector_store = "vstore${lanes}(${value}, 0, &${buffer}[${base}]);";
-    c.int64_literal = "${value}L";
-    c.uint64_literal = "${value}UL";
     c.restrict_qualifier = "restrict ";
     c.helper_qualifier = "static inline ";
     c.global_space = "__global ";
@@ -119,18 +125,13 @@ inline const Dialect& opencl_dialect() {
 // writes.
 inline const Dialect& metal_dialect() {
   static const Dialect d = [] {
-    Dialect c = detail::gpu_dialect_base();
-    c.types = {"uchar", "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong", "ushort", "ushort",
-               "float", "double", "void*"};
-    c.int_type = "int";
+    Dialect c = detail::opencl_metal_base();
     c.vector_type = "vec<${scalar}, ${lanes}>";
     c.vector_zero = "${type}(0)";
     c.broadcast = "${type}(${values})";
     c.lane = "${vector}[${lane}]";
     c.vector_load = "nnvm_vload<${lanes}>(&${buffer}[${base}])";
     c.vector_store = "nnvm_vstore(&${buffer}[${base}], ${value});";
-    c.int64_literal = "${value}L";
-    c.uint64_literal = "${value}UL";
     c.helper_qualifier = "static inline ";
     c.global_space = "device ";
     c.thread_index = {{"blockIdx.x", "nnvm_block.x"},   {"blockIdx.y", "nnvm_block.y"},   {"blockIdx.z", "nnvm_block.z"},

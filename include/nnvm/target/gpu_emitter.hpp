@@ -85,11 +85,6 @@ class GpuEmitter : public CLikeEmitter {
   std::string shared_space() const {
     return emitter_ == Emitter::cuda ? "__shared__ " : emitter_ == Emitter::opencl ? "__local " : "threadgroup ";
   }
-  static std::string comment(const std::string& s) {
-    std::string out;
-    for (char c : s) out += (c == '\n' || c == '\r') ? ' ' : c;
-    return out;
-  }
 
   std::string prelude() const {
     bool vectors = !used_vector_types_.empty();
@@ -218,7 +213,7 @@ static inline float nnvm_erf(float x) {
     }
     emit_body(fn.body);
     const LaunchDims& l = k.launch;
-    std::string head = str_cat("// ", comment(fn.origin), "\n// launch: grid (", l.grid[0], ", ", l.grid[1], ", ",
+    std::string head = str_cat("// ", comment_text(fn.origin), "\n// launch: grid (", l.grid[0], ", ", l.grid[1], ", ",
                                l.grid[2], "), block (", l.block[0], ", ", l.block[1], ", ", l.block[2], "), ",
                                k.shared_bytes, " bytes of shared memory\n");
     std::string joined;
