@@ -5459,11 +5459,24 @@ class Stage {
       throw UserError("nnvm.schedule.output_scope", "an output of the schedule lives in global memory", ctx());
     node_->scope = scope;
   }
-  // Binds the loop to a GPU grid axis: gpu::block_x/y/z, gpu::thread_x/y/z or gpu::vthread.
+  // Binds the loop to a GPU grid axis: gpu::block_x/y/z, gpu::thread_x/y/z or gpu::vthread. A
+  // reduction loop may be bound to a thread axis: the threads of a block then reduce together
+  // (lower/cross_thread_reduction.hpp); blocks and virtual threads cannot share a reduction.
   void bind(const IterVar& iv, ThreadAxis axis) {
     const std::string thread_tag = schedule::thread_tag(axis);
+    const bool thread = axis == ThreadAxis::thread_x || axis == ThreadAxis::thread_y || axis == ThreadAxis::thread_z;
+    if (iv->kind == ir::IterKind::reduce && !thread)
+      throw UserError("nnvm.schedule.bind_reduction",
+                      str_cat("cannot bind reduction loop ", iv.name(), " to ", thread_tag,
+                              ": only the threads of one block can reduce together (bind it to threadIdx)"),
+                      ctx(iv));
     if (iv->kind == ir::IterKind::reduce)
-      throw UserError("nnvm.schedule.bind_reduction", "cannot bind a reduction axis to GPU threads", ctx(iv));
+      for (auto& [other, a] : node_->attrs)
+        if (a.kind == ForKind::thread_binding && other != iv.get() && other->kind == ir::IterKind::reduce)
+          throw UserError("nnvm.schedule.bind_reduction",
+                          str_cat("another reduction loop of this stage is already bound to ", a.thread_tag,
+                                  "; a stage reduces across one thread axis"),
+                          ctx(iv));
     for (auto& [other, a] : node_->attrs)
       if (a.kind == ForKind::thread_binding && a.thread_tag == thread_tag && other != iv.get())
         throw UserError("nnvm.schedule.bind_twice", str_cat("another loop of this stage is already bound to ", thread_tag), ctx(iv));
@@ -6183,9 +6196,9 @@ NNVM_END_NAMESPACE
 //     at the end of the body, so the next iteration's writes wait for this one's reads (write
 //     after read).
 // A loop bound to a thread axis is no loop on the device (each thread takes its index), so every
-// thread of a block reaches a barrier placed between statements, unless it sits in a branch: a
-// barrier some threads skip hangs the block, so one needed under a condition is an error
-// (nnvm.codegen.divergent_barrier).
+// thread of a block reaches a barrier placed between statements, unless it sits in a branch on
+// a thread index (or on memory): a barrier some threads skip hangs the block, so one needed
+// under such a condition is an error (nnvm.codegen.divergent_barrier).
 
 #include <set>
 
@@ -6221,11 +6234,25 @@ struct SharedAccess : ir::IRVisitor {
 
 class BarrierInserter : public ir::IRMutator {
  protected:
+  // A condition on thread indices splits a block; one on block indices or serial loops (a guard
+  // of the block grid's last, partial block) holds for all of its threads alike.
   ir::Stmt visit(const ir::IfThenElse* op, const ir::Stmt& s) override {
-    ++branches_;
+    const bool divergent =
+        ir::uses_var_if(op->condition, [&](const ir::VarNode* v) { return thread_vars_.count(v) > 0; }) ||
+        uses_load(op->condition);
+    branches_ += divergent;
     ir::Stmt out = IRMutator::visit(op, s);
-    --branches_;
+    branches_ -= divergent;
     return out;
+  }
+  static bool uses_load(const ir::Expr& e) {
+    struct Find : ir::IRVisitor {
+      bool found = false;
+      using ir::IRVisitor::visit;
+      void visit(const ir::Load*) override { found = true; }
+    } f;
+    f.visit_expr(e);
+    return f.found;
   }
   ir::Stmt barrier() const {
     if (branches_ > 0)
@@ -6254,7 +6281,10 @@ class BarrierInserter : public ir::IRMutator {
     return changed ? ir::Seq::make(out) : s;
   }
   ir::Stmt visit(const ir::For* op, const ir::Stmt& s) override {
+    const bool thread = op->for_kind == ir::ForKind::thread_binding && op->thread_tag.rfind("threadIdx.", 0) == 0;
+    if (thread) thread_vars_.insert(op->loop_var.get());
     ir::Stmt body = mutate(op->body);
+    if (thread) thread_vars_.erase(op->loop_var.get());
     if (op->for_kind != ir::ForKind::thread_binding) {
       SharedAccess a = SharedAccess::of(body);
       bool reads_written = false;
@@ -6267,6 +6297,7 @@ class BarrierInserter : public ir::IRMutator {
 
  private:
   int branches_ = 0;
+  std::set<const ir::VarNode*> thread_vars_;
 };
 
 }  // namespace detail
@@ -6354,6 +6385,32 @@ NNVM_END_NAMESPACE
 // no point outside a tensor is ever computed; a non-divisible split whose inner loop is
 // vectorized or unrolled is instead partitioned into full tiles and a serial tail, so the full
 // tiles need no guard and still vectorize.
+
+// begin nnvm/lower/cross_thread_reduction.hpp
+// Cross-thread reduction (GPU family): a reduction stage with one of its reduction loops bound
+// to threadIdx (Stage::bind) has the threads of a block reduce together, TVM's allreduce:
+//
+//   for each output the block computes (its loops bound to blockIdx, serial, or threadIdx.y/z):
+//     shared red[threads]
+//     threadIdx.x = t:   acc = identity; for the other reduction loops: acc = combine(acc, source)
+//                        red[t] = acc                        (acc in a register)
+//     -- barrier --
+//     threadIdx.x = t < s:  red[t] = combine(red[t], red[t + s])   for s = p, p/2, ..., 1
+//     -- barrier after each step --
+//     threadIdx.x = 0:   out = combine(init, red[0])     (init: the reduction's start value)
+//
+// where p is the largest power of two below the thread count (the first step folds the threads
+// past p, so any count works). Every phase is a loop bound to the thread axis and each reads
+// only what earlier phases wrote, so the barriers insert_barriers places between them are all
+// the synchronization needed, and the phases also give the right result run one thread after
+// another. The stage's data-parallel loops must all enclose its reduction loops; loops of them
+// bound to other thread axes (threadIdx.y, one output per row of threads) get rows of `red`.
+
+// begin nnvm/lower/stage_nest_builder.hpp
+// The loop nest of one stage, built leaf by leaf: loops over its leaf iter vars (each from 0), the
+// guards a non-divisible split or a tensor edge needs (placed as far out as their axes allow),
+// full-tile/tail partitions of vectorized or unrolled splits, and hooks for the stages computed
+// at each loop. schedule_ops builds every stage's nest with it.
 
 #include <functional>
 #include <unordered_set>
@@ -6465,6 +6522,9 @@ class StageNestBuilder {
   }
 
   Ctx root_ctx() const { return Ctx{guarded_, {}, {}, {}, {}, true, 0}; }
+
+  // The extent of a leaf's loop (from the inferred bounds).
+  const Expr& extent_of(const IterVar& iv) const { return ranges_.at(iv.get()).extent; }
 
   // Loops over `leaves` (a subsequence of the stage's leaves) around `make_body(ctx)`.
   template <class MakeBody>
@@ -6605,6 +6665,124 @@ inline Expr combine(ir::Combiner c, Expr acc, Expr x) {
   return acc;
 }
 
+
+}  // namespace detail
+}  // namespace lower
+NNVM_END_NAMESPACE
+// end nnvm/lower/stage_nest_builder.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace lower {
+namespace detail {
+
+inline bool is_thread_tag(const std::string& tag) { return tag.rfind("threadIdx.", 0) == 0; }
+
+// The reduction leaf of `st` bound to a thread axis, or null.
+inline const ir::IterVar* thread_bound_reduce_leaf(const schedule::Stage& st) {
+  for (auto& iv : st.leaf_iter_vars())
+    if (auto* a = st.attr(iv); iv->kind == ir::IterKind::reduce && a && is_thread_tag(a->thread_tag)) return &iv;
+  return nullptr;
+}
+
+// The nest of reduction `red` of stage `st` inside its data-parallel loops (`outer` is the
+// context there) when `tid`, one of the reduction leaves `rest`, is bound to a thread axis.
+// `substitute_axes(e, values)` and `out_indices(values)` are the caller's.
+template <class SubstituteAxes, class OutIndices>
+Stmt cross_thread_reduction(const schedule::Stage& st, StageNestBuilder& builder, const StageNestBuilder::Ctx& outer,
+                            const ir::Reduce& red, const std::vector<IterVar>& prefix, const std::vector<IterVar>& rest,
+                            const IterVar& tid, SubstituteAxes&& substitute_axes, OutIndices&& out_indices) {
+  using Ctx = StageNestBuilder::Ctx;
+  const std::string& tag = st.attr(tid)->thread_tag;
+  for (auto& iv : rest)
+    if (iv->kind != ir::IterKind::reduce)
+      throw UserError("nnvm.schedule.cross_thread_order",
+                      str_cat("stage ", st.name(), " reduces across threads (", tid.name(), " is bound to ", tag,
+                              "), so its data-parallel loops must all come before its reduction loops; reorder ",
+                              iv.name(), " outward"),
+                      st.ctx());
+  const int64_t* threads = ir::as_const_int(builder.extent_of(tid));
+  if (!threads)
+    throw UserError("nnvm.codegen.launch_extent",
+                    str_cat("reduction loop ", tid.name(), " of stage ", st.name(), " is bound to ", tag,
+                            " and needs a constant extent; split it by a constant"),
+                    st.ctx());
+  // One row of partial results per output the block computes at once (its other thread axes).
+  std::vector<Expr> row, shape;
+  std::vector<ir::Range> region;
+  for (auto& iv : prefix)
+    if (auto* a = st.attr(iv); a && is_thread_tag(a->thread_tag)) {
+      row.push_back(iv.var());
+      shape.push_back(builder.extent_of(iv));
+      region.push_back({Expr(int64_t(0)), builder.extent_of(iv)});
+    }
+  shape.push_back(Expr(*threads));
+  region.push_back({Expr(int64_t(0)), Expr(*threads)});
+  te::Tensor partial = te::placeholder(shape, red.dtype, st.name() + "_red");
+  te::Tensor acc = te::placeholder({Expr(int64_t(1))}, red.dtype, st.name() + "_acc");
+  auto at = [&](const Expr& t) {
+    std::vector<Expr> idx = row;
+    idx.push_back(t);
+    return idx;
+  };
+  auto load = [&](const te::Tensor& t, std::vector<Expr> idx) {
+    return ir::make_expr<ir::ProducerLoad>(red.dtype, t.node_ptr(), std::move(idx));
+  };
+  auto store = [](const te::Tensor& t, Expr v, std::vector<Expr> idx) {
+    return ir::make_stmt<ir::ProducerStore>(t.node_ptr(), std::move(v), std::move(idx));
+  };
+  const Expr acc0 = load(acc, {Expr(int64_t(0))});
+  const Values outer_values = builder.values(outer);
+  // Threads start from the combiner's identity; the reduction's own start (a convolution's
+  // bias, say) joins once, at the end.
+  const Expr identity = ir::combiner_identity(red.combiner, red.dtype);
+  const Expr init = substitute_axes(red.init, outer_values);
+
+  // Each thread reduces its share into a register, then into its slot of `partial`.
+  std::vector<IterVar> others;
+  for (auto& iv : rest)
+    if (!iv.same_as(tid)) others.push_back(iv);
+  Stmt own = builder.build({tid}, outer, [&](const Ctx& in_thread) {
+    Stmt update = builder.build(others, in_thread, [&](const Ctx& ctx) {
+      Values value = builder.values(ctx);
+      Expr cond = conj(builder.guard(ctx, value, ir::IterKind::data_par), builder.guard(ctx, value, ir::IterKind::reduce));
+      if (red.condition.defined()) cond = conj(cond, substitute_axes(red.condition, value));
+      return guarded(cond, store(acc, combine(red.combiner, acc0, substitute_axes(red.source, value)), {Expr(int64_t(0))}));
+    });
+    Stmt body = ir::Seq::make({store(acc, identity, {Expr(int64_t(0))}), update,
+                               store(partial, acc0, at(tid.var()))});
+    return ir::make_stmt<ir::ProducerRealize>(acc.node_ptr(), std::vector<ir::Range>{{Expr(int64_t(0)), Expr(int64_t(1))}},
+                                              ir::MemoryScope::local, body);
+  });
+
+  // A tree over the slots: each step folds the upper part onto the lower one.
+  std::vector<Stmt> phases{own};
+  int64_t live = *threads;
+  while (live > 1) {
+    int64_t step = 1;
+    while (step * 2 < live) step *= 2;
+    ir::Var t(str_cat(tid.name(), "_", step));
+    Stmt fold = store(partial, combine(red.combiner, load(partial, at(t)), load(partial, at(t + Expr(step)))), at(t));
+    phases.push_back(ir::For::make(t, Expr(int64_t(0)), Expr(live - step), ir::ForKind::thread_binding, fold, tag));
+    live = step;
+  }
+  ir::Var first(tid.name() + "_0");
+  Expr total = load(partial, at(Expr(int64_t(0))));
+  if (!ir::deep_equal(init, identity)) total = combine(red.combiner, init, total);
+  Stmt result = store(st.tensor(), total, out_indices(outer_values));
+  phases.push_back(ir::For::make(first, Expr(int64_t(0)), Expr(int64_t(1)), ir::ForKind::thread_binding, result, tag));
+  return ir::make_stmt<ir::ProducerRealize>(partial.node_ptr(), region, ir::MemoryScope::shared, ir::Seq::make(phases));
+}
+
+}  // namespace detail
+}  // namespace lower
+NNVM_END_NAMESPACE
+// end nnvm/lower/cross_thread_reduction.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace lower {
+
+namespace detail {
+
 // Lowers every stage into nests, placing attached stages inside their consumers' loops.
 class NestLowering {
  public:
@@ -6698,6 +6876,10 @@ class NestLowering {
     auto first = std::find_if(leaves.begin(), leaves.end(), is_reduce);
     std::vector<IterVar> prefix(leaves.begin(), first), rest(first, leaves.end()), init_leaves;
     std::copy_if(rest.begin(), rest.end(), std::back_inserter(init_leaves), [&](auto& iv) { return !is_reduce(iv); });
+    if (const IterVar* tid = thread_bound_reduce_leaf(st))
+      return builder.build(prefix, builder.root_ctx(), [&](const Ctx& outer) {
+        return cross_thread_reduction(st, builder, outer, *red, prefix, rest, *tid, substitute_axes, out_indices);
+      });
     return builder.build(prefix, builder.root_ctx(), [&](const Ctx& outer) {
       Ctx init_ctx = outer;
       init_ctx.attachments = false;  // attached producers feed the update, not the init
@@ -15439,6 +15621,7 @@ NNVM_END_NAMESPACE
 // The lowering guards the last block when the thread grid does not divide the extent.
 
 #include <algorithm>
+#include <optional>
 
 
 NNVM_BEGIN_NAMESPACE
@@ -15446,8 +15629,8 @@ namespace ops {
 
 // One thread per element of the stage's output: its axes fused, split by the block size,
 // bound to blockIdx.x and threadIdx.x. A reduction stage runs its whole reduction in the
-// thread (cross-thread reductions are the dedicated schedules' job). A stage without axes (a
-// scalar) is left alone.
+// thread (gpu_schedule_reduction chooses between that and a cross-thread reduction). A stage
+// without axes (a scalar) is left alone.
 inline void gpu_schedule_injective(schedule::Stage st, const target::Target& target) {
   const auto& axes = st.tensor().op().axis;
   if (axes.empty()) return;
@@ -15455,6 +15638,100 @@ inline void gpu_schedule_injective(schedule::Stage st, const target::Target& tar
   auto [block, thread] = st.split(fused, std::max(1, target.gpu.max_threads_per_block));
   st.bind(block, gpu::block_x);
   st.bind(thread, gpu::thread_x);
+}
+
+// The threads a block reduces `reduced` elements with: the power of two at or above it, at
+// most 256 (and the target's limit).
+inline int64_t gpu_reduction_threads(int64_t reduced, const target::Target& target) {
+  int64_t threads = 1;
+  while (threads < reduced && threads < std::min(256, target.gpu.max_threads_per_block)) threads *= 2;
+  return threads;
+}
+
+// The threads of a block compute each output of `st` together
+// (lower/cross_thread_reduction.hpp): its reduction axes fused and split by `threads`, the inner
+// loop bound to threadIdx.x. Returns the loop over the outputs (its axes fused; null if none).
+inline std::optional<ir::IterVar> gpu_reduce_across_threads(schedule::Stage st, int64_t threads) {
+  const auto& op = st.tensor().op();
+  std::vector<ir::IterVar> axes, reduce_axes;
+  for (size_t d = 0; d < op.axis.size(); ++d) axes.push_back(st.axis(d));
+  for (size_t d = 0; d < op.reduce_axes.size(); ++d) reduce_axes.push_back(st.reduce_axis(d));
+  auto [serial, thread] = st.split(st.fuse(reduce_axes), threads);
+  st.bind(thread, gpu::thread_x);
+  if (axes.empty()) return std::nullopt;
+  return st.fuse(axes);
+}
+
+namespace detail {
+inline int64_t constant_product(const std::vector<ir::Expr>& extents) {
+  int64_t p = 1;
+  for (auto& e : extents) {
+    const int64_t* c = ir::as_const_int(e);
+    if (!c) return -1;
+    p *= *c;
+  }
+  return p;
+}
+}  // namespace detail
+
+// A reduction stage. With enough outputs to fill a GPU (8192 threads or more) each thread
+// computes one output, its reduction serially (gpu_schedule_injective); with fewer, each block
+// computes one output and its threads reduce together (gpu_reduce_across_threads), the
+// outputs bound to blockIdx.x. A global pooling, the rows of a small softmax or a full
+// reduction to a scalar thus run on many threads instead of one. Symbolic extents keep one
+// thread per output.
+inline void gpu_schedule_reduction(schedule::Stage st, const target::Target& target) {
+  const auto& op = st.tensor().op();
+  std::vector<ir::Expr> reduce_extents;
+  for (auto& r : op.reduce_axes) reduce_extents.push_back(r->dom.extent);
+  const int64_t outputs = detail::constant_product(st.tensor().shape()), reduced = detail::constant_product(reduce_extents);
+  const bool worth_it = reduced >= 16 || (reduced >= 2 && outputs <= 64);
+  if (outputs < 0 || outputs >= 8192 || reduced < 0 || !worth_it) return gpu_schedule_injective(st, target);
+  if (auto rows = gpu_reduce_across_threads(st, gpu_reduction_threads(reduced, target))) st.bind(*rows, gpu::block_x);
+}
+
+// The generic recipe for one stage: gpu_schedule_reduction for a reduction, else
+// gpu_schedule_injective.
+inline void gpu_schedule_stage(schedule::Stage st, const target::Target& target) {
+  if (st.tensor().op().reduce_axes.empty()) gpu_schedule_injective(st, target);
+  else gpu_schedule_reduction(st, target);
+}
+
+// A normalization of y along the axes its `reductions` reduce (softmax, log_softmax; each
+// reduction keeps y's rank with extent 1 there) in one kernel: a block per row (y's other axes
+// fused), whose threads first compute the row's reductions together, each in shared memory
+// (gpu_reduce_across_threads), then the row's outputs, a thread per element; `inlined` stages
+// are recomputed where they are read. Returns false, scheduling nothing, when no axis is left
+// for rows or the row length is not a constant.
+inline bool gpu_schedule_rows(schedule::Schedule& s, const te::Tensor& y, const std::vector<te::Tensor>& reductions,
+                              const std::vector<te::Tensor>& inlined, const target::Target& target) {
+  std::vector<size_t> dims;
+  for (size_t d = 0; d < y.rank(); ++d)
+    if (ir::is_const_int(reductions.at(0).shape()[d], 1) && !ir::is_const_int(y.shape()[d], 1)) dims.push_back(d);
+  std::vector<ir::Expr> row_extents;
+  for (size_t d : dims) row_extents.push_back(y.shape()[d]);
+  const int64_t length = detail::constant_product(row_extents);
+  if (dims.empty() || dims.size() == y.rank() || length < 0) return false;
+  auto c = s[y];
+  std::vector<ir::IterVar> rows, along;
+  for (size_t d = 0; d < y.rank(); ++d)
+    (std::find(dims.begin(), dims.end(), d) != dims.end() ? along : rows).push_back(c.axis(d));
+  std::vector<ir::IterVar> order = rows;
+  order.insert(order.end(), along.begin(), along.end());
+  c.reorder(order);
+  const int64_t threads = gpu_reduction_threads(length, target);
+  ir::IterVar row = c.fuse(rows);
+  auto [steps, lane] = c.split(c.fuse(along), threads);
+  c.bind(row, gpu::block_x);
+  c.bind(lane, gpu::thread_x);
+  for (auto& t : inlined) s[t].compute_inline();
+  for (auto& t : reductions) {
+    auto st = s[t];
+    st.set_scope(ir::MemoryScope::shared);
+    st.compute_at(c, row);
+    gpu_reduce_across_threads(st, threads);
+  }
+  return true;
 }
 
 namespace detail {
@@ -15646,7 +15923,7 @@ inline OpDef dense_def() {
                              const Target& t) { schedule_dense(s, out[0], t); },
       .gpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            if (!gpu_schedule_matmul(s, out[0], t)) gpu_schedule_injective(s[out[0]], t);
+            if (!gpu_schedule_matmul(s, out[0], t)) gpu_schedule_reduction(s[out[0]], t);
           },
       .doc = "alpha * A' * B' + beta * C (Gemm; attributes transA, transB, alpha, beta; floats and 32/64-bit ints)",
   };
@@ -16942,6 +17219,14 @@ inline te::Tensor log_softmax(const te::Tensor& x, int64_t axis = -1, std::strin
       std::move(name));
 }
 
+// GPUs: one kernel, a block per row whose threads reduce the row's maximum and sum of
+// exponentials together; else the generic recipe, stage by stage.
+inline void gpu_schedule_log_softmax(schedule::Schedule& s, const te::Tensor& y, const Target& target) {
+  te::Tensor mx(y.op().inputs.at(1)), sm(y.op().inputs.at(2));
+  if (!gpu_schedule_rows(s, y, {mx, sm}, {}, target))
+    for (auto& t : {mx, sm, y}) gpu_schedule_stage(s[t], target);
+}
+
 inline OpDef log_softmax_def() {
   return OpDef{
       .name = "log_softmax",
@@ -16956,6 +17241,8 @@ inline OpDef log_softmax_def() {
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
             schedule_op_stages(s, out, t);
           },
+      .gpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                         const Target& t) { gpu_schedule_log_softmax(s, out[0], t); },
       .doc = "X - log(sum(exp(X))) along attribute axis (default -1), computed stably",
   };
 }
@@ -17755,6 +18042,14 @@ inline void schedule_softmax(schedule::Schedule& s, const te::Tensor& y, const T
   schedule_injective(s[y], target);
 }
 
+// GPUs: one kernel, a block per row whose threads reduce the row's maximum and sum together
+// (exp recomputed where read); else the generic recipe, stage by stage.
+inline void gpu_schedule_softmax(schedule::Schedule& s, const te::Tensor& y, const Target& target) {
+  te::Tensor ex(y.op().inputs.at(0)), sm(y.op().inputs.at(1)), mx(ex.op().inputs.at(1));
+  if (!gpu_schedule_rows(s, y, {mx, sm}, {ex}, target))
+    for (auto& t : {mx, ex, sm, y}) gpu_schedule_stage(s[t], target);
+}
+
 inline OpDef softmax_def() {
   return OpDef{
       .name = "softmax",
@@ -17767,6 +18062,8 @@ inline OpDef softmax_def() {
           },
       .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
                              const Target& t) { schedule_softmax(s, out[0], t); },
+      .gpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                         const Target& t) { gpu_schedule_softmax(s, out[0], t); },
       .doc = "exp(X) / sum(exp(X)) along attribute axis (default -1), computed stably",
   };
 }
@@ -20389,8 +20686,7 @@ inline void generic_schedule(OpPattern pattern, schedule::Schedule& s, const std
         if (t.op().kind != te::OpKind::compute) continue;
         schedule::Stage st = s[t];
         // Stages an op's own schedule already arranged (an epilogue's producer) are left as they are.
-        if (st.node().attach == schedule::AttachKind::root && st.node().relations.empty())
-          gpu_schedule_injective(st, target);
+        if (st.node().attach == schedule::AttachKind::root && st.node().relations.empty()) gpu_schedule_stage(st, target);
       }
       return;
     case target::Family::mcu: mcu_inline_intermediates(s, outputs, target); return;

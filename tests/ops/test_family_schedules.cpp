@@ -4,6 +4,7 @@
 // nest to blocks and threads; the GPU back ends that run them come later.
 #include "support/pch.hpp"
 #include "support/check.hpp"
+#include "support/gpu_check.hpp"
 
 namespace ops_family_schedules {
 
@@ -26,7 +27,7 @@ std::vector<float> run(const ops::BuiltOp& built, std::vector<NDArray> inputs, s
 
 using nnvm_test::count;
 
-TEST_CASE("an op without a GPU schedule gets the generic GPU recipe: one thread per output element") {
+TEST_CASE("an op without a GPU schedule gets the generic GPU recipe: one thread per output element, or per reduced row") {
   const target::Target gpu = target::parse_target("cuda -arch=sm_90");
   REQUIRE(gpu.family == target::Family::gpu);
   CHECK(gpu.gpu.max_threads_per_block == 1024);
@@ -53,13 +54,19 @@ TEST_CASE("an op without a GPU schedule gets the generic GPU recipe: one thread 
     }
   CHECK(nnvm_test::compare<float>(run(built, {a, b}, {37, 29}), want, 1e-5, 1e-5) == "");
 
-  // softmax: a reduction op of several stages; every stage is its own bound loop nest.
+  // softmax has a GPU schedule of its own: one kernel, a block per row (5 rows of 300) whose
+  // 256 threads reduce the row's maximum and sum together, in shared memory.
   NDArray x = nnvm_test::random_array(dtype::float32, {5, 300}, 3);
   auto sm = ops::build(ops::get_op("softmax"), {{dtype::float32, {5, 300}}}, ops::Attrs().set_int("axis", 1), gpu);
   std::string sm_ir = ir::to_string(sm.func);
   INFO(sm_ir);
-  CHECK(count(sm_ir, "(blockIdx.x)") >= 3);
-  CHECK(count(sm_ir, "(blockIdx.x)") == count(sm_ir, "(threadIdx.x)"));
+  CHECK(sm.func.origin.find("op softmax, gpu schedule") == 0);
+  CHECK(count(sm_ir, "(blockIdx.x)") == 1);
+  CHECK(count(sm_ir, "in shared") == 4);
+  target::DeviceModule sm_module = target::split_host_device(sm.func, gpu);
+  REQUIRE(sm_module.kernels.size() == 1);
+  CHECK(sm_module.kernels[0].launch.grid[0] == 5);
+  CHECK(sm_module.kernels[0].launch.block[0] == 256);
   std::vector<float> sm_want(5 * 300);
   for (int r = 0; r < 5; ++r) {
     const float* row = x.values<float>().data() + r * 300;
@@ -74,6 +81,77 @@ TEST_CASE("an op without a GPU schedule gets the generic GPU recipe: one thread 
   CHECK(ir::to_string(ocl.func).find("256") != std::string::npos);
   // A GPU kernel cannot run through the C JIT.
   CHECK_THROWS_WITH(ops::jit(built, gpu), doctest::Contains("nnvm.ops.target"));
+}
+
+// The plain-loop reduction `combine` over the `k` elements of each of `rows` rows.
+template <class Combine>
+std::vector<float> reduce_rows(const NDArray& x, int64_t rows, int64_t k, float init, Combine combine) {
+  std::vector<float> out(size_t(rows), init);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < k; ++c) out[size_t(r)] = combine(out[size_t(r)], x.values<float>()[size_t(r * k + c)]);
+  return out;
+}
+
+TEST_CASE("GPU reductions across the threads of a block: a tree in shared memory between barriers") {
+  const target::Target gpu = target::parse_target("cuda -arch=sm_90");
+  // A full sum of 1000 elements: one block of 256 threads (each adds up to 4 elements; the
+  // last ones are guarded), then a tree of 8 halving steps, then one thread stores the result.
+  NDArray x = nnvm_test::random_array(dtype::float32, {1000}, 5);
+  auto total = ops::build(ops::get_op("reduce_sum"), {{dtype::float32, {1000}}}, ops::Attrs().set_int("keepdims", 0), gpu);
+  std::string ir = ir::to_string(total.func);
+  INFO(ir);
+  CHECK(count(ir, "(threadIdx.x)") == 1 + 8 + 1);
+  CHECK(count(ir, "barrier(shared)") == 9);
+  target::DeviceModule m = target::split_host_device(total.func, gpu);
+  REQUIRE(m.kernels.size() == 1);
+  CHECK(m.kernels[0].launch.blocks() == 1);
+  CHECK(m.kernels[0].launch.block[0] == 256);
+  CHECK(m.kernels[0].shared_bytes == 256 * 4);
+  double want = 0;
+  for (float v : x.values<float>()) want += v;
+  CHECK(nnvm_test::compare<float>(run(total, {x}, {}), std::vector<float>{float(want)}, 1e-5, 1e-4) == "");
+
+  // By hand: max over rows of 250, two rows per block on threadIdx.y, 100 threads on each row
+  // (not a power of two: the first step folds threads 64..99 onto 0..35), 3 elements each.
+  te::Tensor X = te::placeholder({6, 250}, dtype::float32, "X");
+  ir::IterVar k = te::reduce_axis(250, "k");
+  te::Tensor Y = te::compute({6}, [&](auto& v) { return te::max_reduce(X(v[0], k.var()), {k}); }, "Y");
+  schedule::Schedule s = schedule::create_schedule(Y);
+  auto [rows, row] = s[Y].split(s[Y].axis(0), 2);
+  auto [steps, lane] = s[Y].split(s[Y].reduce_axis(0), 100);
+  s[Y].bind(rows, gpu::block_x);
+  s[Y].bind(row, gpu::thread_y);
+  s[Y].bind(lane, gpu::thread_x);
+  lower::LowerOptions gpu_lowering;
+  gpu_lowering.family = target::Family::gpu;
+  ops::BuiltOp by_hand;
+  by_hand.func = lower::lower(s, {X, Y}, "row_max", gpu_lowering);
+  target::DeviceModule hm = target::split_host_device(by_hand.func, gpu);
+  REQUIRE(hm.kernels.size() == 1);
+  CHECK(hm.kernels[0].launch.grid[0] == 3);
+  CHECK(hm.kernels[0].launch.block[0] == 100);
+  CHECK(hm.kernels[0].launch.block[1] == 2);
+  CHECK(hm.kernels[0].shared_bytes == 2 * 100 * 4);
+  NDArray xs = nnvm_test::random_array(dtype::float32, {6, 250}, 6);
+  std::vector<float> row_max = reduce_rows(xs, 6, 250, -INFINITY, [](float a, float b) { return std::max(a, b); });
+  CHECK(nnvm_test::compare<float>(run(by_hand, {xs}, {6}), row_max, 0, 0) == "");
+
+  // The kernels run on a real GPU runtime where one is configured (ctest gpu.opencl.ops):
+  // the threads then reduce concurrently, with real barriers.
+  const char* env = std::getenv("NNVM_TEST_GPU");
+  if (env && std::string(env) == "opencl") {
+    const target::Target opencl = target::parse_target("opencl");
+    by_hand.func = lower::lower(s, {X, Y}, "row_max", gpu_lowering);
+    auto cl_total = ops::build(ops::get_op("reduce_sum"), {{dtype::float32, {1000}}}, ops::Attrs().set_int("keepdims", 0), opencl);
+    nnvm_test::gpu_check({cl_total.func, by_hand.func}, opencl, "cross_thread", [&](size_t f, auto&& call) {
+      NDArray out(dtype::float32, f == 0 ? std::vector<int64_t>{} : std::vector<int64_t>{6});
+      std::vector<BufferView> views{f == 0 ? x.view() : xs.view(), out.view()};
+      call(std::span<const BufferView>(views));
+      auto got = out.values<float>();
+      if (f == 0) CHECK(nnvm_test::compare<float>(std::vector<float>(got.begin(), got.end()), std::vector<float>{float(want)}, 1e-5, 1e-4) == "");
+      else CHECK(nnvm_test::compare<float>(std::vector<float>(got.begin(), got.end()), row_max, 0, 0) == "");
+    });
+  }
 }
 
 TEST_CASE("generic recipes of the other families: CPU vectorized and parallel, WASM without threads, MCU plain") {

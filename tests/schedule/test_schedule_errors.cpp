@@ -120,7 +120,9 @@ TEST_CASE("stage primitives validate their arguments") {
   expect_error("nnvm.schedule.output_scope", [&] { s[m.C].set_scope(ir::MemoryScope::local); });
   expect_error("nnvm.schedule.bind_tag", [&] { schedule::thread_axis_named("threadIdx.w"); });
   CHECK(schedule::thread_axis_named("threadIdx.y") == gpu::thread_y);
-  expect_error("nnvm.schedule.bind_reduction", [&] { s[m.C].bind(s[m.C].reduce_axis(0), gpu::thread_x); });
+  // A reduction is shared by the threads of one block, never by blocks or virtual threads.
+  expect_error("nnvm.schedule.bind_reduction", [&] { s[m.C].bind(s[m.C].reduce_axis(0), gpu::block_x); });
+  expect_error("nnvm.schedule.bind_reduction", [&] { s[m.C].bind(s[m.C].reduce_axis(0), gpu::vthread); });
   expect_error("nnvm.schedule.pragma_value", [&] { s[m.C].pragma_auto_unroll(s[m.C].axis(0), 0); });
   expect_error("nnvm.schedule.rfactor_axis", [&] { s.rfactor(m.C, s[m.C].axis(0)); });
   expect_error("nnvm.schedule.cache_read_not_reader", [&] { s.cache_read(m.C, ir::MemoryScope::local, {m.C}); });
@@ -182,6 +184,28 @@ TEST_CASE("loops bound to GPU threads lower, interpret, and are rejected by the 
   target::interpret(fn, x, y);
   for (int i = 0; i < 64; ++i) CHECK(y.values<float>()[size_t(i)] == 3.0f * float(i));
   CHECK_THROWS_AS(target::emit_c(fn), BackendError);
+}
+
+TEST_CASE("a reduction across threads: one thread axis, data-parallel loops outside") {
+  te::Tensor X = te::placeholder({4, 64, 8}, dtype::float32, "X");
+  ir::IterVar r = te::reduce_axis(64, "r"), q = te::reduce_axis(8, "q");
+  te::Tensor Y = te::compute({4}, [&](auto& v) { return te::sum(X(v[0], r.var(), q.var()), {r, q}); }, "Y");
+  {
+    Schedule s = schedule::create_schedule(Y);
+    s[Y].bind(s[Y].reduce_axis(0), gpu::thread_x);
+    std::string message = expect_error("nnvm.schedule.bind_reduction", [&] { s[Y].bind(s[Y].reduce_axis(1), gpu::thread_y); });
+    CHECK(message.find("one thread axis") != std::string::npos);
+  }
+  {
+    // The output loop inside the reduction loops: each thread's partial result would mix outputs.
+    Schedule s = schedule::create_schedule(Y);
+    s[Y].reorder({s[Y].reduce_axis(0), s[Y].axis(0)});
+    s[Y].bind(s[Y].reduce_axis(0), gpu::thread_x);
+    lower::LowerOptions gpu_lowering;
+    gpu_lowering.family = target::Family::gpu;
+    std::string message = expect_error("nnvm.schedule.cross_thread_order", [&] { lower::lower(s, {X, Y}, "f", gpu_lowering); });
+    CHECK(message.find("reorder i outward") != std::string::npos);
+  }
 }
 
 }  // namespace schedule_schedule_errors

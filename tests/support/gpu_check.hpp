@@ -40,8 +40,8 @@ void gpu_check(const std::vector<nnvm::ir::LoweredFunc>& fns, const nnvm::target
   std::string path = dir + "/gpu_" + group + ext;
   std::ofstream(path) << program.source;
   INFO("GPU source: ", path);
-  // Kernels one thread runs (a stage with no data-parallel axis, such as a full reduction):
-  // correct, but what dedicated GPU schedules are to remove; listed so they are seen.
+  // Kernels one thread runs (a stage of one element that reduces nothing, or too little to
+  // share out): listed so they are seen.
   for (size_t f = 0; f < program.modules.size(); ++f)
     for (size_t k = 0; k < program.modules[f].kernels.size(); ++k) {
       const target::LaunchDims& l = program.modules[f].kernels[k].launch;

@@ -18,13 +18,17 @@ using nnvm_test::count;
 
 TEST_CASE("gpu split: one kernel per stage nest, launch from the bound loops, intermediates as device buffers") {
   const target::Target cuda = target::parse_target("cuda -arch=sm_90");
-  auto sm = ops::build(ops::get_op("softmax"), {{dtype::float32, {5, 3000}}}, ops::Attrs().set_int("axis", 1), cuda);
+  // A softmax of one row has no axis left for a block per row: the generic recipe, stage by stage.
+  auto sm = ops::build(ops::get_op("softmax"), {{dtype::float32, {3000}}}, ops::Attrs().set_int("axis", 0), cuda);
   target::DeviceModule m = target::split_host_device(sm.func, cuda);
   REQUIRE(m.kernels.size() == 4);  // max, exp, sum, divide
   CHECK(m.temps.size() == 3);
-  // The elementwise stages: 15000 elements in blocks of 1024 threads.
+  // The maximum: one block whose 256 threads reduce the row together.
+  CHECK(m.kernels[0].launch.grid[0] == 1);
+  CHECK(m.kernels[0].launch.block[0] == 256);
+  // The elementwise stages: 3000 elements in blocks of 1024 threads.
   CHECK(m.kernels[1].launch.block[0] == 1024);
-  CHECK(m.kernels[1].launch.grid[0] == (15000 + 1023) / 1024);
+  CHECK(m.kernels[1].launch.grid[0] == 3);
   // The exp stage reads the input and the row maxima and writes its own buffer.
   REQUIRE(m.kernels[1].args.size() == 3);
   CHECK(m.buffer(m.kernels[1].args[0])->name == "X");
@@ -34,15 +38,26 @@ TEST_CASE("gpu split: one kernel per stage nest, launch from the bound loops, in
   target::GpuProgram p = target::emit_gpu({sm.func}, cuda);
   CHECK(p.symbols[0][1] == "gpu_softmax_k1");
   CHECK(p.source.find("extern \"C\" __global__ void __launch_bounds__(1024) gpu_softmax_k1(") != std::string::npos);
-  CHECK(p.source.find("// launch: grid (15, 1, 1), block (1024, 1, 1), 0 bytes of shared memory") != std::string::npos);
+  CHECK(p.source.find("// launch: grid (3, 1, 1), block (1024, 1, 1), 0 bytes of shared memory") != std::string::npos);
   // The CUDA function's blocks are over OpenCL's portable limit of 256 work-items.
   const target::Target opencl = target::parse_target("opencl");
   CHECK(nnvm_test::error_of([&] { target::emit_gpu({sm.func}, opencl); }).first == "nnvm.codegen.block_limit");
   // Built for OpenCL, the same kernel has work-groups of 256 and OpenCL's address spaces.
-  auto sm_cl = ops::build(ops::get_op("softmax"), {{dtype::float32, {5, 3000}}}, ops::Attrs().set_int("axis", 1), opencl);
+  auto sm_cl = ops::build(ops::get_op("softmax"), {{dtype::float32, {3000}}}, ops::Attrs().set_int("axis", 0), opencl);
   target::GpuProgram cl = target::emit_gpu({sm_cl.func}, opencl);
   CHECK(cl.source.find("__kernel __attribute__((reqd_work_group_size(256, 1, 1))) void gpu_softmax_k1(__global const float* restrict X") !=
         std::string::npos);
+
+  // With rows (5 of 3000): one kernel, a block of 256 threads per row; the row's maximum and sum
+  // and the two reductions' partial results live in shared memory.
+  auto rows = ops::build(ops::get_op("softmax"), {{dtype::float32, {5, 3000}}}, ops::Attrs().set_int("axis", 1), cuda);
+  INFO(ir::to_string(rows.func));
+  target::DeviceModule rm = target::split_host_device(rows.func, cuda);
+  REQUIRE(rm.kernels.size() == 1);
+  CHECK(rm.temps.empty());
+  CHECK(rm.kernels[0].launch.grid[0] == 5);
+  CHECK(rm.kernels[0].launch.block[0] == 256);
+  CHECK(rm.kernels[0].shared_bytes == (2 * 256 + 2) * 4);
 }
 
 TEST_CASE("gpu split: the verifier's errors") {
@@ -103,9 +118,14 @@ TEST_CASE("gpu: dense in shared-memory tiles gets its barriers; a barrier under 
   std::string src = target::emit_gpu({built.func}, cuda).source;
   CHECK(count(src, "__syncthreads();") == 2);
   CHECK(count(src, "__shared__ float") == 2);
-  // A small product keeps the one-thread-per-element recipe.
+  // A product too small for tiles (64 outputs of 64 terms): each output is one block, its 64
+  // threads reduce together through one shared buffer.
   auto small = ops::build(ops::get_op("dense"), {{dtype::float32, {8, 64}}, {dtype::float32, {64, 8}}}, {}, cuda);
-  CHECK(ir::to_string(small.func.body).find("shared") == std::string::npos);
+  CHECK(count(ir::to_string(small.func.body), "in shared") == 1);
+  target::DeviceModule sm = target::split_host_device(small.func, cuda);
+  REQUIRE(sm.kernels.size() == 1);
+  CHECK(sm.kernels[0].launch.grid[0] == 64);
+  CHECK(sm.kernels[0].launch.block[0] == 64);
 
   // A shared buffer written and read inside a branch: the barrier would be skipped by some threads.
   Buffer S("S", dtype::float32, {i64(16)}, MemoryScope::shared), O("O", dtype::float32, {i64(16)});

@@ -7,14 +7,15 @@
 //     at the end of the body, so the next iteration's writes wait for this one's reads (write
 //     after read).
 // A loop bound to a thread axis is no loop on the device (each thread takes its index), so every
-// thread of a block reaches a barrier placed between statements, unless it sits in a branch: a
-// barrier some threads skip hangs the block, so one needed under a condition is an error
-// (nnvm.codegen.divergent_barrier).
+// thread of a block reaches a barrier placed between statements, unless it sits in a branch on
+// a thread index (or on memory): a barrier some threads skip hangs the block, so one needed
+// under such a condition is an error (nnvm.codegen.divergent_barrier).
 #pragma once
 
 #include <set>
 
 #include "nnvm/ir/functor.hpp"
+#include "nnvm/ir/substitute.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace lower {
@@ -47,11 +48,25 @@ struct SharedAccess : ir::IRVisitor {
 
 class BarrierInserter : public ir::IRMutator {
  protected:
+  // A condition on thread indices splits a block; one on block indices or serial loops (a guard
+  // of the block grid's last, partial block) holds for all of its threads alike.
   ir::Stmt visit(const ir::IfThenElse* op, const ir::Stmt& s) override {
-    ++branches_;
+    const bool divergent =
+        ir::uses_var_if(op->condition, [&](const ir::VarNode* v) { return thread_vars_.count(v) > 0; }) ||
+        uses_load(op->condition);
+    branches_ += divergent;
     ir::Stmt out = IRMutator::visit(op, s);
-    --branches_;
+    branches_ -= divergent;
     return out;
+  }
+  static bool uses_load(const ir::Expr& e) {
+    struct Find : ir::IRVisitor {
+      bool found = false;
+      using ir::IRVisitor::visit;
+      void visit(const ir::Load*) override { found = true; }
+    } f;
+    f.visit_expr(e);
+    return f.found;
   }
   ir::Stmt barrier() const {
     if (branches_ > 0)
@@ -80,7 +95,10 @@ class BarrierInserter : public ir::IRMutator {
     return changed ? ir::Seq::make(out) : s;
   }
   ir::Stmt visit(const ir::For* op, const ir::Stmt& s) override {
+    const bool thread = op->for_kind == ir::ForKind::thread_binding && op->thread_tag.rfind("threadIdx.", 0) == 0;
+    if (thread) thread_vars_.insert(op->loop_var.get());
     ir::Stmt body = mutate(op->body);
+    if (thread) thread_vars_.erase(op->loop_var.get());
     if (op->for_kind != ir::ForKind::thread_binding) {
       SharedAccess a = SharedAccess::of(body);
       bool reads_written = false;
@@ -93,6 +111,7 @@ class BarrierInserter : public ir::IRMutator {
 
  private:
   int branches_ = 0;
+  std::set<const ir::VarNode*> thread_vars_;
 };
 
 }  // namespace detail

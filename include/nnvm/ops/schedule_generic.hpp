@@ -61,8 +61,7 @@ inline void generic_schedule(OpPattern pattern, schedule::Schedule& s, const std
         if (t.op().kind != te::OpKind::compute) continue;
         schedule::Stage st = s[t];
         // Stages an op's own schedule already arranged (an epilogue's producer) are left as they are.
-        if (st.node().attach == schedule::AttachKind::root && st.node().relations.empty())
-          gpu_schedule_injective(st, target);
+        if (st.node().attach == schedule::AttachKind::root && st.node().relations.empty()) gpu_schedule_stage(st, target);
       }
       return;
     case target::Family::mcu: mcu_inline_intermediates(s, outputs, target); return;

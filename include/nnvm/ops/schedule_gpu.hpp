@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 
 #include "nnvm/ir/substitute.hpp"
 #include "nnvm/schedule/schedule.hpp"
@@ -14,8 +15,8 @@ namespace ops {
 
 // One thread per element of the stage's output: its axes fused, split by the block size,
 // bound to blockIdx.x and threadIdx.x. A reduction stage runs its whole reduction in the
-// thread (cross-thread reductions are the dedicated schedules' job). A stage without axes (a
-// scalar) is left alone.
+// thread (gpu_schedule_reduction chooses between that and a cross-thread reduction). A stage
+// without axes (a scalar) is left alone.
 inline void gpu_schedule_injective(schedule::Stage st, const target::Target& target) {
   const auto& axes = st.tensor().op().axis;
   if (axes.empty()) return;
@@ -23,6 +24,100 @@ inline void gpu_schedule_injective(schedule::Stage st, const target::Target& tar
   auto [block, thread] = st.split(fused, std::max(1, target.gpu.max_threads_per_block));
   st.bind(block, gpu::block_x);
   st.bind(thread, gpu::thread_x);
+}
+
+// The threads a block reduces `reduced` elements with: the power of two at or above it, at
+// most 256 (and the target's limit).
+inline int64_t gpu_reduction_threads(int64_t reduced, const target::Target& target) {
+  int64_t threads = 1;
+  while (threads < reduced && threads < std::min(256, target.gpu.max_threads_per_block)) threads *= 2;
+  return threads;
+}
+
+// The threads of a block compute each output of `st` together
+// (lower/cross_thread_reduction.hpp): its reduction axes fused and split by `threads`, the inner
+// loop bound to threadIdx.x. Returns the loop over the outputs (its axes fused; null if none).
+inline std::optional<ir::IterVar> gpu_reduce_across_threads(schedule::Stage st, int64_t threads) {
+  const auto& op = st.tensor().op();
+  std::vector<ir::IterVar> axes, reduce_axes;
+  for (size_t d = 0; d < op.axis.size(); ++d) axes.push_back(st.axis(d));
+  for (size_t d = 0; d < op.reduce_axes.size(); ++d) reduce_axes.push_back(st.reduce_axis(d));
+  auto [serial, thread] = st.split(st.fuse(reduce_axes), threads);
+  st.bind(thread, gpu::thread_x);
+  if (axes.empty()) return std::nullopt;
+  return st.fuse(axes);
+}
+
+namespace detail {
+inline int64_t constant_product(const std::vector<ir::Expr>& extents) {
+  int64_t p = 1;
+  for (auto& e : extents) {
+    const int64_t* c = ir::as_const_int(e);
+    if (!c) return -1;
+    p *= *c;
+  }
+  return p;
+}
+}  // namespace detail
+
+// A reduction stage. With enough outputs to fill a GPU (8192 threads or more) each thread
+// computes one output, its reduction serially (gpu_schedule_injective); with fewer, each block
+// computes one output and its threads reduce together (gpu_reduce_across_threads), the
+// outputs bound to blockIdx.x. A global pooling, the rows of a small softmax or a full
+// reduction to a scalar thus run on many threads instead of one. Symbolic extents keep one
+// thread per output.
+inline void gpu_schedule_reduction(schedule::Stage st, const target::Target& target) {
+  const auto& op = st.tensor().op();
+  std::vector<ir::Expr> reduce_extents;
+  for (auto& r : op.reduce_axes) reduce_extents.push_back(r->dom.extent);
+  const int64_t outputs = detail::constant_product(st.tensor().shape()), reduced = detail::constant_product(reduce_extents);
+  const bool worth_it = reduced >= 16 || (reduced >= 2 && outputs <= 64);
+  if (outputs < 0 || outputs >= 8192 || reduced < 0 || !worth_it) return gpu_schedule_injective(st, target);
+  if (auto rows = gpu_reduce_across_threads(st, gpu_reduction_threads(reduced, target))) st.bind(*rows, gpu::block_x);
+}
+
+// The generic recipe for one stage: gpu_schedule_reduction for a reduction, else
+// gpu_schedule_injective.
+inline void gpu_schedule_stage(schedule::Stage st, const target::Target& target) {
+  if (st.tensor().op().reduce_axes.empty()) gpu_schedule_injective(st, target);
+  else gpu_schedule_reduction(st, target);
+}
+
+// A normalization of y along the axes its `reductions` reduce (softmax, log_softmax; each
+// reduction keeps y's rank with extent 1 there) in one kernel: a block per row (y's other axes
+// fused), whose threads first compute the row's reductions together, each in shared memory
+// (gpu_reduce_across_threads), then the row's outputs, a thread per element; `inlined` stages
+// are recomputed where they are read. Returns false, scheduling nothing, when no axis is left
+// for rows or the row length is not a constant.
+inline bool gpu_schedule_rows(schedule::Schedule& s, const te::Tensor& y, const std::vector<te::Tensor>& reductions,
+                              const std::vector<te::Tensor>& inlined, const target::Target& target) {
+  std::vector<size_t> dims;
+  for (size_t d = 0; d < y.rank(); ++d)
+    if (ir::is_const_int(reductions.at(0).shape()[d], 1) && !ir::is_const_int(y.shape()[d], 1)) dims.push_back(d);
+  std::vector<ir::Expr> row_extents;
+  for (size_t d : dims) row_extents.push_back(y.shape()[d]);
+  const int64_t length = detail::constant_product(row_extents);
+  if (dims.empty() || dims.size() == y.rank() || length < 0) return false;
+  auto c = s[y];
+  std::vector<ir::IterVar> rows, along;
+  for (size_t d = 0; d < y.rank(); ++d)
+    (std::find(dims.begin(), dims.end(), d) != dims.end() ? along : rows).push_back(c.axis(d));
+  std::vector<ir::IterVar> order = rows;
+  order.insert(order.end(), along.begin(), along.end());
+  c.reorder(order);
+  const int64_t threads = gpu_reduction_threads(length, target);
+  ir::IterVar row = c.fuse(rows);
+  auto [steps, lane] = c.split(c.fuse(along), threads);
+  c.bind(row, gpu::block_x);
+  c.bind(lane, gpu::thread_x);
+  for (auto& t : inlined) s[t].compute_inline();
+  for (auto& t : reductions) {
+    auto st = s[t];
+    st.set_scope(ir::MemoryScope::shared);
+    st.compute_at(c, row);
+    gpu_reduce_across_threads(st, threads);
+  }
+  return true;
 }
 
 namespace detail {

@@ -223,11 +223,24 @@ class Stage {
       throw UserError("nnvm.schedule.output_scope", "an output of the schedule lives in global memory", ctx());
     node_->scope = scope;
   }
-  // Binds the loop to a GPU grid axis: gpu::block_x/y/z, gpu::thread_x/y/z or gpu::vthread.
+  // Binds the loop to a GPU grid axis: gpu::block_x/y/z, gpu::thread_x/y/z or gpu::vthread. A
+  // reduction loop may be bound to a thread axis: the threads of a block then reduce together
+  // (lower/cross_thread_reduction.hpp); blocks and virtual threads cannot share a reduction.
   void bind(const IterVar& iv, ThreadAxis axis) {
     const std::string thread_tag = schedule::thread_tag(axis);
+    const bool thread = axis == ThreadAxis::thread_x || axis == ThreadAxis::thread_y || axis == ThreadAxis::thread_z;
+    if (iv->kind == ir::IterKind::reduce && !thread)
+      throw UserError("nnvm.schedule.bind_reduction",
+                      str_cat("cannot bind reduction loop ", iv.name(), " to ", thread_tag,
+                              ": only the threads of one block can reduce together (bind it to threadIdx)"),
+                      ctx(iv));
     if (iv->kind == ir::IterKind::reduce)
-      throw UserError("nnvm.schedule.bind_reduction", "cannot bind a reduction axis to GPU threads", ctx(iv));
+      for (auto& [other, a] : node_->attrs)
+        if (a.kind == ForKind::thread_binding && other != iv.get() && other->kind == ir::IterKind::reduce)
+          throw UserError("nnvm.schedule.bind_reduction",
+                          str_cat("another reduction loop of this stage is already bound to ", a.thread_tag,
+                                  "; a stage reduces across one thread axis"),
+                          ctx(iv));
     for (auto& [other, a] : node_->attrs)
       if (a.kind == ForKind::thread_binding && a.thread_tag == thread_tag && other != iv.get())
         throw UserError("nnvm.schedule.bind_twice", str_cat("another loop of this stage is already bound to ", thread_tag), ctx(iv));

@@ -127,7 +127,7 @@ inline OpDef dense_def() {
                              const Target& t) { schedule_dense(s, out[0], t); },
       .gpu_schedule =
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
-            if (!gpu_schedule_matmul(s, out[0], t)) gpu_schedule_injective(s[out[0]], t);
+            if (!gpu_schedule_matmul(s, out[0], t)) gpu_schedule_reduction(s[out[0]], t);
           },
       .doc = "alpha * A' * B' + beta * C (Gemm; attributes transA, transB, alpha, beta; floats and 32/64-bit ints)",
   };

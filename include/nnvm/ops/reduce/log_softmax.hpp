@@ -3,6 +3,7 @@
 #pragma once
 
 #include "nnvm/ops/reduce/reduce_common.hpp"
+#include "nnvm/ops/schedule_gpu.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -42,6 +43,14 @@ inline te::Tensor log_softmax(const te::Tensor& x, int64_t axis = -1, std::strin
       std::move(name));
 }
 
+// GPUs: one kernel, a block per row whose threads reduce the row's maximum and sum of
+// exponentials together; else the generic recipe, stage by stage.
+inline void gpu_schedule_log_softmax(schedule::Schedule& s, const te::Tensor& y, const Target& target) {
+  te::Tensor mx(y.op().inputs.at(1)), sm(y.op().inputs.at(2));
+  if (!gpu_schedule_rows(s, y, {mx, sm}, {}, target))
+    for (auto& t : {mx, sm, y}) gpu_schedule_stage(s[t], target);
+}
+
 inline OpDef log_softmax_def() {
   return OpDef{
       .name = "log_softmax",
@@ -56,6 +65,8 @@ inline OpDef log_softmax_def() {
           [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
             schedule_op_stages(s, out, t);
           },
+      .gpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                         const Target& t) { gpu_schedule_log_softmax(s, out[0], t); },
       .doc = "X - log(sum(exp(X))) along attribute axis (default -1), computed stably",
   };
 }

@@ -6,6 +6,7 @@
 #include "nnvm/ops/checks.hpp"
 #include "nnvm/ops/op_def.hpp"
 #include "nnvm/ops/schedule_cpu.hpp"
+#include "nnvm/ops/schedule_gpu.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -43,6 +44,14 @@ inline void schedule_softmax(schedule::Schedule& s, const te::Tensor& y, const T
   schedule_injective(s[y], target);
 }
 
+// GPUs: one kernel, a block per row whose threads reduce the row's maximum and sum together
+// (exp recomputed where read); else the generic recipe, stage by stage.
+inline void gpu_schedule_softmax(schedule::Schedule& s, const te::Tensor& y, const Target& target) {
+  te::Tensor ex(y.op().inputs.at(0)), sm(y.op().inputs.at(1)), mx(ex.op().inputs.at(1));
+  if (!gpu_schedule_rows(s, y, {mx, sm}, {ex}, target))
+    for (auto& t : {mx, ex, sm, y}) gpu_schedule_stage(s[t], target);
+}
+
 inline OpDef softmax_def() {
   return OpDef{
       .name = "softmax",
@@ -55,6 +64,8 @@ inline OpDef softmax_def() {
           },
       .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
                              const Target& t) { schedule_softmax(s, out[0], t); },
+      .gpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                         const Target& t) { gpu_schedule_softmax(s, out[0], t); },
       .doc = "exp(X) / sum(exp(X)) along attribute axis (default -1), computed stably",
   };
 }
