@@ -4,6 +4,7 @@
 // nest to blocks and threads; the GPU back ends that run them come later.
 #include "support/pch.hpp"
 #include "support/check.hpp"
+#include "support/conv_reference.hpp"
 #include "support/gpu_check.hpp"
 
 namespace ops_family_schedules {
@@ -152,6 +153,27 @@ TEST_CASE("GPU reductions across the threads of a block: a tree in shared memory
       else CHECK(nnvm_test::compare<float>(std::vector<float>(got.begin(), got.end()), row_max, 0, 0) == "");
     });
   }
+}
+
+TEST_CASE("GPU 2-D convolution: four output channels per thread in registers, ragged edges guarded") {
+  const target::Target gpu = target::parse_target("cuda -arch=sm_90");
+  // 18 output channels (not a multiple of 4 x 4 thread rows) over 3 x 9 x 10 with pads of 1.
+  NDArray x = nnvm_test::random_array(dtype::float32, {1, 3, 9, 10}, 7), w = nnvm_test::random_array(dtype::float32, {18, 3, 3, 3}, 8);
+  ops::Attrs attrs;
+  attrs.set_ints("pads", {1, 1, 1, 1});
+  auto built = ops::build(ops::get_op("conv"), {{dtype::float32, {1, 3, 9, 10}}, {dtype::float32, {18, 3, 3, 3}}}, attrs, gpu);
+  std::string ir = ir::to_string(built.func);
+  INFO(ir);
+  CHECK(built.func.origin.find("op conv, gpu schedule") == 0);
+  CHECK(count(ir, "in local") == 1);
+  target::DeviceModule m = target::split_host_device(built.func, gpu);
+  REQUIRE(m.kernels.size() == 2);  // the padded copy, the convolution
+  CHECK(m.kernels[1].launch.block[0] == 16);  // the output width, 10, rounded up
+  CHECK(m.kernels[1].launch.block[1] == 8);   // 18 channels in rows of 4 per thread
+  CHECK(m.kernels[1].launch.grid[0] == 9);    // the output rows
+  nnvm_test::Ref ref = nnvm_test::conv_ref(nnvm_test::to_ref(x), w, nullptr, 1, 1, 1);
+  std::vector<float> want(ref.v.begin(), ref.v.end());
+  CHECK(nnvm_test::compare<float>(run(built, {x, w}, {1, 18, 9, 10}), want, 1e-5, 1e-5) == "");
 }
 
 TEST_CASE("generic recipes of the other families: CPU vectorized and parallel, WASM without threads, MCU plain") {

@@ -8,6 +8,7 @@
 #include "nnvm/ops/conv/window.hpp"
 #include "nnvm/ops/op_def.hpp"
 #include "nnvm/ops/schedule_cpu.hpp"
+#include "nnvm/ops/schedule_gpu.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -181,6 +182,39 @@ inline void schedule_conv(schedule::Schedule& s, const te::Tensor& Y, const Targ
   if (detail::worth_parallel(st)) st.parallel(outer);
 }
 
+// GPUs, 2-D convolutions (any group): each thread computes kGpuConvRegs output channels of one
+// output pixel, accumulated in registers (cache_write local) over the whole reduction, so each
+// input value it loads feeds kGpuConvRegs multiply-adds. A block is tx threads along the output
+// width (the power of two at or above it, at most 16) by ty thread rows along the channels (up
+// to 256 threads); the grid covers batch, channel blocks, output rows and column blocks. The
+// padded input is its own kernel (the generic recipe), as is any other rank's convolution.
+constexpr int64_t kGpuConvRegs = 4;
+inline void gpu_schedule_conv(schedule::Schedule& s, const te::Tensor& Y, const Target& target) {
+  for (auto& in : Y.op().inputs)
+    if (in->op->kind == te::OpKind::compute) gpu_schedule_stage(s[te::Tensor(in)], target);
+  const int64_t* M = ir::as_const_int(Y.shape()[1]);
+  const int64_t* OW = Y.rank() == 4 ? ir::as_const_int(Y.shape()[3]) : nullptr;
+  if (!M || !OW || *M < 2 * kGpuConvRegs || target.gpu.max_threads_per_block < 256) return gpu_schedule_stage(s[Y], target);
+  int64_t tx = 1, ty = 1;
+  while (tx < *OW && tx < 16) tx *= 2;
+  while (tx * ty < 256 && ty * kGpuConvRegs < *M) ty *= 2;
+  te::Tensor acc = s.cache_write(Y, ir::MemoryScope::local);
+  auto st = s[Y];
+  ir::IterVar n = st.axis(0), oh = st.axis(2);
+  auto [mo, mr] = st.split(st.axis(1), kGpuConvRegs);
+  auto [mb, mt] = st.split(mo, ty);
+  auto [wb, wt] = st.split(st.axis(3), tx);
+  st.reorder({n, mb, oh, wb, mt, wt, mr});
+  st.bind(st.fuse({n, mb, oh, wb}), gpu::block_x);
+  st.bind(mt, gpu::thread_y);
+  st.bind(wt, gpu::thread_x);
+  st.unroll(mr);
+  auto a = s[acc];
+  a.compute_at(st, wt);
+  a.reorder({a.reduce_axis(0), a.reduce_axis(1), a.reduce_axis(2), a.axis(0), a.axis(1), a.axis(2), a.axis(3)});
+  a.unroll(a.axis(1));
+}
+
 inline OpDef conv_def() {
   return OpDef{
       .name = "conv",
@@ -195,6 +229,8 @@ inline OpDef conv_def() {
           },
       .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
                              const Target& t) { schedule_conv(s, out[0], t); },
+      .gpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                         const Target& t) { gpu_schedule_conv(s, out[0], t); },
       .doc =
           "1-D/2-D/3-D convolution of X by W plus optional bias B (Conv; attributes kernel_shape, strides, "
           "dilations, pads, group, auto_pad)",
