@@ -1450,6 +1450,17 @@ inline bool uses_var(const Stmt& s, const Var& v) {
   return uses_var_if(s, [&](const VarNode* n) { return n == v.get(); });
 }
 
+// True when `e` reads memory (a Load of a flat buffer).
+inline bool contains_load(const Expr& e) {
+  struct Finder : IRVisitor {
+    bool found = false;
+    using IRVisitor::visit;
+    void visit(const Load*) override { found = true; }
+  } f;
+  f.visit_expr(e);
+  return f.found;
+}
+
 // Free variables of an expression, in first-use order (deterministic).
 inline std::vector<Var> vars_of(const Expr& e) {
   struct Collector : IRVisitor {
@@ -6239,20 +6250,11 @@ class BarrierInserter : public ir::IRMutator {
   ir::Stmt visit(const ir::IfThenElse* op, const ir::Stmt& s) override {
     const bool divergent =
         ir::uses_var_if(op->condition, [&](const ir::VarNode* v) { return thread_vars_.count(v) > 0; }) ||
-        uses_load(op->condition);
+        ir::contains_load(op->condition);
     branches_ += divergent;
     ir::Stmt out = IRMutator::visit(op, s);
     branches_ -= divergent;
     return out;
-  }
-  static bool uses_load(const ir::Expr& e) {
-    struct Find : ir::IRVisitor {
-      bool found = false;
-      using ir::IRVisitor::visit;
-      void visit(const ir::Load*) override { found = true; }
-    } f;
-    f.visit_expr(e);
-    return f.found;
   }
   ir::Stmt barrier() const {
     if (branches_ > 0)
@@ -7063,22 +7065,13 @@ namespace lower {
 
 namespace detail {
 
-inline bool contains_load(const ir::Expr& e) {
-  struct F : ir::IRVisitor {
-    bool found = false;
-    void visit(const ir::Load*) override { found = true; }
-  } f;
-  f.visit_expr(e);
-  return f.found;
-}
-
 // The first select in `e` (outermost first) with a load on a side: one that guards a load.
 inline const ir::Select* guarding_select(const ir::Expr& e) {
   struct F : ir::IRVisitor {
     const ir::Select* found = nullptr;
     void visit(const ir::Select* op) override {
       if (found) return;
-      if (contains_load(op->true_value) || contains_load(op->false_value)) {
+      if (ir::contains_load(op->true_value) || ir::contains_load(op->false_value)) {
         found = op;
         return;
       }
@@ -7122,7 +7115,7 @@ class Widen : public ir::IRMutator {
     // A vector select evaluates both sides (and a condition the same for every lane becomes a
     // vector one when the sides are vectors), so a guarded load could read out of bounds. The
     // store of such a select becomes an if/else (visit Store); anywhere else the loop stays serial.
-    if (contains_load(op->true_value) || contains_load(op->false_value)) {
+    if (ir::contains_load(op->true_value) || ir::contains_load(op->false_value)) {
       ir::Expr c = mutate(op->condition), t = mutate(op->true_value), f = mutate(op->false_value);
       if (c.dtype().lanes > 1 || t.dtype().lanes > 1 || f.dtype().lanes > 1) {
         failed = true;

@@ -53,6 +53,17 @@ inline bool uses_var(const Stmt& s, const Var& v) {
   return uses_var_if(s, [&](const VarNode* n) { return n == v.get(); });
 }
 
+// True when `e` reads memory (a Load of a flat buffer).
+inline bool contains_load(const Expr& e) {
+  struct Finder : IRVisitor {
+    bool found = false;
+    using IRVisitor::visit;
+    void visit(const Load*) override { found = true; }
+  } f;
+  f.visit_expr(e);
+  return f.found;
+}
+
 // Free variables of an expression, in first-use order (deterministic).
 inline std::vector<Var> vars_of(const Expr& e) {
   struct Collector : IRVisitor {

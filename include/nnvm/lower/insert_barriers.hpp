@@ -53,20 +53,11 @@ class BarrierInserter : public ir::IRMutator {
   ir::Stmt visit(const ir::IfThenElse* op, const ir::Stmt& s) override {
     const bool divergent =
         ir::uses_var_if(op->condition, [&](const ir::VarNode* v) { return thread_vars_.count(v) > 0; }) ||
-        uses_load(op->condition);
+        ir::contains_load(op->condition);
     branches_ += divergent;
     ir::Stmt out = IRMutator::visit(op, s);
     branches_ -= divergent;
     return out;
-  }
-  static bool uses_load(const ir::Expr& e) {
-    struct Find : ir::IRVisitor {
-      bool found = false;
-      using ir::IRVisitor::visit;
-      void visit(const ir::Load*) override { found = true; }
-    } f;
-    f.visit_expr(e);
-    return f.found;
   }
   ir::Stmt barrier() const {
     if (branches_ > 0)

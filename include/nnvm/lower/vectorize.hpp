@@ -13,22 +13,13 @@ namespace lower {
 
 namespace detail {
 
-inline bool contains_load(const ir::Expr& e) {
-  struct F : ir::IRVisitor {
-    bool found = false;
-    void visit(const ir::Load*) override { found = true; }
-  } f;
-  f.visit_expr(e);
-  return f.found;
-}
-
 // The first select in `e` (outermost first) with a load on a side: one that guards a load.
 inline const ir::Select* guarding_select(const ir::Expr& e) {
   struct F : ir::IRVisitor {
     const ir::Select* found = nullptr;
     void visit(const ir::Select* op) override {
       if (found) return;
-      if (contains_load(op->true_value) || contains_load(op->false_value)) {
+      if (ir::contains_load(op->true_value) || ir::contains_load(op->false_value)) {
         found = op;
         return;
       }
@@ -72,7 +63,7 @@ class Widen : public ir::IRMutator {
     // A vector select evaluates both sides (and a condition the same for every lane becomes a
     // vector one when the sides are vectors), so a guarded load could read out of bounds. The
     // store of such a select becomes an if/else (visit Store); anywhere else the loop stays serial.
-    if (contains_load(op->true_value) || contains_load(op->false_value)) {
+    if (ir::contains_load(op->true_value) || ir::contains_load(op->false_value)) {
       ir::Expr c = mutate(op->condition), t = mutate(op->true_value), f = mutate(op->false_value);
       if (c.dtype().lanes > 1 || t.dtype().lanes > 1 || f.dtype().lanes > 1) {
         failed = true;
