@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "nnvm/graph/node.hpp"
+#include "nnvm/importers/scalar_constant.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace onnx_import::detail {
@@ -83,8 +84,8 @@ std::string refuse_int(const ::onnx::NodeProto& node, const std::string& name, i
 // the importer adds the file and node to its context, as for an op's own errors.
 void require_equal_shapes(const NodeBuild& n, BuildContext& ctx, const std::string& why);
 
-// A rank-0 tensor of `dtype` holding `value` (converted as a C++ cast would).
-NDArray scalar(DataType dtype, double value);
+// A rank-0 tensor of `dtype` holding `value` (importers::scalar_constant).
+inline NDArray scalar(DataType dtype, double value) { return importers::scalar_constant("onnx", dtype, value); }
 
 }  // namespace onnx_import::detail
 NNVM_END_NAMESPACE

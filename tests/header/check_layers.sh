@@ -22,6 +22,7 @@ layer_of() {
     nnvm/graph/*) echo graph ;;
     nnvm/importers/* | importers/common/*) echo importers ;;
     nnvm/onnx/* | importers/onnx/*) echo onnx ;;
+    nnvm/mxnet/* | importers/mxnet/*) echo mxnet ;;
     nnvm/tensor.hpp) echo kernel_umbrella ;;
     nnvm/nnvm.hpp) echo umbrella ;;
     *) echo unknown ;;
@@ -41,7 +42,7 @@ allowed() {
     ops) echo "base ndarray ir te schedule target_description lower target runtime" ;;
     graph) echo "base ndarray ir te schedule target_description lower target runtime ops" ;;
     importers) echo "base ndarray ir te schedule target_description lower target runtime ops graph" ;;
-    onnx) echo "base ndarray ir te schedule target_description lower target runtime ops graph importers" ;;
+    onnx | mxnet) echo "base ndarray ir te schedule target_description lower target runtime ops graph importers" ;;
     kernel_umbrella) echo "base ndarray ir te schedule target_description lower target runtime" ;;
     umbrella) echo "base ndarray ir te schedule target_description lower target runtime ops graph kernel_umbrella" ;;
   esac

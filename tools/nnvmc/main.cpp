@@ -14,6 +14,7 @@ void add_common(CLI::App* cmd, nnvmc::Options& o) {
   cmd->add_option("--threads", o.threads, "threads for parallel loops (0: NNVM_NUM_THREADS or all)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--input-shape", o.input_shapes, "fix an input's shape: name:1x3x224x224 (repeatable)");
   cmd->add_option("--define-symbol", o.symbols, "bind a symbolic extent: N=1 (repeatable)");
+  cmd->add_option("--params", o.params, "MXNet models (NAME-symbol.json): the parameter file; default: the one NAME-<epoch>.params beside it");
   cmd->add_option("--print-ir-after", o.print_ir_after, "print each kernel's IR after a lowering pass, or all");
   cmd->add_flag("--print-pass-times", o.print_pass_times, "print import, compile and per-pass times");
 }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -10,6 +11,9 @@
 
 #if NNVMC_WITH_LLVM
 #include "nnvm/codegen/llvm_graph.hpp"
+#endif
+#if NNVMC_WITH_MXNET
+#include "nnvm/mxnet/importer.hpp"
 #endif
 
 namespace nnvmc {
@@ -99,7 +103,69 @@ nv::onnx_import::ImportOptions import_options(const Options& o) {
   return io;
 }
 
+bool is_mxnet_symbol(const std::string& path) {
+  return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+}
+
+#if NNVMC_WITH_MXNET
+// MXNet saves "<prefix>-symbol.json" beside "<prefix>-<epoch>.params" (0000 for an export);
+// --params names the file when the folder holds several epochs.
+std::string mxnet_params(const std::string& symbol, const Options& o) {
+  if (!o.params.empty()) return o.params;
+  namespace fs = std::filesystem;
+  std::string stem = fs::path(symbol).filename().string();
+  stem = stem.substr(0, stem.size() - 5);
+  if (stem.size() > 7 && stem.compare(stem.size() - 7, 7, "-symbol") == 0) stem.resize(stem.size() - 7);
+  fs::path dir = fs::path(symbol).parent_path();
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (auto& e : fs::directory_iterator(dir.empty() ? "." : dir, ec)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind(stem + "-", 0) == 0 && e.path().extension() == ".params") found.push_back(e.path().string());
+  }
+  std::sort(found.begin(), found.end());
+  if (found.size() == 1) return found[0];
+  if (found.empty())
+    throw nv::UserError("nnvm.cli.params", "no " + stem + "-<epoch>.params beside '" + nv::printable(symbol) +
+                                               "'; name the parameter file with --params");
+  std::string all;
+  for (auto& f : found) all += (all.empty() ? "" : ", ") + nv::printable(f);
+  throw nv::UserError("nnvm.cli.params", "several parameter files match '" + nv::printable(symbol) + "' (" + all +
+                                             "); choose one with --params");
+}
+
+nv::mxnet_import::ImportOptions mxnet_options(const Options& o) {
+  nv::mxnet_import::ImportOptions mo;
+  for (auto& s : o.input_shapes) mo.input_shapes.insert(parse_input_shape(s));
+  if (!o.symbols.empty())
+    throw nv::UserError("nnvm.cli.symbol", "--define-symbol: MXNet models have no symbolic extents; use --input-shape");
+  return mo;
+}
+#endif
+
+[[maybe_unused]] static nv::UserError no_mxnet(const std::string& path) {
+  return nv::UserError("nnvm.cli.model", "'" + nv::printable(path) +
+                                             "' is an MXNet symbol, but this nnvmc was built without the MXNet importer "
+                                             "(it needs nlohmann-json3-dev)");
+}
+
+nv::importers::SupportReport mxnet_support(const std::string& path, const Options& o) {
+#if NNVMC_WITH_MXNET
+  return nv::mxnet_import::check_support(path, mxnet_options(o));
+#else
+  (void)o;
+  throw no_mxnet(path);
+#endif
+}
+
 nv::graph::Graph load_model(const std::string& path, const Options& o) {
+  if (is_mxnet_symbol(path)) {
+#if NNVMC_WITH_MXNET
+    return nv::mxnet_import::import_model(path, mxnet_params(path, o), mxnet_options(o));
+#else
+    throw no_mxnet(path);
+#endif
+  }
   std::string file = path;
   if (std::filesystem::is_directory(path) && std::filesystem::exists(path + "/model.onnx")) file = path + "/model.onnx";
   return nv::onnx_import::import_model(file, import_options(o));

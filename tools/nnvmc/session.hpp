@@ -19,6 +19,7 @@ struct Options {
   int opt_level = 2;                        // 0: no graph passes; 2: the default pipeline
   int threads = 0;                          // 0: NNVM_NUM_THREADS or all cores
   std::vector<std::string> input_shapes;    // "name:1x3x224x224"
+  std::string params;                       // MXNet: the .params file (default: found beside the symbol)
   std::vector<std::string> symbols;         // "N=1"
   std::vector<std::string> emit;            // c, ll, asm, stmt, dot, json, onnx
   std::string print_ir_after;               // a lowering pass name, or "all"
@@ -44,6 +45,10 @@ std::vector<std::string> available_targets();
 nv::onnx_import::ImportOptions import_options(const Options& o);
 // The model's graph; a directory holding model.onnx is accepted too.
 nv::graph::Graph load_model(const std::string& path, const Options& o);
+// A ".json" model is an MXNet symbol (NAME-symbol.json); its parameters are found beside it.
+bool is_mxnet_symbol(const std::string& path);
+// The MXNet importer's support report; UserError nnvm.cli.model when nnvmc was built without it.
+nv::importers::SupportReport mxnet_support(const std::string& path, const Options& o);
 nv::graph::CompileOptions compile_options(const Options& o, std::map<std::string, double>* pass_ms = nullptr);
 
 // Parses "name:1x3x224x224" (UserError nnvm.cli.input_shape otherwise).
