@@ -218,6 +218,49 @@ TEST_CASE("mxnet: NDArray files are read exactly, and every truncation or corrup
   CHECK(failure([&] { mi::read_ndarray_file((scratch() / "missing.params").string()); }).id == "nnvm.mxnet.file");
 }
 
+TEST_CASE("mxnet: NDArray files of every saved version and element type") {
+  // Bytes laid out as MXNet writes them (scripts/models/mxnet/read_params.py documents each field).
+  std::string b;
+  auto put = [&](auto v) { b.append(reinterpret_cast<const char*>(&v), sizeof(v)); };
+  put(uint64_t(0x112)), put(uint64_t(0)), put(uint64_t(6));
+  // v2 float16 [2]: 1.5 and -2 as IEEE half bits.
+  put(uint32_t(0xF993FAC9u)), put(int32_t(0)), put(int32_t(1)), put(int64_t(2));
+  put(int32_t(1)), put(int32_t(0)), put(int32_t(2)), put(uint16_t(0x3E00)), put(uint16_t(0xC000));
+  // v3 (NumPy shapes) int64 scalar: rank 0 holds one element.
+  put(uint32_t(0xF993FACAu)), put(int32_t(0)), put(int32_t(0));
+  put(int32_t(1)), put(int32_t(0)), put(int32_t(6)), put(int64_t(-7));
+  // v1 (no storage type) int8 [3].
+  put(uint32_t(0xF993FAC8u)), put(int32_t(1)), put(int64_t(3));
+  put(int32_t(1)), put(int32_t(0)), put(int32_t(5)), put(int8_t(-1)), put(int8_t(2)), put(int8_t(-128));
+  // Before v1: the header is the rank and extents are uint32; uint8 [2, 1].
+  put(uint32_t(2)), put(uint32_t(2)), put(uint32_t(1));
+  put(int32_t(1)), put(int32_t(0)), put(int32_t(3)), put(uint8_t(200)), put(uint8_t(7));
+  // v2 int32 [1] and bool [2].
+  put(uint32_t(0xF993FAC9u)), put(int32_t(0)), put(int32_t(1)), put(int64_t(1));
+  put(int32_t(1)), put(int32_t(0)), put(int32_t(4)), put(int32_t(123456));
+  put(uint32_t(0xF993FAC9u)), put(int32_t(0)), put(int32_t(1)), put(int64_t(2));
+  put(int32_t(1)), put(int32_t(0)), put(int32_t(7)), put(uint8_t(1)), put(uint8_t(0));
+  put(uint64_t(0));  // a saved list: no names
+  auto a = mi::read_ndarray_file(write("types.params", b));
+  REQUIRE(a.size() == 6);
+  CHECK(a[0].name.empty());
+  CHECK(a[0].data.dtype() == dtype::float16);
+  CHECK(float(a[0].data.values<float16>()[0]) == 1.5f);
+  CHECK(float(a[0].data.values<float16>()[1]) == -2.0f);
+  CHECK(a[1].data.shape().empty());
+  CHECK(a[1].data.values<int64_t>()[0] == -7);
+  CHECK(std::vector<int8_t>(a[2].data.values<int8_t>().begin(), a[2].data.values<int8_t>().end()) ==
+        std::vector<int8_t>{-1, 2, -128});
+  CHECK(a[3].data.shape() == std::vector<int64_t>{2, 1});
+  CHECK(a[3].data.values<uint8_t>()[0] == 200);
+  CHECK(a[4].data.values<int32_t>()[0] == 123456);
+  CHECK(a[5].data.dtype() == dtype::boolean);
+  // A parameter file must name its arrays.
+  std::string sym = R"J({"nodes": [{"op": "null", "name": "data", "attrs": {"__shape__": "(2,)"}, "inputs": []},
+    {"op": "relu", "name": "r", "inputs": [[0, 0]]}], "heads": [[1, 0]]})J";
+  CHECK(failure([&] { mi::import_model(write("list.json", sym), write("list.params", b)); }).id == "nnvm.mxnet.params");
+}
+
 TEST_CASE("mxnet: parameters join the graph as constants by name, with or without arg:/aux: prefixes") {
   std::string sym = R"J({"nodes": [{"op": "null", "name": "data", "attrs": {"__shape__": "(4, 3)"}, "inputs": []},
     {"op": "null", "name": "w", "inputs": []},
