@@ -11,6 +11,7 @@
 #include "nnvm/importers/graph_assembly.hpp"
 #include "nnvm/limits.hpp"
 #include "symbol.hpp"
+#include "type_flags.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace mxnet_import {
@@ -44,16 +45,6 @@ std::vector<bool> read_nodes(const Symbol& s) {
     for (size_t k = 0; k < used; ++k) read[n.inputs[k].node] = true;
   }
   return read;
-}
-
-// mshadow's type flag in a variable's `__dtype__`.
-std::optional<DataType> declared_dtype(const std::string& flag) {
-  static const std::map<std::string, DataType> flags = {{"0", dtype::float32}, {"1", dtype::float64},
-                                                        {"2", dtype::float16}, {"3", dtype::uint8},
-                                                        {"4", dtype::int32},   {"5", dtype::int8},
-                                                        {"6", dtype::int64}};
-  auto it = flags.find(flag);
-  return it == flags.end() ? std::nullopt : std::optional<DataType>(it->second);
 }
 
 class Importer {
@@ -114,7 +105,9 @@ class Importer {
     inputs.insert(n.name);
     DataType dtype = dtype::float32;
     if (auto it = n.hidden.find("__dtype__"); it != n.hidden.end()) {
-      auto d = declared_dtype(it->second);
+      char* end = nullptr;
+      const long flag = std::strtol(it->second.c_str(), &end, 10);
+      auto d = *end == '\0' && end != it->second.c_str() ? dtype_of_type_flag(flag) : std::nullopt;
       if (!d) throw ImportError("nnvm.mxnet.attribute", str_cat("__dtype__ ", it->second, " is not a type nnvm reads"), where);
       dtype = *d;
     }
@@ -123,7 +116,7 @@ class Importer {
     if (auto it = options_.input_shapes.find(n.name); it != options_.input_shapes.end()) {
       shape = it->second;
     } else if (auto h = n.hidden.find("__shape__"); h != n.hidden.end()) {
-      shape = declared_shape(n, h->second, where);
+      shape = declared_shape(h->second, where);
     } else {
       throw ImportError("nnvm.mxnet.shape",
                         str_cat("the data input '", n.name,
@@ -143,9 +136,7 @@ class Importer {
   }
 
   // "(1, 3, 224, 224)"; 0 (MXNet's unknown extent) is refused.
-  static std::vector<int64_t> declared_shape(const SymbolNode& n, const std::string& text,
-                                             const std::vector<std::string>& where) {
-    (void)n;
+  static std::vector<int64_t> declared_shape(const std::string& text, const std::vector<std::string>& where) {
     std::vector<int64_t> shape;
     std::string body = text;
     for (char& ch : body)

@@ -20,6 +20,7 @@
 #include "nnvm/importers/files.hpp"
 #include "nnvm/limits.hpp"
 #include "nnvm/mxnet/importer.hpp"
+#include "type_flags.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace mxnet_import {
@@ -28,26 +29,6 @@ namespace {
 
 constexpr uint64_t kListMagic = 0x112;
 constexpr uint32_t kV1Magic = 0xF993FAC8u, kV2Magic = 0xF993FAC9u, kV3Magic = 0xF993FACAu;
-
-// mshadow's type flags.
-std::optional<DataType> dtype_of_flag(int32_t flag) {
-  switch (flag) {
-    case 0: return dtype::float32;
-    case 1: return dtype::float64;
-    case 2: return dtype::float16;
-    case 3: return dtype::uint8;
-    case 4: return dtype::int32;
-    case 5: return dtype::int8;
-    case 6: return dtype::int64;
-    case 7: return dtype::boolean;
-    case 8: return dtype::int16;
-    case 9: return dtype::uint16;
-    case 10: return dtype::uint32;
-    case 11: return dtype::uint64;
-    case 12: return dtype::bfloat16;
-    default: return std::nullopt;
-  }
-}
 
 // A little-endian reader over the file's bytes that refuses to read past the end.
 class Cursor {
@@ -124,7 +105,7 @@ ReadArray read_array(Cursor& c) {
   c.read<int32_t>("the device type");
   c.read<int32_t>("the device id");
   const int32_t flag = c.read<int32_t>("the element type");
-  std::optional<DataType> dtype = dtype_of_flag(flag);
+  std::optional<DataType> dtype = dtype_of_type_flag(flag);
   if (!dtype) c.fail(str_cat("the element type code ", flag, " is not one nnvm reads"));
   std::optional<uint64_t> bytes = checked_tensor_bytes(shape, uint64_t(dtype->bytes()));
   if (!bytes || *bytes > c.remaining())

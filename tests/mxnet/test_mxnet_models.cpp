@@ -37,11 +37,22 @@ Reference reference(const std::string& name) {
 // Runs `g` compiled by each CPU back end and compares every output with MXNet's: within 1e-3
 // relative plus 1e-4 of the output's largest magnitude (random-weight logits reach ~10-100).
 void check_against_mxnet(const graph::Graph& g, const Reference& ref) {
-  std::vector<std::pair<std::string, graph::CompileOptions>> engines{{"c", {}}};
+  // The host's vector width, and AVX2 (x86-64-v3), which CI's and users' machines may be limited to.
+  std::vector<std::pair<std::string, graph::CompileOptions>> engines;
+  for (const char* spec : {"c", "c -mcpu=x86-64-v3"}) {
+    graph::CompileOptions c;
+    c.target = target::parse_target(spec);
+    engines.emplace_back(spec, c);
+  }
 #if NNVM_TEST_WITH_LLVM
-  graph::CompileOptions llvm;
-  llvm.compiler = codegen::llvm_kernel_compiler();
-  engines.emplace_back("llvm", llvm);
+  for (const char* cpu : {"", "x86-64-v3"}) {
+    graph::CompileOptions llvm;
+    llvm.target = target::parse_target(std::string("llvm") + (*cpu ? std::string(" -mcpu=") + cpu : ""));
+    codegen::LlvmOptions lo;
+    lo.cpu = cpu;
+    llvm.compiler = codegen::llvm_kernel_compiler(lo);
+    engines.emplace_back(target::to_string(llvm.target), llvm);
+  }
 #endif
   for (auto& [engine, options] : engines) {
     CAPTURE(engine);
