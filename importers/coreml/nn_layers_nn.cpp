@@ -293,7 +293,9 @@ Values batched_matmul(LayerContext& c) {
   const int64_t k = int64_t(p.weightmatrixfirstdimension()), n = int64_t(p.weightmatrixseconddimension());
   if (k <= 0 || n <= 0 || k > (int64_t(1) << 31) || n > (int64_t(1) << 31))
     c.bad_attribute("weightMatrixFirstDimension", "the weight's dimensions must be positive");
-  graph::Value w = c.weight(p.weights(), {k, n}, "weights");
+  // Stored as (second, first), like innerProduct's (out, in): A W is A times its transpose.
+  graph::Value w = c.op("transpose", {c.weight(p.weights(), {n, k}, "weights")}, ops::Attrs().set_ints("perm", {1, 0}),
+                        "weights_t");
   if (!p.hasbias()) return {c.op("matmul", {a, w})};
   graph::Value y = c.op("matmul", {a, w}, {}, "matmul");
   return {c.op("add", {y, c.weight(p.bias(), {n}, "bias")})};

@@ -102,6 +102,15 @@ TEST_CASE("coreml: NeuralNetwork layers of the rank-5 mapping (every activation,
   check_against_reference(g, reference("nn_layers"));
 }
 
+TEST_CASE("coreml: NeuralNetwork layers of the exact mapping (shape, broadcast, normalization) match their formulas") {
+  // scale, bias, clip, clampedReLU, average / max / min, transpose, concatND, flattenTo2D,
+  // constantPad, reduceMean, squeeze, expandDims, batchedMatmul with a weight, loadConstantND,
+  // subtract / divide / max broadcastable, softmaxND, SAME max pooling, instance normalization
+  // (batchnorm with computeMeanVar), CHANNEL_LAST flatten; every output keeps its own rank.
+  graph::Graph g = ci::import_model(model_path("nn_exact_layers.mlmodel"));
+  check_against_reference(g, reference("nn_exact_layers"));
+}
+
 TEST_CASE("coreml: the rank-5 mapping's batch axis can be set with input_shapes") {
   graph::Graph g = ci::import_model(model_path("nn_layers.mlmodel"), {.input_shapes = {{"data", {2, 3, 6, 6}}}});
   graph::CompileOptions c;

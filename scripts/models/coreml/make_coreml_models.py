@@ -312,11 +312,98 @@ def make_nn_layers():
     save_reference("nn_layers", x, refs)
 
 
+# ---- NeuralNetwork of the exact array mapping (specification 4 on), written layer by layer ----
+
+def make_nn_exact_layers():
+    """The element-wise, shape and normalization layers coremltools writes for today's
+    NeuralNetworks, on a rank-4 input kept as (N, C, H, W)."""
+    rng = np.random.RandomState(5)
+    x = rng.standard_normal((1, 3, 4, 4)).astype(np.float32)
+    xd = x.astype(np.float64)
+    cv = lambda a: a.astype(np.float64)[None, :, None, None]
+    s, sb = rng.uniform(0.5, 1.5, 3).astype(np.float32), rng.uniform(-0.5, 0.5, 3).astype(np.float32)
+    bb = rng.uniform(-0.5, 0.5, 3).astype(np.float32)
+    wm, wb = rng.uniform(-0.5, 0.5, (4, 5)).astype(np.float32), rng.uniform(-0.1, 0.1, 5).astype(np.float32)
+    k = rng.uniform(-1, 1, (1, 3, 1, 4)).astype(np.float32)
+    g, be = rng.uniform(0.5, 1.5, 3).astype(np.float32), rng.uniform(-0.5, 0.5, 3).astype(np.float32)
+    scaled = xd * cv(s) + cv(sb)
+    clipped = np.clip(xd, -0.5, 0.7)
+    mean = xd.mean(axis=(2, 3), keepdims=True)
+    padded = np.pad(xd, ((0, 0), (0, 0), (1, 2), (0, 1)), constant_values=0.25)
+    inorm = (xd - mean) / np.sqrt(xd.var(axis=(2, 3), keepdims=True) + 1e-5) * cv(g) + cv(be)
+    # 3x3 max pooling, stride 2, SAME (bottom-right heavy): one row and column of padding after.
+    pp = np.pad(xd, ((0, 0), (0, 0), (0, 1), (0, 1)), constant_values=-np.inf)
+    pooled = np.stack([np.stack([pp[:, :, 2 * i:2 * i + 3, 2 * j:2 * j + 3].max(axis=(2, 3)) for j in range(2)], -1)
+                       for i in range(2)], -2)
+    e = np.exp(xd - xd.max(axis=2, keepdims=True))
+    refs = [
+        ("scale", scaled),
+        ("bias", xd + cv(bb)),
+        ("clip", clipped),
+        ("clamped_relu", np.minimum(0.6, np.where(xd >= 0, xd, 0.1 * xd))),
+        ("average", (xd + scaled) / 2),
+        ("maximum", np.maximum(xd, scaled)),
+        ("minimum", np.minimum(xd, scaled)),
+        ("transpose", xd.transpose(0, 2, 3, 1)),
+        ("concat_nd", np.concatenate([xd, clipped], axis=3)),
+        ("flatten_2d", xd.reshape(3, 16)),
+        ("constant_pad", padded),
+        ("reduce_mean", mean),
+        ("squeeze", mean.reshape(1, 3)),
+        ("expand_dims", mean.reshape(1, 3, 1)),
+        ("matmul", xd @ wm.astype(np.float64) + wb),
+        ("sub", xd - k),
+        ("div", xd / (np.abs(k) + 1)),
+        ("max_broadcast", np.maximum(xd, k)),
+        ("softmax_nd", e / e.sum(axis=2, keepdims=True)),
+        ("pool_same", pooled),
+        ("instance_norm", inorm),
+        ("flatten_last", xd.transpose(0, 2, 3, 1).reshape(1, 48, 1, 1)),
+    ]
+    b = NeuralNetworkBuilder([("x", datatypes.Array(1, 3, 4, 4))], [(n, None) for n, _ in refs],
+                             disable_rank5_shape_mapping=True)
+    b.add_scale("scale", s, sb, True, "x", "scale", shape_scale=[3, 1, 1], shape_bias=[3, 1, 1])
+    b.add_bias("bias", bb, "x", "bias", shape_bias=[3, 1, 1])
+    b.add_clip("clip", "x", "clip", -0.5, 0.7)
+    b.add_clamped_relu("clamped_relu", "x", "clamped_relu", 0.1, 0.6)
+    b.add_elementwise("average", ["x", "scale"], "average", "AVE")
+    b.add_elementwise("maximum", ["x", "scale"], "maximum", "MAX")
+    b.add_elementwise("minimum", ["x", "scale"], "minimum", "MIN")
+    b.add_transpose("transpose", (0, 2, 3, 1), "x", "transpose")
+    b.add_concat_nd("concat_nd", ["x", "clip"], "concat_nd", 3)
+    b.add_flatten_to_2d("flatten_2d", "x", "flatten_2d", 2)
+    b.add_constant_pad("constant_pad", ["x"], "constant_pad", 0.25, pad_amounts=[0, 0, 0, 0, 1, 2, 0, 1])
+    b.add_reduce_mean("reduce_mean", "x", "reduce_mean", axes=[2, 3], keepdims=True)
+    b.add_squeeze("squeeze", "reduce_mean", "squeeze", axes=[2, 3])
+    b.add_expand_dims("expand_dims", "squeeze", "expand_dims", axes=[-1])
+    b.add_batched_mat_mul("matmul", ["x"], "matmul", weight_matrix_rows=4, weight_matrix_columns=5, W=wm, bias=wb)
+    b.add_load_constant_nd("k", "k", k, k.shape)
+    b.add_load_constant_nd("k1", "k1", np.abs(k) + 1, k.shape)
+    b.add_subtract_broadcastable("sub", ["x", "k"], "sub")
+    b.add_divide_broadcastable("div", ["x", "k1"], "div")
+    b.add_max_broadcastable("max_broadcast", ["x", "k"], "max_broadcast")
+    b.add_softmax_nd("softmax_nd", "x", "softmax_nd", 2)
+    b.add_pooling("pool_same", 3, 3, 2, 2, "MAX", "SAME", "x", "pool_same")
+    b.add_batchnorm("instance_norm", 3, g, be, None, None, "x", "instance_norm", compute_mean_var=True,
+                    instance_normalization=True, epsilon=1e-5)
+    b.add_flatten("flatten_last", 1, "transpose", "flatten_last_t")
+    spec = b.spec
+    # flatten CHANNEL_LAST of x: fed the NCHW input directly.
+    layer = spec.neuralNetwork.layers[-1]
+    layer.input[0] = "x"
+    layer.output[0] = "flatten_last"
+    for o in spec.description.output:
+        o.type.multiArrayType.dataType = ct.proto.FeatureTypes_pb2.ArrayFeatureType.FLOAT32
+    write_spec(spec, os.path.join(OUT, "nn_exact_layers.mlmodel"))
+    save_reference("nn_exact_layers", x, [r for _, r in refs])
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     make_nn_cnn()
     make_nn_classifier()
     make_nn_layers()
+    make_nn_exact_layers()
     make_mil(ct.precision.FLOAT32, "mil_cnn_fp32", 4)
     make_mil(ct.precision.FLOAT16, "mil_cnn_fp16", 4)
 
