@@ -149,6 +149,15 @@ TEST_CASE("coreml: an ML Program in float16 (coremltools' default) matches PyTor
   check_against_reference(g, reference("mil_cnn_fp16"));
 }
 
+TEST_CASE("coreml: MIL element-wise and reduction ops written with coremltools' builder match numpy") {
+  // sigmoid, tanh, softplus, softsign, exp, abs, sqrt, leaky_relu, elu, clip, sub, mul (the
+  // builder's real_div by a constant becomes mul), maximum, minimum, pow, reduce_sum, reduce_max,
+  // identity.
+  graph::Graph g = ci::import_model(model_path("mil_ops.mlpackage"));
+  REQUIRE(g.outputs.size() == 17);
+  check_against_reference(g, reference("mil_ops"));
+}
+
 TEST_CASE("coreml: check_support lists the layers and ops a model uses") {
   importers::SupportReport nn = ci::check_support(model_path("nn_cnn.mlmodel"));
   CHECK(nn.supported());

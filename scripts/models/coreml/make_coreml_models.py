@@ -398,6 +398,35 @@ def make_nn_exact_layers():
     save_reference("nn_exact_layers", x, [r for _, r in refs])
 
 
+# ---- ML Program written op by op with coremltools' MIL builder ----------------------------------
+
+def make_mil_ops():
+    """The element-wise and reduction MIL ops no converted network above holds, against numpy."""
+    from coremltools.converters.mil import Builder as mb
+    rng = np.random.RandomState(6)
+    x = rng.standard_normal((1, 3, 4, 4)).astype(np.float32)
+    y = rng.uniform(0.5, 1.5, (1, 3, 1, 4)).astype(np.float32)
+    xd, yd = x.astype(np.float64), y.astype(np.float64)
+
+    @mb.program(input_specs=[mb.TensorSpec(shape=x.shape)], opset_version=ct.target.iOS15)
+    def prog(x):
+        k = mb.const(val=y)
+        return (mb.sigmoid(x=x), mb.tanh(x=x), mb.softplus(x=x), mb.softsign(x=x), mb.exp(x=x),
+                mb.sqrt(x=mb.abs(x=x)), mb.leaky_relu(x=x, alpha=0.2), mb.elu(x=x, alpha=0.7),
+                mb.clip(x=x, alpha=-0.3, beta=0.4), mb.sub(x=x, y=k), mb.real_div(x=x, y=k),
+                mb.maximum(x=x, y=k), mb.minimum(x=x, y=k), mb.pow(x=k, y=x),
+                mb.reduce_sum(x=x, axes=[1], keep_dims=False), mb.reduce_max(x=x, axes=[2, 3], keep_dims=True),
+                mb.identity(x=x))
+
+    m = ct.convert(prog, convert_to="mlprogram", compute_precision=ct.precision.FLOAT32)
+    save_mlpackage(m, "mil_ops")
+    refs = [1 / (1 + np.exp(-xd)), np.tanh(xd), np.log1p(np.exp(xd)), xd / (1 + np.abs(xd)), np.exp(xd),
+            np.sqrt(np.abs(xd)), np.where(xd > 0, xd, 0.2 * xd), np.where(xd > 0, xd, 0.7 * (np.exp(xd) - 1)),
+            np.clip(xd, -0.3, 0.4), xd - yd, xd / yd, np.maximum(xd, yd), np.minimum(xd, yd), yd ** xd,
+            xd.sum(axis=1), xd.max(axis=(2, 3), keepdims=True), xd]
+    save_reference("mil_ops", x, refs)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     make_nn_cnn()
@@ -406,6 +435,7 @@ def main():
     make_nn_exact_layers()
     make_mil(ct.precision.FLOAT32, "mil_cnn_fp32", 4)
     make_mil(ct.precision.FLOAT16, "mil_cnn_fp16", 4)
+    make_mil_ops()
 
 
 if __name__ == "__main__":
