@@ -11,7 +11,7 @@
 
 #include "coreml.pb.h"
 #include "nnvm/coreml/importer.hpp"
-#include "support/check.hpp"
+#include "support/framework_reference.hpp"
 
 namespace coreml_files {
 
@@ -22,16 +22,7 @@ namespace fs = std::filesystem;
 
 std::string models() { return std::string(NNVM_TEST_SOURCE_DIR) + "/tests/models/coreml/"; }
 
-// A scratch directory for this process, removed at exit.
-struct Scratch {
-  fs::path dir = fs::temp_directory_path() / ("nnvm_coreml_tests_" + std::to_string(::getpid()));
-  Scratch() { fs::create_directories(dir); }
-  ~Scratch() { std::error_code ec; fs::remove_all(dir, ec); }
-};
-const fs::path& scratch() {
-  static Scratch s;
-  return s.dir;
-}
+fs::path scratch() { return nnvm_test::scratch_dir("coreml"); }
 
 std::string read_bytes(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -7,10 +7,7 @@
 
 #include "nnvm/coreml/importer.hpp"
 #include "npy.hpp"
-#include "support/check.hpp"
-#if NNVM_TEST_WITH_LLVM
-#include "nnvm/codegen/llvm_graph.hpp"
-#endif
+#include "support/framework_reference.hpp"
 
 namespace coreml_models {
 
@@ -35,42 +32,8 @@ Reference reference(const std::string& name) {
   return r;
 }
 
-// Runs `g` compiled by each CPU back end and compares every output with the reference: within
-// `rtol` relative plus `atol_scale` of the output's largest magnitude (at least 1).
 void check_against_reference(const graph::Graph& g, const Reference& ref, double rtol = 1e-3, double atol_scale = 1e-4) {
-  // The host's vector width, and AVX2 (x86-64-v3), which CI's and users' machines may be limited to.
-  std::vector<std::pair<std::string, graph::CompileOptions>> engines;
-  for (const char* spec : {"c", "c -mcpu=x86-64-v3"}) {
-    graph::CompileOptions c;
-    c.target = target::parse_target(spec);
-    engines.emplace_back(spec, c);
-  }
-#if NNVM_TEST_WITH_LLVM
-  for (const char* cpu : {"", "x86-64-v3"}) {
-    graph::CompileOptions llvm;
-    llvm.target = target::parse_target(std::string("llvm") + (*cpu ? std::string(" -mcpu=") + cpu : ""));
-    codegen::LlvmOptions lo;
-    lo.cpu = cpu;
-    llvm.compiler = codegen::llvm_kernel_compiler(lo);
-    engines.emplace_back(target::to_string(llvm.target), llvm);
-  }
-#endif
-  for (auto& [engine, options] : engines) {
-    CAPTURE(engine);
-    graph::CompiledModel m = graph::compile(g, options);
-    std::vector<NDArray> out = m.run({ref.input});
-    REQUIRE(out.size() == ref.outputs.size());
-    for (size_t k = 0; k < out.size(); ++k) {
-      CAPTURE(k);
-      CHECK(out[k].shape() == ref.outputs[k].shape());
-      REQUIRE(out[k].dtype() == dtype::float32);
-      auto want = ref.outputs[k].values<float>();
-      double scale = 0;
-      for (float v : want) scale = std::max(scale, double(std::abs(v)));
-      const NDArray& got = out[k];
-      CHECK(nnvm_test::compare(got.values<float>(), want, rtol, atol_scale * std::max(scale, 1.0)) == "");
-    }
-  }
+  nnvm_test::check_against_framework(g, {ref.input}, ref.outputs, rtol, atol_scale);
 }
 
 TEST_CASE("coreml: a PyTorch CNN as a NeuralNetwork .mlmodel matches PyTorch") {

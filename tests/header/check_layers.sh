@@ -23,6 +23,8 @@ layer_of() {
     nnvm/importers/* | importers/common/*) echo importers ;;
     nnvm/onnx/* | importers/onnx/*) echo onnx ;;
     nnvm/mxnet/* | importers/mxnet/*) echo mxnet ;;
+    nnvm/keras/* | importers/keras/*) echo keras ;;
+    nnvm/coreml/* | importers/coreml/*) echo coreml ;;
     nnvm/tensor.hpp) echo kernel_umbrella ;;
     nnvm/nnvm.hpp) echo umbrella ;;
     *) echo unknown ;;
@@ -42,7 +44,7 @@ allowed() {
     ops) echo "base ndarray ir te schedule target_description lower target runtime" ;;
     graph) echo "base ndarray ir te schedule target_description lower target runtime ops" ;;
     importers) echo "base ndarray ir te schedule target_description lower target runtime ops graph" ;;
-    onnx | mxnet) echo "base ndarray ir te schedule target_description lower target runtime ops graph importers" ;;
+    onnx | mxnet | keras | coreml) echo "base ndarray ir te schedule target_description lower target runtime ops graph importers" ;;
     kernel_umbrella) echo "base ndarray ir te schedule target_description lower target runtime" ;;
     umbrella) echo "base ndarray ir te schedule target_description lower target runtime ops graph kernel_umbrella" ;;
   esac

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "nnvm/mxnet/importer.hpp"
+#include "support/framework_reference.hpp"
 
 namespace mxnet_files {
 
@@ -15,16 +16,10 @@ using namespace nnvm;
 namespace mi = mxnet_import;
 namespace fs = std::filesystem;
 
-fs::path scratch() {
-  fs::path dir = fs::temp_directory_path() / ("nnvm_mxnet_tests_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratch() { return nnvm_test::scratch_dir("mxnet"); }
 
 std::string write(const std::string& name, const std::string& bytes) {
-  fs::path p = scratch() / name;
-  std::ofstream(p, std::ios::binary) << bytes;
-  return p.string();
+  return nnvm_test::scratch_file("mxnet", name, bytes);
 }
 
 struct Failure {

@@ -318,8 +318,7 @@ int run_bench(const std::string& model, const Options& o, const RunOptions& r) {
 }
 
 int run_inspect(const std::string& model, const Options& o) {
-  std::string file = fs::is_directory(model) ? model + "/model.onnx" : model;
-  auto report = is_mxnet_symbol(file) ? mxnet_support(file, o) : nv::onnx_import::check_support(file, import_options(o));
+  auto report = model_support(model, o);
   std::cout << report.to_string() << "\n";
   std::cout << "op histogram:\n";
   std::vector<std::pair<int64_t, std::string>> ops;

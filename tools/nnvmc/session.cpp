@@ -15,6 +15,9 @@
 #if NNVMC_WITH_MXNET
 #include "nnvm/mxnet/importer.hpp"
 #endif
+#if NNVMC_WITH_KERAS
+#include "nnvm/keras/importer.hpp"
+#endif
 
 namespace nnvmc {
 
@@ -103,8 +106,12 @@ nv::onnx_import::ImportOptions import_options(const Options& o) {
   return io;
 }
 
-bool is_mxnet_symbol(const std::string& path) {
-  return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+ModelFormat model_format(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (ext == ".json") return ModelFormat::mxnet;
+  if (ext == ".keras" || ext == ".h5" || ext == ".hdf5") return ModelFormat::keras;
+  return ModelFormat::onnx;
 }
 
 #if NNVMC_WITH_MXNET
@@ -143,32 +150,65 @@ nv::mxnet_import::ImportOptions mxnet_options(const Options& o) {
 }
 #endif
 
-[[maybe_unused]] static nv::UserError no_mxnet(const std::string& path) {
-  return nv::UserError("nnvm.cli.model", "'" + nv::printable(path) +
-                                             "' is an MXNet symbol, but this nnvmc was built without the MXNet importer "
-                                             "(it needs nlohmann-json3-dev)");
+// A model whose importer this nnvmc was built without.
+[[maybe_unused]] static nv::UserError no_importer(const std::string& path, const char* format, const char* packages) {
+  return nv::UserError("nnvm.cli.model", "'" + nv::printable(path) + "' is " + format +
+                                             " model, but this nnvmc was built without that importer (it needs " +
+                                             packages + ")");
 }
 
-nv::importers::SupportReport mxnet_support(const std::string& path, const Options& o) {
-#if NNVMC_WITH_MXNET
-  return nv::mxnet_import::check_support(path, mxnet_options(o));
-#else
-  (void)o;
-  throw no_mxnet(path);
+#if NNVMC_WITH_KERAS
+nv::keras_import::ImportOptions keras_options(const Options& o) {
+  nv::keras_import::ImportOptions ko;
+  for (auto& s : o.input_shapes) ko.input_shapes.insert(parse_input_shape(s));
+  if (!o.symbols.empty())
+    throw nv::UserError("nnvm.cli.symbol", "--define-symbol: Keras models have no symbolic extents; use --input-shape");
+  return ko;
+}
 #endif
+
+std::string onnx_file(const std::string& path) {
+  return std::filesystem::is_directory(path) && std::filesystem::exists(path + "/model.onnx") ? path + "/model.onnx" : path;
+}
+
+nv::importers::SupportReport model_support(const std::string& path, [[maybe_unused]] const Options& o) {
+  switch (model_format(path)) {
+    case ModelFormat::mxnet:
+#if NNVMC_WITH_MXNET
+      return nv::mxnet_import::check_support(path, mxnet_options(o));
+#else
+      throw no_importer(path, "an MXNet", "nlohmann-json3-dev");
+#endif
+    case ModelFormat::keras:
+#if NNVMC_WITH_KERAS
+      return nv::keras_import::check_support(path, keras_options(o));
+#else
+      throw no_importer(path, "a Keras", "libhdf5-dev libzip-dev nlohmann-json3-dev");
+#endif
+    case ModelFormat::onnx:
+      break;
+  }
+  return nv::onnx_import::check_support(onnx_file(path), import_options(o));
 }
 
 nv::graph::Graph load_model(const std::string& path, const Options& o) {
-  if (is_mxnet_symbol(path)) {
+  switch (model_format(path)) {
+    case ModelFormat::mxnet:
 #if NNVMC_WITH_MXNET
-    return nv::mxnet_import::import_model(path, mxnet_params(path, o), mxnet_options(o));
+      return nv::mxnet_import::import_model(path, mxnet_params(path, o), mxnet_options(o));
 #else
-    throw no_mxnet(path);
+      throw no_importer(path, "an MXNet", "nlohmann-json3-dev");
 #endif
+    case ModelFormat::keras:
+#if NNVMC_WITH_KERAS
+      return nv::keras_import::import_model(path, keras_options(o));
+#else
+      throw no_importer(path, "a Keras", "libhdf5-dev libzip-dev nlohmann-json3-dev");
+#endif
+    case ModelFormat::onnx:
+      break;
   }
-  std::string file = path;
-  if (std::filesystem::is_directory(path) && std::filesystem::exists(path + "/model.onnx")) file = path + "/model.onnx";
-  return nv::onnx_import::import_model(file, import_options(o));
+  return nv::onnx_import::import_model(onnx_file(path), import_options(o));
 }
 
 nv::graph::CompileOptions compile_options(const Options& o, std::map<std::string, double>* pass_ms) {

@@ -45,10 +45,14 @@ std::vector<std::string> available_targets();
 nv::onnx_import::ImportOptions import_options(const Options& o);
 // The model's graph; a directory holding model.onnx is accepted too.
 nv::graph::Graph load_model(const std::string& path, const Options& o);
-// A ".json" model is an MXNet symbol (NAME-symbol.json); its parameters are found beside it.
-bool is_mxnet_symbol(const std::string& path);
-// The MXNet importer's support report; UserError nnvm.cli.model when nnvmc was built without it.
-nv::importers::SupportReport mxnet_support(const std::string& path, const Options& o);
+// The format of a model file, by its name: NAME-symbol.json is MXNet (its parameters are found
+// beside it), .keras/.h5/.hdf5 Keras, anything else ONNX (a file, or a directory holding
+// model.onnx).
+enum class ModelFormat { onnx, mxnet, keras };
+ModelFormat model_format(const std::string& path);
+// The format's importer's support report; UserError nnvm.cli.model when nnvmc was built without
+// that importer.
+nv::importers::SupportReport model_support(const std::string& path, const Options& o);
 nv::graph::CompileOptions compile_options(const Options& o, std::map<std::string, double>* pass_ms = nullptr);
 
 // Parses "name:1x3x224x224" (UserError nnvm.cli.input_shape otherwise).

@@ -14,9 +14,10 @@
 //     or are constants (reshaped and transposed here into the base's order; constant folding
 //     finishes them) runs on the bases, and its result is pending with the same perm;
 //   - a concat of values pending with one perm concatenates the bases on the mapped axis.
-// Any other consumer, and a graph output, gets the transpose, made once on first use. A value
-// stays pending only while all its consumers absorb transposes, so sinking never adds a
-// transpose where the input had one shared by several consumers.
+// Any other consumer, and a graph output, gets the transpose, made once on first use; another
+// transpose still composes with the pending one. A value stays pending only while all its
+// consumers absorb transposes, so sinking never adds a transpose where the input had one shared
+// by several consumers.
 #pragma once
 
 #include <numeric>
@@ -154,10 +155,11 @@ inline Graph sink_transposes(const Graph& g) {
         rw.keep(i);
         continue;
       }
-      // transpose(transpose(b, q), p): output axis d is b's axis q[p[d]].
+      // transpose(transpose(b, q), p): output axis d is b's axis q[p[d]]. This holds even when
+      // transpose(b, q) was made for another consumer: reading b saves a transpose here.
       Value base;
       std::vector<int64_t> composed = *perm;
-      if (const PendingTranspose* in = pending_of(x)) {
+      if (const PendingTranspose* in = x.index == 0 && pending[x.node] ? &*pending[x.node] : nullptr) {
         base = in->base;
         for (size_t d = 0; d < composed.size(); ++d) composed[d] = in->perm[size_t((*perm)[d])];
       } else {
