@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include "nnvm/importers/scalar_constant.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace keras_import {
@@ -22,18 +21,6 @@ const graph::Value* LayerContext::tensor_kwarg(const std::string& name) const {
 
 Json LayerContext::kwarg(const std::string& name) const {
   return call_.kwargs.contains(name) ? call_.kwargs[name] : Json();
-}
-
-void LayerContext::bad_attribute(const std::string& key, const std::string& why) const {
-  std::vector<std::string> at = where_;
-  at.push_back("key " + printable(key));
-  throw ImportError("nnvm.keras.attribute", why, at);
-}
-
-void LayerContext::unsupported(const std::string& key, const std::string& why) const {
-  std::vector<std::string> at = where_;
-  if (!key.empty()) at.push_back("key " + printable(key));
-  throw ImportError("nnvm.keras.unsupported", why, at);
 }
 
 bool LayerContext::has(const std::string& key) const {
@@ -100,44 +87,6 @@ std::vector<NDArray> LayerContext::weights(size_t count, const std::vector<std::
                       str_cat("the layer has ", w.size(), " weight arrays in the file; its configuration needs ", count),
                       where_);
   return w;
-}
-
-graph::Value LayerContext::op(const std::string& op, Values inputs, ops::Attrs attrs, const std::string& suffix) {
-  std::string name;
-  if (suffix.empty() && !name_taken_) {
-    name = name_;
-    name_taken_ = true;
-  } else {
-    name = a_.claim(name_ + "/" + (suffix.empty() ? op : suffix));
-  }
-  return a_.builder().op(op, std::move(inputs), std::move(attrs), name);
-}
-
-graph::Value LayerContext::constant(NDArray data, const std::string& suffix) {
-  return a_.builder().constant(a_.claim(name_ + "/" + suffix), std::move(data));
-}
-
-graph::Value LayerContext::int64s(const std::vector<int64_t>& values, const std::string& suffix) {
-  return constant(NDArray::from(values, {int64_t(values.size())}), suffix);
-}
-
-graph::Value LayerContext::scalar_like(double value, const graph::Value& like, const std::string& suffix) {
-  return constant(importers::scalar_constant("keras", type(like).dtype, value), suffix);
-}
-
-std::vector<int64_t> LayerContext::shape(const graph::Value& v) const {
-  std::vector<int64_t> out;
-  for (auto& e : type(v).shape) {
-    const int64_t* c = ir::as_const_int(e);
-    if (!c) throw ImportError("nnvm.keras.shape", "an input's shape is not known when importing", where_);
-    out.push_back(*c);
-  }
-  return out;
-}
-
-int64_t LayerContext::axis(int64_t axis, int64_t rank, const std::string& key) const {
-  if (axis < -rank || axis >= rank) bad_attribute(key, str_cat("axis ", axis, " is outside a rank-", rank, " input"));
-  return axis < 0 ? axis + rank : axis;
 }
 
 graph::Value LayerContext::to_channels_first(const graph::Value& v, const std::string& suffix) {

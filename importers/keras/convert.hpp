@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "model_config.hpp"
-#include "nnvm/importers/graph_assembly.hpp"
+#include "nnvm/importers/node_emitter.hpp"
 #include "weights.hpp"
 
 NNVM_BEGIN_NAMESPACE
@@ -18,16 +18,19 @@ namespace keras_import {
 
 using Values = std::vector<graph::Value>;
 
-class LayerContext {
+class LayerContext : public importers::NodeEmitter {
  public:
   LayerContext(const LayerSpec& layer, const LayerCall& call, Values inputs, std::map<std::string, graph::Value> kwargs,
                LayerWeights weights, importers::GraphAssembly& assembly, std::vector<std::string> where,
                std::string graph_name)
-      : layer_(layer), call_(call), inputs_(std::move(inputs)), tensor_kwargs_(std::move(kwargs)),
-        weights_(std::move(weights)), a_(assembly), where_(std::move(where)), name_(std::move(graph_name)) {}
+      : NodeEmitter(assembly, std::move(where), std::move(graph_name), "key"),
+        layer_(layer),
+        call_(call),
+        inputs_(std::move(inputs)),
+        tensor_kwargs_(std::move(kwargs)),
+        weights_(std::move(weights)) {}
 
   const LayerSpec& layer() const { return layer_; }
-  const std::vector<std::string>& where() const { return where_; }
 
   // The k-th tensor input; ImportError "nnvm.keras.config" when the call has fewer.
   graph::Value input(size_t k) const;
@@ -51,29 +54,11 @@ class LayerContext {
   std::vector<int64_t> int_list(const std::string& key) const;
   const Json& raw(const std::string& key) const;
 
-  [[noreturn]] void bad_attribute(const std::string& key, const std::string& why) const;
-  // ImportError "nnvm.keras.unsupported": the value has no nnvm implementation.
-  [[noreturn]] void unsupported(const std::string& key, const std::string& why) const;
-
   // The layer's weights in Keras' order (layer.weights); `subgroups` lists, for a .keras file,
   // the sublayer groups that hold them after the layer's own vars (MultiHeadAttention's
   // query_dense, ...). `count` is how many the converter needs: fewer is an error.
   std::vector<NDArray> weights(size_t count, const std::vector<std::string>& subgroups = {}) const;
   graph::Value weight_constant(NDArray data, const std::string& suffix) { return constant(std::move(data), suffix); }
-
-  // Adds nnvm op `op` named "<layer>/<suffix>", or the layer's own name when `suffix` is empty.
-  graph::Value op(const std::string& op, Values inputs, ops::Attrs attrs = {}, const std::string& suffix = "");
-  graph::Value constant(NDArray data, const std::string& suffix = "const");
-  graph::Value int64s(const std::vector<int64_t>& values, const std::string& suffix = "const");
-  // A rank-0 float constant of `like`'s type.
-  graph::Value scalar_like(double value, const graph::Value& like, const std::string& suffix = "scalar");
-
-  ops::TensorType type(const graph::Value& v) const { return a_.graph().type(v); }
-  // The static shape of `v`; ImportError "nnvm.keras.shape" when an extent is symbolic.
-  std::vector<int64_t> shape(const graph::Value& v) const;
-  int64_t rank(const graph::Value& v) const { return int64_t(type(v).shape.size()); }
-  // An axis in [-rank, rank) made non-negative; ImportError naming `key` otherwise.
-  int64_t axis(int64_t axis, int64_t rank, const std::string& key) const;
 
   // Channels-last <-> channels-first for a rank-r value: (N, ..., C) <-> (N, C, ...). The pair
   // around a channels-first op cancels against its neighbours' in graph::sink_transposes.
@@ -96,10 +81,6 @@ class LayerContext {
   Values inputs_;
   std::map<std::string, graph::Value> tensor_kwargs_;
   LayerWeights weights_;
-  importers::GraphAssembly& a_;
-  std::vector<std::string> where_;
-  std::string name_;  // the layer call's graph name
-  bool name_taken_ = false;  // whether an op already carries name_
   int keras_major_ = 3;
 };
 

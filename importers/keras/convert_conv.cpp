@@ -34,7 +34,7 @@ Layout channels_first_input(LayerContext& c, size_t dims) {
 
 // The layer's result: back to channels-last when its input was, under the layer's name.
 graph::Value finish(LayerContext& c, const Layout& l, const graph::Value& y) {
-  return l.last ? c.to_channels_last(y, "") : c.op("identity", {y});
+  return l.last ? c.to_channels_last(y, "") : y;
 }
 
 // ONNX-style pads (all begins, then all ends) for Keras' padding on channels-first input `x`:

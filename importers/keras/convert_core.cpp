@@ -54,10 +54,10 @@ Values dense(LayerContext& c) {
     y = c.op("matmul", {x, kernel}, {}, "matmul");
     if (bias) y = c.op("add", {y, c.weight_constant(w[1], "bias")}, {}, "bias_add");
   }
-  return {c.op("identity", {c.apply_activation(y)})};
+  return {c.apply_activation(y)};
 }
 
-Values activation_layer(LayerContext& c) { return {c.op("identity", {c.apply_activation(c.input(0))})}; }
+Values activation_layer(LayerContext& c) { return {c.apply_activation(c.input(0))}; }
 
 // ReLU(max_value, negative_slope, threshold): x >= threshold ? x : slope * (x - threshold), then
 // at most max_value.
@@ -70,13 +70,13 @@ Values relu_layer(LayerContext& c) {
   if (slope == 0.0 && threshold == 0.0) {
     y = capped ? c.op("clip", {x, c.scalar_like(0.0, x, "min"), c.scalar_like(cap, x, "max")}, {}, "clip")
                : c.op("relu", {x}, {}, "relu");
-    return {c.op("identity", {y})};
+    return {y};
   }
   graph::Value t = c.scalar_like(threshold, x, "threshold");
   graph::Value below = c.op("mul", {c.op("sub", {x, t}, {}, "shifted"), c.scalar_like(slope, x, "slope")}, {}, "below");
   y = c.op("where", {c.op("greater_or_equal", {x, t}, {}, "active"), x, below}, {}, "select");
   if (capped) y = c.op("min", {y, c.scalar_like(cap, x, "max")}, {}, "cap");
-  return {c.op("identity", {y})};
+  return {y};
 }
 
 Values leaky_relu_layer(LayerContext& c) {
@@ -98,7 +98,7 @@ Values softmax_layer(LayerContext& c) {
   return {c.op("softmax", {x}, ops::Attrs().set_int("axis", single_axis(c, "axis", -1, c.rank(x))))};
 }
 
-Values identity_layer(LayerContext& c) { return {c.op("identity", {c.input(0)})}; }
+Values identity_layer(LayerContext& c) { return {c.input(0)}; }
 
 // Add, Subtract, Multiply, Maximum, Minimum, Average over the call's inputs.
 Converter merge(const char* op, bool average = false) {
@@ -108,7 +108,7 @@ Converter merge(const char* op, bool average = false) {
     for (size_t k = 1; k < c.num_inputs(); ++k)
       y = c.op(op, {y, c.input(k)}, {}, str_cat(op, "_", k));
     if (average) y = c.op("div", {y, c.scalar_like(double(c.num_inputs()), y, "count")}, {}, "mean");
-    return {c.op("identity", {y})};
+    return {y};
   };
 }
 
@@ -210,7 +210,7 @@ Converter global_pool(const char* op) {
     graph::Value x = c.input(0);
     const bool last = c.channels_last();
     graph::Value y = c.op(op, {last ? c.to_channels_first(x) : x}, {}, "pool");
-    if (c.flag("keepdims", false)) return {last ? c.to_channels_last(y, "") : c.op("identity", {y})};
+    if (c.flag("keepdims", false)) return {last ? c.to_channels_last(y, "") : y};
     return {c.op("flatten", {y}, ops::Attrs().set_int("axis", 1))};
   };
 }

@@ -11,9 +11,6 @@ namespace keras_import {
 
 namespace {
 
-graph::Value reshape(LayerContext& c, const graph::Value& x, const std::vector<int64_t>& shape, const std::string& suffix) {
-  return c.op("reshape", {x, c.int64s(shape, suffix + "_shape")}, {}, suffix);
-}
 
 graph::Value transpose(LayerContext& c, const graph::Value& x, const std::vector<int64_t>& perm, const std::string& suffix) {
   return c.op("transpose", {x}, ops::Attrs().set_ints("perm", perm), suffix);
@@ -91,7 +88,7 @@ Values results(LayerContext& c, const Unrolled& u, const std::vector<graph::Valu
       steps.push_back(c.op("unsqueeze", {u.outputs[s], c.int64s({1}, str_cat("axis", s))}, {}, str_cat("h", s, "_seq")));
     out.push_back(c.op("concat", steps, ops::Attrs().set_int("axis", 1)));
   } else {
-    out.push_back(c.op("identity", {u.outputs.back()}));
+    out.push_back(u.outputs.back());
   }
   if (c.flag("return_state", false)) out.insert(out.end(), final_states.begin(), final_states.end());
   return out;
@@ -232,10 +229,10 @@ Values multi_head_attention(LayerContext& c) {
   auto w = c.weights(4 * per, {"query_dense", "key_dense", "value_dense", "output_dense"});
   auto project = [&](const graph::Value& x, size_t k, int64_t dim, const char* name) {
     const std::string n = name;
-    graph::Value kernel = reshape(c, c.weight_constant(w[k * per], n + "_kernel"), {-1, heads * dim}, n + "_kernel2d");
+    graph::Value kernel = c.reshape(c.weight_constant(w[k * per], n + "_kernel"), {-1, heads * dim}, n + "_kernel2d");
     graph::Value y = c.op("matmul", {x, kernel}, {}, n + "_proj");
-    if (bias) y = c.op("add", {y, reshape(c, c.weight_constant(w[k * per + 1], n + "_bias"), {heads * dim}, n + "_bias1d")}, {}, n + "_biased");
-    return reshape(c, y, {B, c.shape(x)[1], heads, dim}, n + "_heads");
+    if (bias) y = c.op("add", {y, c.reshape(c.weight_constant(w[k * per + 1], n + "_bias"), {heads * dim}, n + "_bias1d")}, {}, n + "_biased");
+    return c.reshape(y, {B, c.shape(x)[1], heads, dim}, n + "_heads");
   };
   graph::Value q = transpose(c, project(query, 0, key_dim, "query"), {0, 2, 1, 3}, "q");  // (B, H, T, K)
   graph::Value kt = transpose(c, project(key, 1, key_dim, "key"), {0, 2, 3, 1}, "kt");    // (B, H, K, S)
@@ -252,14 +249,14 @@ Values multi_head_attention(LayerContext& c) {
   }
   graph::Value probs = c.op("softmax", {scores}, ops::Attrs().set_int("axis", -1), "probs");
   graph::Value attended = c.op("matmul", {probs, v}, {}, "attended");  // (B, H, T, V)
-  graph::Value merged = reshape(c, transpose(c, attended, {0, 2, 1, 3}, "attended_t"), {B, T, heads * value_dim}, "merged");
+  graph::Value merged = c.reshape(transpose(c, attended, {0, 2, 1, 3}, "attended_t"), {B, T, heads * value_dim}, "merged");
   const NDArray& wo = w[3 * per];
   const int64_t out_dim = wo.shape().back();
   if (wo.shape().size() != 3) c.unsupported("output_shape", "an output shape of more than one axis is not supported");
-  graph::Value out_kernel = reshape(c, c.weight_constant(wo, "output_kernel"), {heads * value_dim, out_dim}, "output_kernel2d");
+  graph::Value out_kernel = c.reshape(c.weight_constant(wo, "output_kernel"), {heads * value_dim, out_dim}, "output_kernel2d");
   graph::Value y = c.op("matmul", {merged, out_kernel}, {}, "output_proj");
   if (bias) y = c.op("add", {y, c.weight_constant(w[3 * per + 1], "output_bias")}, {}, "output_biased");
-  return {c.op("identity", {y})};
+  return {y};
 }
 
 }  // namespace

@@ -154,7 +154,9 @@ class Importer {
       weights = file_.legacy_h5 ? LayerWeights::legacy(file_.weights.get(), group) : LayerWeights::keras3(file_.weights.get(), group);
     LayerContext c(l, call, std::move(in), std::move(kw), std::move(weights), a_, where, a_.claim(l.name));
     c.set_keras_major(keras_major_);
-    return it->second(c);
+    Values out = it->second(c);
+    c.name_result(out);
+    return out;
   }
 
   graph::Value lookup(const std::map<Key, graph::Value>& values, const TensorRef& r, const std::vector<std::string>& where) const {

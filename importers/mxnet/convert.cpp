@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cstdlib>
 
-#include "nnvm/importers/scalar_constant.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace mxnet_import {
@@ -63,18 +62,6 @@ graph::Value NodeContext::input(size_t k) const {
     throw ImportError("nnvm.mxnet.graph", str_cat("the node has ", inputs_.size(), " inputs; input ", k, " is needed"),
                       where_);
   return inputs_[k];
-}
-
-void NodeContext::bad_attribute(const std::string& name, const std::string& why) const {
-  std::vector<std::string> at = where_;
-  at.push_back("attribute " + printable(name));
-  throw ImportError("nnvm.mxnet.attribute", why, at);
-}
-
-void NodeContext::unsupported(const std::string& name, const std::string& why) const {
-  std::vector<std::string> at = where_;
-  if (!name.empty()) at.push_back("attribute " + printable(name));
-  throw ImportError("nnvm.mxnet.unsupported", why, at);
 }
 
 std::string NodeContext::text(const std::string& name, const std::string& fallback) const {
@@ -138,45 +125,6 @@ std::vector<std::optional<int64_t>> NodeContext::optional_ints(const std::string
 std::optional<int64_t> NodeContext::optional_int(const std::string& name) const {
   if (!has(name) || trim(raw(name)) == "None") return std::nullopt;
   return integer(name, 0);
-}
-
-graph::Value NodeContext::op(const std::string& op, std::vector<graph::Value> inputs, ops::Attrs attrs,
-                             const std::string& suffix) {
-  return op_outputs(op, std::move(inputs), std::move(attrs), suffix).front();
-}
-
-std::vector<graph::Value> NodeContext::op_outputs(const std::string& op, std::vector<graph::Value> inputs,
-                                                  ops::Attrs attrs, const std::string& suffix) {
-  return a_.builder().op_outputs(op, std::move(inputs), std::move(attrs),
-                                 suffix.empty() ? name_ : a_.claim(name_ + "/" + suffix));
-}
-
-graph::Value NodeContext::constant(NDArray data, const std::string& suffix) {
-  return a_.builder().constant(a_.claim(name_ + "/" + suffix), std::move(data));
-}
-
-graph::Value NodeContext::int64s(const std::vector<int64_t>& values, const std::string& suffix) {
-  return constant(NDArray::from(values, {int64_t(values.size())}), suffix);
-}
-
-graph::Value NodeContext::scalar_like(double value, const graph::Value& like, const std::string& suffix) {
-  return constant(importers::scalar_constant("mxnet", type(like).dtype, value), suffix);
-}
-
-std::vector<int64_t> NodeContext::shape(const graph::Value& v) const {
-  std::vector<int64_t> out;
-  for (auto& e : type(v).shape) {
-    const int64_t* c = ir::as_const_int(e);
-    if (!c) throw ImportError("nnvm.mxnet.shape", "an input's shape is not known when importing", where_);
-    out.push_back(*c);
-  }
-  return out;
-}
-
-int64_t NodeContext::axis(int64_t axis, int64_t rank, const std::string& attribute) const {
-  if (axis < -rank || axis >= rank)
-    bad_attribute(attribute, str_cat("axis ", axis, " is outside a rank-", rank, " input"));
-  return axis < 0 ? axis + rank : axis;
 }
 
 const std::map<std::string, Converter>& converters() {

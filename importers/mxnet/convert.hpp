@@ -10,20 +10,19 @@
 #include <string>
 #include <vector>
 
-#include "nnvm/importers/graph_assembly.hpp"
+#include "nnvm/importers/node_emitter.hpp"
 #include "symbol.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace mxnet_import {
 
-class NodeContext {
+class NodeContext : public importers::NodeEmitter {
  public:
   NodeContext(const SymbolNode& node, std::vector<graph::Value> inputs, importers::GraphAssembly& assembly,
               std::vector<std::string> where, std::string graph_name)
-      : node_(node), inputs_(std::move(inputs)), a_(assembly), where_(std::move(where)), name_(std::move(graph_name)) {}
+      : NodeEmitter(assembly, std::move(where), std::move(graph_name)), node_(node), inputs_(std::move(inputs)) {}
 
   const SymbolNode& node() const { return node_; }
-  const std::vector<std::string>& where() const { return where_; }
 
   // The k-th input; ImportError "nnvm.mxnet.graph" when the node has fewer.
   graph::Value input(size_t k) const;
@@ -45,35 +44,11 @@ class NodeContext {
   // An int, or "None" (nullopt); absent is nullopt.
   std::optional<int64_t> optional_int(const std::string& name) const;
 
-  [[noreturn]] void bad_attribute(const std::string& name, const std::string& why) const;
-  // ImportError "nnvm.mxnet.unsupported": the attribute's value has no nnvm implementation.
-  [[noreturn]] void unsupported(const std::string& name, const std::string& why) const;
-
-  // Adds nnvm op `op` named "<node>/<suffix>", or the node's own name when `suffix` is empty
-  // (the op that yields the node's result takes the node's name).
-  graph::Value op(const std::string& op, std::vector<graph::Value> inputs, ops::Attrs attrs = {},
-                  const std::string& suffix = "");
-  std::vector<graph::Value> op_outputs(const std::string& op, std::vector<graph::Value> inputs, ops::Attrs attrs,
-                                       const std::string& suffix = "");
-  graph::Value constant(NDArray data, const std::string& suffix = "const");
-  graph::Value int64s(const std::vector<int64_t>& values, const std::string& suffix = "const");
-  // A rank-0 constant of `like`'s type.
-  graph::Value scalar_like(double value, const graph::Value& like, const std::string& suffix = "scalar");
-
-  ops::TensorType type(const graph::Value& v) const { return a_.graph().type(v); }
-  // The static shape of `v`; ImportError "nnvm.mxnet.shape" when an extent is symbolic.
-  std::vector<int64_t> shape(const graph::Value& v) const;
-  // An axis in [-rank, rank) made non-negative; ImportError naming `attribute` otherwise.
-  int64_t axis(int64_t axis, int64_t rank, const std::string& attribute) const;
-
  private:
   const std::string& raw(const std::string& name) const { return node_.attrs.at(name); }
 
   const SymbolNode& node_;
   std::vector<graph::Value> inputs_;
-  importers::GraphAssembly& a_;
-  std::vector<std::string> where_;
-  std::string name_;  // the node's graph name
 };
 
 struct Converter {

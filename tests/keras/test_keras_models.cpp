@@ -102,6 +102,22 @@ TEST_CASE("keras: UpSampling2D (nearest, bilinear), Conv2DTranspose (same, valid
   check_against_keras(ki::import_model(model_path("upsample.keras")), reference("upsample"));
 }
 
+TEST_CASE("keras: two inputs, a layer shared by four calls and a nested Sequential model match Keras") {
+  graph::Graph g = ki::import_model(model_path("nested_shared.keras"));
+  REQUIRE(g.inputs().size() == 2);
+  CHECK(g.nodes[g.inputs()[0]].name == "left");
+  CHECK(g.nodes[g.inputs()[1]].name == "right");
+  check_against_keras(g, reference("nested_shared"));
+}
+
+TEST_CASE("keras: genuine Keras 2 .h5 files (tf.keras 2.21: list-form inbound nodes, ':0' weight names) match Keras") {
+  // keras2_cnn also checks Keras 2's hard_sigmoid (0.2 x + 0.5, not Keras 3's x / 6 + 0.5).
+  for (std::string name : {"keras2_cnn", "keras2_rnn"}) {
+    CAPTURE(name);
+    check_against_keras(ki::import_model(model_path(name + ".h5")), reference(name));
+  }
+}
+
 TEST_CASE("keras: check_support lists the layers and names the producer") {
   importers::SupportReport r = ki::check_support(model_path("cnn_functional.keras"));
   CHECK(r.supported());

@@ -75,7 +75,7 @@ TEST_CASE("mxnet: Reshape's special codes follow MXNet's documented examples") {
   Failure f = failure([] { reshaped("(2, 3, 4)", "(5, -1)"); });
   CHECK(f.id == "nnvm.mxnet.attribute");
   CHECK(f.text.find("node n (Reshape)") != std::string::npos);
-  CHECK(f.text.find("attribute shape") != std::string::npos);
+  CHECK(f.text.find("attribute 'shape'") != std::string::npos);
   CHECK(failure([] { reshaped("(2, 3)", "(-3, -3)"); }).id == "nnvm.mxnet.attribute");
 }
 
@@ -130,7 +130,7 @@ TEST_CASE("mxnet: bad attribute values name the node and the attribute") {
   Failure f = fail("Pooling", R"J({"kernel": "(3, x)"})J");
   CHECK(f.id == "nnvm.mxnet.attribute");
   CHECK(f.text.find("node n (Pooling)") != std::string::npos);
-  CHECK(f.text.find("attribute kernel") != std::string::npos);
+  CHECK(f.text.find("attribute 'kernel'") != std::string::npos);
   CHECK(fail("Pooling", R"J({"kernel": "(3, 3)", "stride": "(1, 1, 1)"})J").id == "nnvm.mxnet.attribute");
   CHECK(fail("Pooling", R"J({"kernel": "(3, 3)", "pooling_convention": "same"})J").id == "nnvm.mxnet.unsupported");
   CHECK(fail("Pooling", R"J({"kernel": "(2, 2)", "layout": "NHWC"})J").id == "nnvm.mxnet.unsupported");

@@ -8,6 +8,11 @@
 
 namespace {
 
+// Which files nnvmc reads as models (session.cpp: model_format).
+constexpr const char* kModelHelp =
+    "the model: .onnx (or a folder with model.onnx), NAME-symbol.json (MXNet), .keras or .h5 (Keras), .mlmodel or "
+    ".mlpackage (Core ML)";
+
 void add_common(CLI::App* cmd, nnvmc::Options& o) {
   cmd->add_option("--target", o.target, "host, c or llvm (host: llvm when built, else c), optionally with -mcpu=NAME (e.g. \"llvm -mcpu=x86-64-v3\"); default: this machine; compile also takes c-standalone [-mcpu=cortex-m4] (self-contained C99 for a microcontroller), wasm, and the GPU targets cuda [-arch=sm_90] and metal (their source); opencl also runs (run, bench, check) on an OpenCL device");
   cmd->add_option("--opt-level", o.opt_level, "graph optimization level (0-3)")->check(CLI::Range(0, 3));
@@ -31,7 +36,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> cases, emit_list;
 
   auto* compile = app.add_subcommand("compile", "compile a model; -o DIR writes the deploy artifact");
-  compile->add_option("model", model, "model.onnx")->required();
+  compile->add_option("model", model, kModelHelp)->required();
   add_common(compile, o);
   compile->add_option("-o,--output", o.out, "folder for the deploy artifact and emitted files");
   compile->add_option("--emit", emit_list,
@@ -44,7 +49,7 @@ int main(int argc, char** argv) {
   compile->add_option("--max-flash", o.max_flash, "c-standalone: fail, writing nothing, when code + weights exceed this (bytes, or 1M)");
 
   auto* run = app.add_subcommand("run", "run a model once and print output summaries");
-  run->add_option("model", model, "model.onnx, or a deploy artifact folder")->required();
+  run->add_option("model", model, std::string(kModelHelp) + ", or a deploy artifact folder")->required();
   add_common(run, o);
   run->add_option("-i,--input", r.inputs, "input files (.npy/.pb) in input order, or name=file; missing ones are generated");
   run->add_option("--save-outputs", r.save_outputs, "folder for output_<k>.npy");
@@ -55,7 +60,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"error", "clamp"}));
 
   auto* bench = app.add_subcommand("bench", "time repeated runs: median, min, max");
-  bench->add_option("model", model, "model.onnx, or a deploy artifact folder")->required();
+  bench->add_option("model", model, std::string(kModelHelp) + ", or a deploy artifact folder")->required();
   add_common(bench, o);
   bench->add_option("-i,--input", r.inputs, "input files, as for run");
   bench->add_option("--repeat", r.repeat, "timed runs")->check(CLI::PositiveNumber);
@@ -64,7 +69,7 @@ int main(int argc, char** argv) {
   bench->add_option("--trace", r.trace, "write a Chrome-trace JSON of one run");
 
   auto* inspect = app.add_subcommand("inspect", "op histogram, shapes, parameter count, support report");
-  inspect->add_option("model", model, "model.onnx")->required();
+  inspect->add_option("model", model, kModelHelp)->required();
   add_common(inspect, o);
 
   auto* check = app.add_subcommand("check", "run ONNX backend-style test cases");

@@ -18,6 +18,9 @@
 #if NNVMC_WITH_KERAS
 #include "nnvm/keras/importer.hpp"
 #endif
+#if NNVMC_WITH_COREML
+#include "nnvm/coreml/importer.hpp"
+#endif
 
 namespace nnvmc {
 
@@ -107,11 +110,24 @@ nv::onnx_import::ImportOptions import_options(const Options& o) {
 }
 
 ModelFormat model_format(const std::string& path) {
-  std::string ext = std::filesystem::path(path).extension().string();
+  std::string name = path;  // an .mlpackage is a folder: "model.mlpackage/" counts too
+  while (name.size() > 1 && name.back() == '/') name.pop_back();
+  std::string ext = std::filesystem::path(name).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   if (ext == ".json") return ModelFormat::mxnet;
   if (ext == ".keras" || ext == ".h5" || ext == ".hdf5") return ModelFormat::keras;
+  if (ext == ".mlmodel" || ext == ".mlpackage") return ModelFormat::coreml;
   return ModelFormat::onnx;
+}
+
+// MXNet, Keras and Core ML models: input shapes may be set; they have no symbolic extents.
+[[maybe_unused]] static std::map<std::string, std::vector<int64_t>> fixed_input_shapes(const Options& o, const char* format) {
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (auto& s : o.input_shapes) shapes.insert(parse_input_shape(s));
+  if (!o.symbols.empty())
+    throw nv::UserError("nnvm.cli.symbol",
+                        std::string("--define-symbol: ") + format + " models have no symbolic extents; use --input-shape");
+  return shapes;
 }
 
 #if NNVMC_WITH_MXNET
@@ -143,9 +159,7 @@ std::string mxnet_params(const std::string& symbol, const Options& o) {
 
 nv::mxnet_import::ImportOptions mxnet_options(const Options& o) {
   nv::mxnet_import::ImportOptions mo;
-  for (auto& s : o.input_shapes) mo.input_shapes.insert(parse_input_shape(s));
-  if (!o.symbols.empty())
-    throw nv::UserError("nnvm.cli.symbol", "--define-symbol: MXNet models have no symbolic extents; use --input-shape");
+  mo.input_shapes = fixed_input_shapes(o, "MXNet");
   return mo;
 }
 #endif
@@ -160,10 +174,15 @@ nv::mxnet_import::ImportOptions mxnet_options(const Options& o) {
 #if NNVMC_WITH_KERAS
 nv::keras_import::ImportOptions keras_options(const Options& o) {
   nv::keras_import::ImportOptions ko;
-  for (auto& s : o.input_shapes) ko.input_shapes.insert(parse_input_shape(s));
-  if (!o.symbols.empty())
-    throw nv::UserError("nnvm.cli.symbol", "--define-symbol: Keras models have no symbolic extents; use --input-shape");
+  ko.input_shapes = fixed_input_shapes(o, "Keras");
   return ko;
+}
+#endif
+#if NNVMC_WITH_COREML
+nv::coreml_import::ImportOptions coreml_options(const Options& o) {
+  nv::coreml_import::ImportOptions co;
+  co.input_shapes = fixed_input_shapes(o, "Core ML");
+  return co;
 }
 #endif
 
@@ -185,6 +204,12 @@ nv::importers::SupportReport model_support(const std::string& path, [[maybe_unus
 #else
       throw no_importer(path, "a Keras", "libhdf5-dev libzip-dev nlohmann-json3-dev");
 #endif
+    case ModelFormat::coreml:
+#if NNVMC_WITH_COREML
+      return nv::coreml_import::check_support(path, coreml_options(o));
+#else
+      throw no_importer(path, "a Core ML", "libprotobuf-dev protobuf-compiler nlohmann-json3-dev");
+#endif
     case ModelFormat::onnx:
       break;
   }
@@ -204,6 +229,12 @@ nv::graph::Graph load_model(const std::string& path, const Options& o) {
       return nv::keras_import::import_model(path, keras_options(o));
 #else
       throw no_importer(path, "a Keras", "libhdf5-dev libzip-dev nlohmann-json3-dev");
+#endif
+    case ModelFormat::coreml:
+#if NNVMC_WITH_COREML
+      return nv::coreml_import::import_model(path, coreml_options(o));
+#else
+      throw no_importer(path, "a Core ML", "libprotobuf-dev protobuf-compiler nlohmann-json3-dev");
 #endif
     case ModelFormat::onnx:
       break;

@@ -46,9 +46,9 @@ nv::onnx_import::ImportOptions import_options(const Options& o);
 // The model's graph; a directory holding model.onnx is accepted too.
 nv::graph::Graph load_model(const std::string& path, const Options& o);
 // The format of a model file, by its name: NAME-symbol.json is MXNet (its parameters are found
-// beside it), .keras/.h5/.hdf5 Keras, anything else ONNX (a file, or a directory holding
-// model.onnx).
-enum class ModelFormat { onnx, mxnet, keras };
+// beside it), .keras/.h5/.hdf5 Keras, .mlmodel/.mlpackage Core ML, anything else ONNX (a file,
+// or a directory holding model.onnx).
+enum class ModelFormat { onnx, mxnet, keras, coreml };
 ModelFormat model_format(const std::string& path);
 // The format's importer's support report; UserError nnvm.cli.model when nnvmc was built without
 // that importer.

@@ -82,6 +82,17 @@ class GraphBuilder {
   // type of a value they already added.
   const Graph& graph() const { return g_; }
 
+  // Gives node `node` the unused name `name` (an importer naming a layer's result after the
+  // layer once it knows which node that is). UserError "nnvm.graph.duplicate_name" if taken.
+  void rename(size_t node, std::string name) {
+    if (names_.count(name))
+      throw UserError("nnvm.graph.duplicate_name", str_cat("a node named '", name, "' already exists"),
+                      detail::where(g_));
+    names_.erase(g_.nodes.at(node).name);
+    names_.insert(name);
+    g_.nodes[node].name = std::move(name);
+  }
+
   // The finished graph, validated. The builder keeps its state, so it can go on growing.
   Graph build() const {
     validate(g_);

@@ -158,6 +158,17 @@ def upsample():
     return keras.Model(x, [y, z, w], name="upsample")
 
 
+def nested_shared():
+    """Two inputs, a Dense layer shared by both (two calls, one set of weights), and a Sequential
+    model used as a layer inside the functional one."""
+    a = keras.Input((6,), name="left")
+    b = keras.Input((6,), name="right")
+    shared = L.Dense(5, activation="tanh", name="shared")
+    inner = keras.Sequential([keras.Input((10,)), L.Dense(8, activation="relu"), L.Dense(3)], name="head")
+    joined = L.Concatenate()([shared(a), shared(b)])
+    return keras.Model([a, b], [inner(joined), L.Subtract()([shared(a), shared(b)])], name="nested_shared")
+
+
 MODELS = {
     "cnn_functional": (cnn_functional, True),
     "cnn_sequential": (cnn_sequential, True),
@@ -166,6 +177,7 @@ MODELS = {
     "conv1d": (conv1d, False),
     "activations": (activations, False),
     "upsample": (upsample, False),
+    "nested_shared": (nested_shared, False),
 }
 
 
