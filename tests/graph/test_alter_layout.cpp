@@ -135,6 +135,69 @@ TEST_CASE("alter_layout runs conv chains in NCHW[x]c with transforms only at the
   CHECK(fused_epilogues == 3);
 }
 
+TEST_CASE("alter_layout concatenates blocked channels without leaving the blocked layout (a fire module)") {
+  // SqueezeNet's fire module: x (1, 16, 9, 11) -> squeeze 1x1 (16) -> relu -> expand 1x1 (32) and
+  // expand 3x3 (32) -> relu each -> concat (64) -> conv 1x1 (32) -> output.
+  NDArray xv = nnvm_test::random_array(dtype::float32, {1, 16, 9, 11}, 21);
+  NDArray ws = nnvm_test::random_array(dtype::float32, {16, 16, 1, 1}, 22), bs = nnvm_test::random_array(dtype::float32, {16}, 23);
+  NDArray we1 = nnvm_test::random_array(dtype::float32, {32, 16, 1, 1}, 24), be1 = nnvm_test::random_array(dtype::float32, {32}, 25);
+  NDArray we3 = nnvm_test::random_array(dtype::float32, {32, 16, 3, 3}, 26), be3 = nnvm_test::random_array(dtype::float32, {32}, 27);
+  NDArray wo = nnvm_test::random_array(dtype::float32, {32, 64, 1, 1}, 28), bo = nnvm_test::random_array(dtype::float32, {32}, 29);
+  GraphBuilder gb("fire");
+  auto x = gb.input("x", dtype::float32, {1, 16, 9, 11});
+  auto sq = gb.op("relu", {gb.op("conv", {x, gb.constant("ws", ws), gb.constant("bs", bs)}, conv_attrs(1, 0))});
+  auto e1 = gb.op("relu", {gb.op("conv", {sq, gb.constant("we1", we1), gb.constant("be1", be1)}, conv_attrs(1, 0))});
+  auto e3 = gb.op("relu", {gb.op("conv", {sq, gb.constant("we3", we3), gb.constant("be3", be3)}, conv_attrs(1, 1))});
+  auto cat = gb.op("concat", {e1, e3}, ops::Attrs().set_int("axis", 1));
+  gb.output(gb.op("conv", {cat, gb.constant("wo", wo), gb.constant("bo", bo)}, conv_attrs(1, 0)));
+  graph::Graph g = gb.build();
+
+  graph::Graph opt = graph::optimize(g, {.opt_level = 2});
+  CHECK(count_ops(opt, "conv_nchwc") == 4);
+  CHECK(count_ops(opt, "concat") == 1);
+  CHECK(count_ops(opt, "layout_transform") == 2);  // in at x, out at the output
+
+  Map in = from_array(xv);
+  Map s1 = relu(conv(in, ws, bs, 1, 0, false));
+  Map a = relu(conv(s1, we1, be1, 1, 0, false)), b = relu(conv(s1, we3, be3, 1, 1, false));
+  Map joined{64, a.h, a.w, a.v};
+  joined.v.insert(joined.v.end(), b.v.begin(), b.v.end());
+  Map want = conv(joined, wo, bo, 1, 0, false);
+  for (const char* spec : {"c", "c -mcpu=x86-64-v3"}) {
+    CAPTURE(spec);
+    graph::CompileOptions options;
+    options.target = target::parse_target(spec);
+    NDArray y = graph::compile(g, options).run({xv})[0];
+    REQUIRE(y.shape() == Ints{1, 32, 9, 11});
+    auto yv = y.values<float>();
+    for (size_t i = 0; i < want.v.size(); ++i) CHECK(double(yv[i]) == doctest::Approx(want.v[i]).epsilon(1e-4));
+  }
+}
+
+TEST_CASE("alter_layout blocks a conv whose channels no whole vector divides by part of a vector") {
+  // 12 output channels: not a multiple of AVX2's 8 lanes or AVX-512's 16, so the block is 4 lanes
+  // (SqueezeNet's 1000-class conv on AVX-512 is the case that matters: 8 of 16 lanes).
+  NDArray xv = nnvm_test::random_array(dtype::float32, {1, 8, 7, 9}, 31);
+  NDArray w = nnvm_test::random_array(dtype::float32, {12, 8, 3, 3}, 32), b = nnvm_test::random_array(dtype::float32, {12}, 33);
+  GraphBuilder gb("part_vector");
+  auto x = gb.input("x", dtype::float32, {1, 8, 7, 9});
+  gb.output(gb.op("relu", {gb.op("conv", {x, gb.constant("w", w), gb.constant("b", b)}, conv_attrs(1, 1))}));
+  graph::Graph g = gb.build();
+  Map want = relu(conv(from_array(xv), w, b, 1, 1, false));
+  for (const char* spec : {"c", "c -mcpu=x86-64-v3"}) {
+    CAPTURE(spec);
+    graph::CompileOptions options;
+    options.target = target::parse_target(spec);
+    graph::Graph opt = graph::optimize(g, {.opt_level = 2, .target = options.target});
+    CHECK(count_ops(opt, "conv") == 0);
+    CHECK(count_ops(opt, "conv_nchwc") == 1);
+    NDArray y = graph::compile(g, options).run({xv})[0];
+    REQUIRE(y.shape() == Ints{1, 12, 7, 9});
+    auto yv = y.values<float>();
+    for (size_t i = 0; i < want.v.size(); ++i) CHECK(double(yv[i]) == doctest::Approx(want.v[i]).epsilon(1e-4));
+  }
+}
+
 // The output channel block of the blocked conv node `op` (the last axis of its packed weights).
 std::vector<int64_t> weight_blocks(const graph::Graph& g, const std::string& op) {
   std::vector<int64_t> out;
@@ -189,7 +252,9 @@ TEST_CASE("alter_layout blocks short rows by four vectors, so the register tile 
   CHECK(ops::nchwc_output_block(256, 14, avx512) == 32);  // 14 x 2 already fills 28
   CHECK(ops::nchwc_output_block(128, 56, avx512) == 32);
   CHECK(ops::nchwc_output_block(48, 7, avx512) == 16);    // only one vector divides 48
-  CHECK(ops::nchwc_output_block(20, 7, avx512) == 0);
+  CHECK(ops::nchwc_output_block(24, 7, avx512) == 8);     // half a vector
+  CHECK(ops::nchwc_output_block(20, 7, avx512) == 4);     // a quarter
+  CHECK(ops::nchwc_output_block(18, 7, avx512) == 0);
   CHECK(ops::nchwc_output_block(512, 7, avx2) == 16);     // 4 x 8 lanes would leave a tail
 
   // x (1, 32, 7, 7) -> conv 3x3 pad 1 (128) -> relu -> conv 3x3 pad 1 (64) -> output, AVX-512.
@@ -301,10 +366,10 @@ TEST_CASE("alter_layout keeps a max pool whose Indices are read in NCHW") {
 }
 
 TEST_CASE("alter_layout leaves convs it cannot block in NCHW") {
-  // 12 output channels: not a multiple of the vector width, so the conv stays as it is.
+  // 18 output channels: not a multiple of 4 lanes, so the conv stays as it is.
   GraphBuilder gb("odd");
   auto x = gb.input("x", dtype::float32, {1, 4, 7, 7});
-  NDArray w = nnvm_test::random_array(dtype::float32, {12, 4, 3, 3}, 1);
+  NDArray w = nnvm_test::random_array(dtype::float32, {18, 4, 3, 3}, 1);
   gb.output(gb.op("relu", {gb.op("conv", {x, gb.constant("w", w)}, conv_attrs(1, 1))}));
   graph::Graph opt = graph::optimize(gb.build(), {.opt_level = 2});
   CHECK(count_ops(opt, "conv") == 1);

@@ -6,6 +6,8 @@
 //   - max, average and global pools of a blocked value pool it blocked (see convert_pool);
 //   - an elementwise op on a blocked value, and a broadcasting op whose operands are blocked
 //     alike (a residual add) or are one element (a scalar), run on the blocked values;
+//   - a channel concat of values blocked alike (SqueezeNet's fire modules, DenseNet's blocks,
+//     Inception's branches) concatenates the blocks;
 //   - any other consumer of a blocked value gets it back in NCHW through one layout_transform,
 //     made on first use and shared.
 // Block sizes: one, two or four vectors of output channels (several when they divide the channel
@@ -103,7 +105,8 @@ class LayoutAlteration {
   Graph run() {
     for (size_t i = 0; i < g_.nodes.size(); ++i) {
       const Node& n = g_.nodes[i];
-      if (n.kind == NodeKind::op && (convert_conv(i) || convert_pool(i) || convert_elementwise(i))) continue;
+      if (n.kind == NodeKind::op && (convert_conv(i) || convert_pool(i) || convert_elementwise(i) || convert_concat(i)))
+        continue;
       for (auto& v : n.inputs) plain(v);
       rw_.keep(i);
     }
@@ -155,7 +158,7 @@ class LayoutAlteration {
   // The block of a conv's output channels: two or four vectors (ops::nchwc_output_block, for
   // several weight vectors per input load), except for a value a depthwise conv reads (node `i` in
   // `feeds_depthwise_`): a depthwise conv runs fastest on one-vector blocks (its padded input
-  // rows stay in L1), and its producer's block is its own. Zero when no vector divides them.
+  // rows stay in L1), and its producer's block is its own. Zero when nothing divides them.
   int64_t output_block(int64_t channels, size_t i) const {
     if (feeds_depthwise_[i]) return channels % lanes_ == 0 ? lanes_ : 0;
     auto shape = constant_shape(g_.nodes[i].types[0]);
@@ -304,6 +307,29 @@ class LayoutAlteration {
       in.push_back(!v.defined() ? v : blocked_operand ? blocked_[v.node]->value : plain(v));
     }
     mark_blocked(i, rw_.add_op(n.name + "_nchwc", n.op, std::move(in), n.attrs), block);
+    return true;
+  }
+
+  // A concat along the channels (axis 1) of 4-D values that are all blocked with one block:
+  // NCHW{b}c holds channel c at (c / b, c % b), so concatenating the channel blocks (axis 1 of
+  // the 5-D layout) is the blocked form of the NCHW concat when every input's channels are a
+  // whole number of blocks.
+  bool convert_concat(size_t i) {
+    const Node& n = g_.nodes[i];
+    if (n.op != "concat" || n.inputs.empty() || n.types[0].shape.size() != 4) return false;
+    int64_t axis = n.attrs.get_int("axis", 0);
+    if (axis != 1 && axis != -3) return false;
+    int64_t block = 0;
+    std::vector<Value> in;
+    for (auto& v : n.inputs) {
+      if (!v.defined() || !blocked_[v.node]) return false;
+      auto s = constant_shape(g_.type(v));
+      const int64_t b = blocked_[v.node]->block;
+      if (!s || (block != 0 && b != block) || (*s)[1] % b != 0) return false;
+      block = b;
+      in.push_back(blocked_[v.node]->value);
+    }
+    mark_blocked(i, rw_.add_op(n.name + "_nchwc", "concat", std::move(in), Attrs().set_int("axis", 1)), block);
     return true;
   }
 

@@ -163,7 +163,7 @@ inline bool schedule_nchwc(schedule::Schedule& s, const te::Tensor& Y, const te:
 // The output channel block of a blocked (not depthwise) conv whose output rows are `out_width`
 // wide: 2 or 4 vectors, whichever divides `channels` and gives the register tile (see
 // nchwc_row_tile) the most accumulators, 2 on a tie or when 4's tile leaves a tail; else 1
-// vector when that divides; else 0.
+// vector when that divides; else half or a quarter of a vector (at least 4 lanes); else 0.
 // 4 vectors pay off where rows are short: at 7 columns, 2 vectors fill 14 accumulators and 4
 // fill 28 (ResNet-18's 7x7 3x3 convs ran at 0.66-0.72 of oneDNN with 2, 0.80-0.84 with 4).
 inline int64_t nchwc_output_block(int64_t channels, int64_t out_width, const Target& t) {
@@ -176,6 +176,10 @@ inline int64_t nchwc_output_block(int64_t channels, int64_t out_width, const Tar
     if (tile * v > best_acc) best = v * lanes, best_acc = tile * v;
   }
   if (best == 0 && channels % lanes == 0) best = lanes;
+  // No whole vector divides the channels (SqueezeNet's 1000-class conv on AVX-512): half or a
+  // quarter of one still runs blocked and vectorized, where the NCHW fallback is ~10x slower.
+  for (int64_t part = lanes / 2; best == 0 && part >= 4; part /= 2)
+    if (channels % part == 0) best = part;
   return best;
 }
 
