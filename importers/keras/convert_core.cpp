@@ -1,5 +1,6 @@
 // Core layers: dense, activations, merges, reshaping, normalization, embedding, and the
 // training-only layers that are identities at inference.
+#include <cmath>
 #include <numeric>
 
 #include "convert.hpp"
@@ -203,6 +204,59 @@ Values rescaling(LayerContext& c) {
   return {c.op("add", {y, c.scalar_like(c.real("offset", 0.0), x, "offset")})};
 }
 
+// A per-channel statistic of Normalization: the configuration's literal (a number or a list) when
+// it has one, else the stored (adapted) weight.
+std::vector<double> statistic(LayerContext& c, const std::string& key, const NDArray& stored) {
+  std::vector<double> out;
+  if (c.has(key)) {
+    const Json& v = c.raw(key);
+    if (v.is_number()) return {v.get<double>()};
+    if (!v.is_array()) c.bad_attribute(key, "is neither a number nor a list of numbers");
+    for (auto& e : v) {
+      if (!e.is_number()) c.bad_attribute(key, "is not a list of numbers");
+      out.push_back(e.get<double>());
+    }
+    return out;
+  }
+  if (stored.dtype() != dtype::float32) c.unsupported(key, "a stored statistic other than float32 is not supported");
+  for (float f : stored.values<float>()) out.push_back(f);
+  return out;
+}
+
+// Normalization (the preprocessing layer): (x - mean) / max(sqrt(variance), 1e-7) per channel
+// along `axis` (Keras' epsilon), or x * sqrt(variance) + mean with invert. The statistics come
+// from the configuration or from the adapted weights (mean, variance, count).
+Values normalization(LayerContext& c) {
+  graph::Value x = c.input(0);
+  const int64_t rank = c.rank(x);
+  std::vector<int64_t> axes = c.has("axis") ? c.int_list("axis") : std::vector<int64_t>{-1};
+  if (axes.size() != 1) c.unsupported("axis", "normalization over several axes is not supported");
+  const int64_t axis = c.axis(axes[0], rank, "axis");
+  const int64_t channels = c.shape(x).at(size_t(axis));
+  std::vector<NDArray> w;
+  if (!c.has("mean") || !c.has("variance")) w = c.weights(2);
+  std::vector<double> mean = statistic(c, "mean", w.empty() ? NDArray() : w[0]);
+  std::vector<double> variance = statistic(c, "variance", w.size() < 2 ? NDArray() : w[1]);
+  std::vector<int64_t> shape(size_t(rank), 1);
+  shape[size_t(axis)] = channels;
+  NDArray shift(dtype::float32, shape), scale(dtype::float32, shape);
+  for (int64_t k = 0; k < channels; ++k) {
+    auto pick = [&](const std::vector<double>& v, const char* key) {
+      if (v.size() != 1 && int64_t(v.size()) != channels)
+        c.bad_attribute(key, str_cat("has ", v.size(), " values for ", channels, " channels"));
+      return v.size() == 1 ? v[0] : v[size_t(k)];
+    };
+    const double std_dev = std::max(std::sqrt(std::max(pick(variance, "variance"), 0.0)), 1e-7);
+    const bool invert = c.flag("invert", false);
+    shift.values<float>()[size_t(k)] = float(invert ? pick(mean, "mean") : -pick(mean, "mean"));
+    scale.values<float>()[size_t(k)] = float(invert ? std_dev : 1.0 / std_dev);
+  }
+  if (c.flag("invert", false))
+    return {c.op("add", {c.op("mul", {x, c.constant(std::move(scale), "std")}, {}, "scaled"), c.constant(std::move(shift), "mean")})};
+  return {c.op("mul", {c.op("add", {x, c.constant(std::move(shift), "minus_mean")}, {}, "centered"),
+                       c.constant(std::move(scale), "inv_std")})};
+}
+
 // GlobalAveragePooling1D/2D/3D and GlobalMaxPooling*: channels-first global pool, then (N, C)
 // or, with keepdims, the pooled map back in the layer's layout.
 Converter global_pool(const char* op) {
@@ -243,6 +297,7 @@ void add_core_converters(std::map<std::string, Converter>& t) {
   t["LayerNormalization"] = layer_normalization;
   t["Embedding"] = embedding;
   t["Rescaling"] = rescaling;
+  t["Normalization"] = normalization;
   for (const char* dims : {"1D", "2D", "3D"}) {
     t[str_cat("GlobalAveragePooling", dims)] = global_pool("global_average_pool");
     t[str_cat("GlobalMaxPooling", dims)] = global_pool("global_max_pool");

@@ -129,6 +129,13 @@ ACTIVATIONS = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "softplus", 
                "silu", "hard_sigmoid", "hard_silu", "exponential", "linear", "leaky_relu", "relu6", "mish", "celu"]
 
 
+def adapted_normalization():
+    """A Normalization layer whose statistics come from adapt() (stored as weights)."""
+    layer = L.Normalization()
+    layer.adapt(np.random.default_rng(3).normal(1.5, 2.0, (64, 6)).astype("float32"))
+    return layer
+
+
 def activations():
     x = keras.Input((7,), name="x")
     outs = [L.Dense(5, activation=a, name="dense_" + a)(x) for a in ACTIVATIONS]
@@ -145,6 +152,8 @@ def activations():
         L.Maximum()([h, L.Dense(6)(x)]),
         L.Minimum()([h, L.Dense(6)(x)]),
         L.Rescaling(0.5, offset=0.25)(h),
+        adapted_normalization()(h),
+        L.Normalization(mean=[0.5, -1.0, 0.0, 2.0, 0.1, 0.3], variance=[4.0, 0.25, 1.0, 9.0, 2.0, 0.5], invert=True)(h),
     ]
     return keras.Model(x, outs, name="activations")
 
