@@ -89,6 +89,15 @@ std::vector<NDArray> LayerContext::weights(size_t count, const std::vector<std::
   return w;
 }
 
+LayerContext LayerContext::wrapped(const LayerSpec& inner, LayerWeights weights) {
+  std::vector<std::string> at = where();
+  at.push_back("wrapped layer " + printable(inner.name));
+  LayerContext c(inner, call_, inputs_, tensor_kwargs_, std::move(weights), a_, std::move(at),
+                 a_.claim(name_ + "/" + inner.name));
+  c.set_keras_major(keras_major_);
+  return c;
+}
+
 graph::Value LayerContext::to_channels_first(const graph::Value& v, const std::string& suffix) {
   const int64_t r = rank(v);
   std::vector<int64_t> perm{0, r - 1};

@@ -72,6 +72,10 @@ class LayerContext : public importers::NodeEmitter {
   graph::Value activation(const graph::Value& x, const std::string& name, const std::string& suffix = "");
   // The layer's own "activation" key applied to x.
   graph::Value apply_activation(const graph::Value& x) { return activation(x, text("activation", "linear")); }
+  // A context for `inner`, a layer a wrapper (Bidirectional) calls on this call's inputs, with
+  // its own weights; its ops are named "<layer>/<inner name>/...".
+  LayerContext wrapped(const LayerSpec& inner, LayerWeights weights);
+  const LayerWeights& layer_weights() const { return weights_; }
   // The Keras major version that wrote the file (hard_sigmoid changed between 2 and 3).
   void set_keras_major(int major) { keras_major_ = major; }
 

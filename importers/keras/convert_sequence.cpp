@@ -259,12 +259,70 @@ Values multi_head_attention(LayerContext& c) {
   return {y};
 }
 
+// Bidirectional(LSTM/GRU/SimpleRNN): the wrapped layer forward and backward (its backward twin
+// from the configuration, else the same layer with go_backwards flipped), the backward
+// sequence flipped back into time order as Keras does, then merged (concat on the features,
+// sum, mul, ave; none returns both).
+Values bidirectional(LayerContext& c) {
+  auto spec = [&](const Json& j, const char* key) {
+    if (!j.is_object() || !j.contains("class_name") || !j["class_name"].is_string() || !j.contains("config") ||
+        !j["config"].is_object())
+      c.bad_attribute(key, "is not a layer configuration");
+    LayerSpec l;
+    l.class_name = j["class_name"].get<std::string>();
+    l.config = j["config"];
+    l.name = l.config.contains("name") && l.config["name"].is_string() ? l.config["name"].get<std::string>() : key;
+    if (l.class_name != "LSTM" && l.class_name != "GRU" && l.class_name != "SimpleRNN")
+      c.unsupported(key, str_cat("Bidirectional around ", printable(l.class_name), " is not supported"));
+    return l;
+  };
+  LayerSpec forward = spec(c.raw("layer"), "layer");
+  LayerSpec backward;
+  if (c.has("backward_layer")) {
+    backward = spec(c.raw("backward_layer"), "backward_layer");
+  } else {
+    backward = forward;
+    backward.name = "backward_" + forward.name;
+    const bool back = forward.config.contains("go_backwards") && forward.config["go_backwards"] == Json(true);
+    backward.config["go_backwards"] = !back;
+  }
+  LayerContext fc = c.wrapped(forward, c.layer_weights().wrapped("forward_layer", 0, 2));
+  LayerContext bc = c.wrapped(backward, c.layer_weights().wrapped("backward_layer", 1, 2));
+  Values f = converters().at(forward.class_name)(fc), b = converters().at(backward.class_name)(bc);
+  const bool sequences = fc.flag("return_sequences", false);
+  if (sequences) {
+    const int64_t steps = c.shape(b[0]).at(1);
+    std::vector<int64_t> reversed;
+    for (int64_t t = steps; t-- > 0;) reversed.push_back(t);
+    b[0] = c.op("gather", {b[0], c.int64s(reversed, "time_reversed")}, ops::Attrs().set_int("axis", 1), "backward_in_time");
+  }
+  // merge_mode: null returns both directions; absent is Keras' default, concat.
+  const bool merged = !c.layer().config.contains("merge_mode") || !c.layer().config["merge_mode"].is_null();
+  const std::string mode = merged ? c.text("merge_mode", "concat") : "none";
+  Values out;
+  if (mode == "none") {
+    out = {f[0], b[0]};
+  } else if (mode == "concat") {
+    out = {c.op("concat", {f[0], b[0]}, ops::Attrs().set_int("axis", -1))};
+  } else if (mode == "sum" || mode == "mul") {
+    out = {c.op(mode == "sum" ? "add" : "mul", {f[0], b[0]})};
+  } else if (mode == "ave") {
+    out = {c.op("mul", {c.op("add", {f[0], b[0]}, {}, "sum"), c.scalar_like(0.5, f[0], "half")})};
+  } else {
+    c.bad_attribute("merge_mode", str_cat("'", printable(mode), "' is not concat, sum, mul, ave or None"));
+  }
+  out.insert(out.end(), f.begin() + 1, f.end());  // return_state: the forward states, then the backward ones
+  out.insert(out.end(), b.begin() + 1, b.end());
+  return out;
+}
+
 }  // namespace
 
 void add_sequence_converters(std::map<std::string, Converter>& t) {
   t["LSTM"] = lstm;
   t["GRU"] = gru;
   t["SimpleRNN"] = simple_rnn;
+  t["Bidirectional"] = bidirectional;
   t["MultiHeadAttention"] = multi_head_attention;
 }
 

@@ -33,14 +33,27 @@ std::vector<NDArray> LayerWeights::read(const std::vector<std::string>& subgroup
   if (!file_) return out;
   if (legacy_) {
     if (!file_->is_group(group_)) return out;
-    for (auto& name : file_->string_list_attribute(group_, "weight_names"))
-      out.push_back(file_->dataset(group_ + "/" + name, where));
+    std::vector<std::string> names = file_->string_list_attribute(group_, "weight_names");
+    if (names.size() % parts_ != 0)
+      throw ImportError("nnvm.keras.weights",
+                        str_cat("the wrapper's ", names.size(), " weights do not split into ", parts_, " equal parts"),
+                        where);
+    const size_t each = names.size() / parts_;
+    for (size_t k = part_ * each; k < (part_ + 1) * each; ++k) out.push_back(file_->dataset(group_ + "/" + names[k], where));
     return out;
   }
   if (!file_->is_group(group_)) return out;
   read_vars(group_, out, where);
   for (auto& sub : subgroups) read_vars(group_ + "/" + sub, out, where);
   return out;
+}
+
+LayerWeights LayerWeights::wrapped(const std::string& group, size_t part, size_t parts) const {
+  if (!legacy_) return LayerWeights(file_, group_ + "/" + group, false);
+  LayerWeights w(file_, group_, true);
+  w.part_ = part;
+  w.parts_ = parts;
+  return w;
 }
 
 }  // namespace keras_import

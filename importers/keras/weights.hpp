@@ -24,6 +24,11 @@ class LayerWeights {
   // legacy file's weight_names in order (its own order already has the sublayers').
   std::vector<NDArray> read(const std::vector<std::string>& subgroups, const std::vector<std::string>& where) const;
 
+  // The weights of a wrapped layer (Bidirectional's two directions): a .keras file's subgroup
+  // `group` ("forward_layer"); in a legacy file, part `part` of `parts` equal slices of the
+  // wrapper's weight_names (Keras lists the forward layer's, then the backward layer's).
+  LayerWeights wrapped(const std::string& group, size_t part, size_t parts) const;
+
  private:
   LayerWeights(const H5File* file, std::string group, bool legacy) : file_(file), group_(std::move(group)), legacy_(legacy) {}
   // "<group>/vars/0", "<group>/vars/1", ... in numeric order; none when the group has no vars.
@@ -32,6 +37,7 @@ class LayerWeights {
   const H5File* file_ = nullptr;
   std::string group_;
   bool legacy_ = false;
+  size_t part_ = 0, parts_ = 1;  // a legacy file's slice of weight_names
 };
 
 }  // namespace keras_import

@@ -110,7 +110,9 @@ def recurrent():
     last = L.GRU(5, reset_after=False, go_backwards=True)(y)
     r = L.SimpleRNN(4)(y)
     b = L.LSTM(3, go_backwards=True, return_sequences=True)(x)
-    return keras.Model(x, [L.Dense(3)(last), r, b], name="recurrent")
+    bi = L.Bidirectional(L.LSTM(4, return_sequences=True))(x)
+    bi_sum = L.Bidirectional(L.GRU(3), merge_mode="sum")(bi)
+    return keras.Model(x, [L.Dense(3)(last), r, b, bi, bi_sum], name="recurrent")
 
 
 def conv1d():
