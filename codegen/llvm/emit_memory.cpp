@@ -110,7 +110,8 @@ llvm::Value* LlvmEmitter::load(const ir::Load* op) {
     llvm::Value* ptrs = address(op->buffer, expr(op->index));
     v = b_.CreateMaskedGather(mem_type(t), ptrs, elem_align(t));
   }
-  // Any non-zero byte reads as true.
+  // Any non-zero byte reads as true; int4/int2 bytes hold the value sign- or zero-extended.
+  if (t.is_sub_byte_int()) return b_.CreateTrunc(v, reg_type(t));
   return t.is_bool() ? b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType())) : v;
 }
 
@@ -118,6 +119,7 @@ void LlvmEmitter::store(const ir::Store* op) {
   DataType t = op->value.dtype();
   llvm::Value* v = expr(op->value);
   if (t.is_bool()) v = b_.CreateZExt(v, mem_type(t));
+  if (t.is_sub_byte_int()) v = b_.CreateIntCast(v, mem_type(t), t.is_int());
   if (t.is_scalar()) {
     b_.CreateAlignedStore(v, address(op->buffer, expr(op->index)), elem_align(t));
   } else if (auto* r = contiguous(op->index)) {

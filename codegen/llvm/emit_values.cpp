@@ -22,6 +22,7 @@ llvm::Type* LlvmEmitter::scalar_type(DataType t) {
       if (t.bits == 16) return b_.getInt16Ty();
       break;
     case DataType::Code::Handle: break;
+    default: return b_.getInt8Ty();  // the float8/float4 types: their bits
   }
   throw BackendError("nnvm.codegen.llvm.dtype", str_cat("the LLVM back end cannot represent ", t), context());
 }
@@ -32,7 +33,9 @@ llvm::Type* LlvmEmitter::reg_type(DataType t) {
 }
 
 // The in-memory element type: bool is a byte.
-llvm::Type* LlvmEmitter::mem_elem(DataType t) { return t.is_bool() ? b_.getInt8Ty() : scalar_type(t.element_of()); }
+llvm::Type* LlvmEmitter::mem_elem(DataType t) {
+  return t.is_bool() || t.is_sub_byte_int() ? b_.getInt8Ty() : scalar_type(t.element_of());
+}
 
 llvm::Type* LlvmEmitter::mem_type(DataType t) {
   llvm::Type* s = mem_elem(t);
@@ -62,6 +65,7 @@ llvm::Value* LlvmEmitter::constant(DataType t, const ir::ExprNode* n) {
 }
 
 llvm::Value* LlvmEmitter::float_constant(DataType t, double v) {
+  if (t.is_small_float()) return b_.getInt8(uint8_t(storage_encode(t, float(v))));
   if (is_f16(t)) return b_.getInt16(float16::from_float(float(v)));
   if (is_bf16(t)) return b_.getInt16(bfloat16::from_float(float(v)));
   return llvm::ConstantFP::get(scalar_type(t.element_of()), t.bits == 32 ? double(float(v)) : v);
@@ -73,9 +77,11 @@ llvm::Value* LlvmEmitter::cast(llvm::Value* v, DataType from, DataType to) {
   int lanes = from.lanes;
   auto vec = [&](llvm::Type* s) -> llvm::Type* { return lanes > 1 ? llvm::FixedVectorType::get(s, lanes) : s; };
   DataType f32 = dtype::float32.with_lanes(lanes);
-  if (from.is_storage_only()) return cast(storage_to_f32(v, from), f32, to);
-  if (to.is_storage_only()) {
+  // int4/int2 are plain i4/i2 integers in registers; the float storage types go through float32.
+  if (from.is_storage_only() && from.is_float()) return cast(storage_to_f32(v, from), f32, to);
+  if (to.is_storage_only() && to.is_float()) {
     llvm::Value* x = cast(v, from, f32);
+    if (to.is_small_float()) return f32_to_small_float(x, to);
     return is_bf16(to) ? f32_to_bf16(x, lanes) : f32_to_f16(x, lanes);
   }
   llvm::Type* tt = reg_type(to);
@@ -100,6 +106,7 @@ llvm::Value* LlvmEmitter::cast(llvm::Value* v, DataType from, DataType to) {
 llvm::Value* LlvmEmitter::storage_to_f32(llvm::Value* bits, DataType from) {
   int lanes = from.lanes;
   auto vec = [&](llvm::Type* s) -> llvm::Type* { return lanes > 1 ? llvm::FixedVectorType::get(s, lanes) : s; };
+  if (from.is_small_float()) return small_float_to_f32(bits, from);
   if (is_f16(from)) return b_.CreateFPExt(b_.CreateBitCast(bits, vec(b_.getHalfTy())), vec(b_.getFloatTy()));
   llvm::Value* w = b_.CreateShl(b_.CreateZExt(bits, vec(b_.getInt32Ty())), splat(lanes, b_.getInt32(16)));
   return b_.CreateBitCast(w, vec(b_.getFloatTy()));

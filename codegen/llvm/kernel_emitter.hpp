@@ -3,8 +3,9 @@
 // threading plan is shared with the C emitter (include/nnvm/target/storage_plan.hpp), so both
 // CPU back ends agree on workspace sizes, stack allocations and what parallel bodies capture.
 //
-// Values in registers: bool is i1 (a byte in memory), float16/bfloat16 are their i16 bits
-// (storage types: only loaded, stored and cast), vectors are LLVM fixed vectors.
+// Values in registers: bool is i1 (a byte in memory), float16/bfloat16 are their i16 bits and
+// the float8/float4 types their i8 bits (storage types: only loaded, stored and cast), int4/int2
+// are i4/i2 (a byte in memory), vectors are LLVM fixed vectors.
 //
 // One class, its members defined by concept: emitter.cpp (the kernel ABI), emit_values.cpp
 // (types, constants, casts), emit_memory.cpp (scopes, workspace, loads and stores),
@@ -71,6 +72,9 @@ class LlvmEmitter {
   llvm::Value* storage_to_f32(llvm::Value* bits, DataType from);
   llvm::Value* f32_to_f16(llvm::Value* x, int lanes);
   llvm::Value* f32_to_bf16(llvm::Value* x, int lanes);
+  // emit_small_float.cpp
+  llvm::Value* small_float_to_f32(llvm::Value* bits, DataType from);
+  llvm::Value* f32_to_small_float(llvm::Value* x, DataType to);
 
   // emit_memory.cpp
   llvm::Value* var_value(const ir::VarNode* v);

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "files.hpp"
+#include "nnvm/ir/small_float.hpp"
 #include "nnvm/limits.hpp"
 #include "nnvm/onnx/dtype_codes.hpp"
 
@@ -54,6 +55,7 @@ std::pair<int64_t, int64_t> int32_range(DataType t) {
   if (t == dtype::int16) return {INT16_MIN, INT16_MAX};
   if (t == dtype::uint16) return {0, UINT16_MAX};
   if (t == dtype::float16 || t == dtype::bfloat16) return {INT16_MIN, UINT16_MAX};
+  if (t.is_small_float()) return {INT8_MIN, UINT8_MAX};
   return {INT32_MIN, INT32_MAX};
 }
 
@@ -103,6 +105,23 @@ void decode_typed(const TensorProto& t, NDArray& a, const std::vector<std::strin
   }
 }
 
+// The 4- and 2-bit types (int4, uint4, int2, uint2, float4e2m1) are packed in files, low bits
+// first: 8 / bits elements per byte of raw_data, external data or int32_data. nnvm holds one per
+// byte, sign-extended for int4/int2.
+bool packed_in_files(DataType t) { return t.bits < 8; }
+int64_t packed_bytes(DataType t, int64_t numel) { return (numel * t.bits + 7) / 8; }
+void unpack(const uint8_t* packed, NDArray& a) {
+  DataType d = a.dtype();
+  int per = 8 / d.bits;
+  unsigned mask = (1u << d.bits) - 1u;
+  auto* out = static_cast<uint8_t*>(a.raw());
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    unsigned v = (packed[i / per] >> ((i % per) * d.bits)) & mask;
+    if (d.is_int() && (v >> (d.bits - 1))) v |= ~mask;  // sign-extend
+    out[i] = uint8_t(v);
+  }
+}
+
 template <class T>
 T load(const NDArray& a, int64_t i) {
   T v;
@@ -132,6 +151,8 @@ ops::AttrValue values_as_attr(const NDArray& a) {
   if (d == dtype::uint32) return collect([&](int64_t i) { return int64_t(load<uint32_t>(a, i)); });
   // uint64 values above INT64_MAX wrap; attributes are int64 in ONNX too.
   if (d == dtype::uint64) return collect([&](int64_t i) { return int64_t(load<uint64_t>(a, i)); });
+  if (d.is_small_float()) return collect([&](int64_t i) { return double(storage_decode(d, load<uint8_t>(a, i))); });
+  if (d.is_sub_byte_int() && d.is_int()) return collect([&](int64_t i) { return int64_t(load<int8_t>(a, i)); });
   return collect([&](int64_t i) { return int64_t(load<uint8_t>(a, i)); });  // uint8, bool
 }
 
@@ -140,6 +161,37 @@ std::string unsupported_dtype(int64_t code) {
   if (dtype_of_code(code)) return "";
   return str_cat("type ", code_name(code), " (", code, ") is not supported");
 }
+
+namespace {
+NDArray decode_packed(const TensorProto& t, DataType d, const std::vector<int64_t>& shape, int64_t numel, bool external,
+                      const std::string& base_dir, const std::vector<std::string>& where) {
+  int64_t bytes = packed_bytes(d, numel);
+  std::vector<uint8_t> packed;
+  if (external) {
+    read_external(t, base_dir, uint64_t(bytes), where, [&] {
+      packed.resize(size_t(bytes));
+      return static_cast<void*>(packed.data());
+    });
+  } else if (t.has_raw_data()) {
+    if (int64_t(t.raw_data().size()) != bytes)
+      tensor_error(where, str_cat("raw_data holds ", t.raw_data().size(), " bytes but ", numel, " packed ", d,
+                                  " elements need ", bytes));
+    packed.assign(t.raw_data().begin(), t.raw_data().end());
+  } else {
+    if (int64_t(t.int32_data_size()) != bytes)
+      tensor_error(where, str_cat("int32_data holds ", t.int32_data_size(), " values but ", numel, " packed ", d,
+                                  " elements need ", bytes, " (one byte each)"));
+    for (int64_t i = 0; i < bytes; ++i) {
+      int64_t v = t.int32_data(int(i));
+      if (v < INT8_MIN || v > UINT8_MAX) tensor_error(where, str_cat("int32_data[", i, "] = ", v, " is not a byte"));
+      packed.push_back(uint8_t(v));
+    }
+  }
+  NDArray a(d, shape);
+  unpack(packed.data(), a);
+  return a;
+}
+}  // namespace
 
 NDArray decode_tensor(const TensorProto& t, const std::string& base_dir, const std::vector<std::string>& where) {
   if (std::string why = unsupported_dtype(t.data_type()); !why.empty())
@@ -175,6 +227,7 @@ NDArray decode_tensor(const TensorProto& t, const std::string& base_dir, const s
 
   // Sizes are checked before NDArray allocates, so a hostile shape cannot make us allocate more
   // than the data actually present.
+  if (packed_in_files(d)) return decode_packed(t, d, shape, numel, external, base_dir, where);
   if (external) {
     NDArray a;
     read_external(t, base_dir, uint64_t(bytes), where, [&] {

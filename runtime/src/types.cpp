@@ -7,17 +7,26 @@ NNVM_BEGIN_NAMESPACE
 namespace runtime {
 
 namespace {
+// Names inline (no pointers): a table of pointers costs a dynamic relocation per entry in a
+// shared library, and the runtime's size budget (ctest runtime.size) is tight.
 struct DtypeEntry {
-  const char* name;  // DataType::str() of the compiler
+  char name[15];  // DataType::str() of the compiler
+  uint8_t bytes;
   int32_t code;
-  uint32_t bytes;
 };
 constexpr DtypeEntry dtypes[] = {
-    {"float32", NNVM_DTYPE_FLOAT32, 4}, {"uint8", NNVM_DTYPE_UINT8, 1},     {"int8", NNVM_DTYPE_INT8, 1},
-    {"uint16", NNVM_DTYPE_UINT16, 2},   {"int16", NNVM_DTYPE_INT16, 2},     {"int32", NNVM_DTYPE_INT32, 4},
-    {"int64", NNVM_DTYPE_INT64, 8},     {"bool", NNVM_DTYPE_BOOL, 1},       {"float16", NNVM_DTYPE_FLOAT16, 2},
-    {"float64", NNVM_DTYPE_FLOAT64, 8}, {"uint32", NNVM_DTYPE_UINT32, 4},   {"uint64", NNVM_DTYPE_UINT64, 8},
-    {"bfloat16", NNVM_DTYPE_BFLOAT16, 2}};
+    {"float32", 4, NNVM_DTYPE_FLOAT32},       {"uint8", 1, NNVM_DTYPE_UINT8},
+    {"int8", 1, NNVM_DTYPE_INT8},             {"uint16", 2, NNVM_DTYPE_UINT16},
+    {"int16", 2, NNVM_DTYPE_INT16},           {"int32", 4, NNVM_DTYPE_INT32},
+    {"int64", 8, NNVM_DTYPE_INT64},           {"bool", 1, NNVM_DTYPE_BOOL},
+    {"float16", 2, NNVM_DTYPE_FLOAT16},       {"float64", 8, NNVM_DTYPE_FLOAT64},
+    {"uint32", 4, NNVM_DTYPE_UINT32},         {"uint64", 8, NNVM_DTYPE_UINT64},
+    {"bfloat16", 2, NNVM_DTYPE_BFLOAT16},     {"float8e4m3fn", 1, NNVM_DTYPE_FLOAT8E4M3FN},
+    {"float8e4m3fnuz", 1, NNVM_DTYPE_FLOAT8E4M3FNUZ}, {"float8e5m2", 1, NNVM_DTYPE_FLOAT8E5M2},
+    {"float8e5m2fnuz", 1, NNVM_DTYPE_FLOAT8E5M2FNUZ}, {"float8e8m0", 1, NNVM_DTYPE_FLOAT8E8M0},
+    {"float4e2m1", 1, NNVM_DTYPE_FLOAT4E2M1}, {"int4", 1, NNVM_DTYPE_INT4},
+    {"uint4", 1, NNVM_DTYPE_UINT4},           {"int2", 1, NNVM_DTYPE_INT2},
+    {"uint2", 1, NNVM_DTYPE_UINT2}};
 }  // namespace
 
 const char* dtype_name(int32_t code) {

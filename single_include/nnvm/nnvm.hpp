@@ -221,7 +221,11 @@ struct bfloat16 {
 
 // A data type: a code, a bit width and a lane count (lanes > 1 for vector values).
 struct DataType {
-  enum class Code : uint8_t { Int, UInt, Float, BFloat, Bool, Handle };
+  // Float8*/Float4E2M1: ONNX's 8- and 4-bit floats (ir/small_float.hpp), storage types.
+  enum class Code : uint8_t {
+    Int, UInt, Float, BFloat, Bool, Handle,
+    Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0, Float4E2M1,
+  };
   Code code = Code::Int;
   uint8_t bits = 32;
   uint16_t lanes = 1;
@@ -238,14 +242,20 @@ struct DataType {
   constexpr bool is_int() const { return code == Code::Int; }
   constexpr bool is_uint() const { return code == Code::UInt; }
   constexpr bool is_integer() const { return code == Code::Int || code == Code::UInt; }
-  constexpr bool is_float() const { return code == Code::Float || code == Code::BFloat; }
+  constexpr bool is_float() const { return code == Code::Float || code == Code::BFloat || is_small_float(); }
+  // The float8 and float4 types.
+  constexpr bool is_small_float() const { return code >= Code::Float8E4M3FN; }
+  // int4, uint4, int2, uint2: one element per byte in memory (sign-extended for int4/int2).
+  constexpr bool is_sub_byte_int() const { return is_integer() && bits < 8; }
   constexpr bool is_bool() const { return code == Code::Bool; }
   constexpr bool is_handle() const { return code == Code::Handle; }
   constexpr bool is_scalar() const { return lanes == 1; }
   constexpr bool is_vector() const { return lanes > 1; }
-  // float16 and bfloat16 are storage types: loads, stores and casts only, no arithmetic.
+  // float16, bfloat16, the float8/float4 types and the sub-byte integers are storage types:
+  // loads, stores and casts only, no arithmetic (ops compute in float32; int4/int2 values are
+  // exact there).
   constexpr bool is_storage_only() const {
-    return (code == Code::Float && bits == 16) || code == Code::BFloat;
+    return (code == Code::Float && bits == 16) || code == Code::BFloat || is_small_float() || is_sub_byte_int();
   }
   constexpr int bytes() const { return (bits + 7) / 8; }
   constexpr DataType element_of() const { return {code, bits, 1}; }
@@ -265,6 +275,12 @@ struct DataType {
       case Code::BFloat: s = "bfloat" + std::to_string(bits); break;
       case Code::Bool: s = "bool"; break;
       case Code::Handle: s = "handle"; break;
+      case Code::Float8E4M3FN: s = "float8e4m3fn"; break;
+      case Code::Float8E4M3FNUZ: s = "float8e4m3fnuz"; break;
+      case Code::Float8E5M2: s = "float8e5m2"; break;
+      case Code::Float8E5M2FNUZ: s = "float8e5m2fnuz"; break;
+      case Code::Float8E8M0: s = "float8e8m0"; break;
+      case Code::Float4E2M1: s = "float4e2m1"; break;
     }
     if (lanes > 1) s += "x" + std::to_string(lanes);
     return s;
@@ -281,11 +297,21 @@ inline constexpr DataType uint8 = DataType::uint(8), uint16 = DataType::uint(16)
 inline constexpr DataType float16 = DataType::float_(16), float32 = DataType::float_(32),
                           float64 = DataType::float_(64);
 inline constexpr DataType bfloat16 = DataType(DataType::Code::BFloat, 16);
+inline constexpr DataType float8e4m3fn = DataType(DataType::Code::Float8E4M3FN, 8),
+                          float8e4m3fnuz = DataType(DataType::Code::Float8E4M3FNUZ, 8),
+                          float8e5m2 = DataType(DataType::Code::Float8E5M2, 8),
+                          float8e5m2fnuz = DataType(DataType::Code::Float8E5M2FNUZ, 8),
+                          float8e8m0 = DataType(DataType::Code::Float8E8M0, 8),
+                          float4e2m1 = DataType(DataType::Code::Float4E2M1, 4);
+inline constexpr DataType int4 = DataType::int_(4), uint4 = DataType::uint(4), int2 = DataType::int_(2),
+                          uint2 = DataType::uint(2);
 // Index arithmetic (loop variables, shapes, flattened offsets) is int64 throughout.
 inline constexpr DataType index = int64;
 // Every scalar type a tensor can hold, in the order messages list them.
-inline constexpr DataType tensor_types[] = {boolean, int8,    int16,   int32,   int64,   uint8,   uint16,
-                                            uint32,  uint64,  float16, bfloat16, float32, float64};
+inline constexpr DataType tensor_types[] = {
+    boolean, int8,     int16,   int32,   int64,        uint8,          uint16,     uint32,         uint64,
+    float16, bfloat16, float32, float64, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, float8e8m0,
+    float4e2m1, int4, uint4, int2, uint2};
 }  // namespace dtype
 
 // The C++ type <-> DataType mapping used by the typed DSL and by typed buffers.
@@ -687,6 +713,169 @@ NNVM_END_NAMESPACE
 #include <cmath>
 #include <type_traits>
 
+// begin nnvm/ir/small_float.hpp
+// The float8 and float4 storage types (ONNX FLOAT8E4M3FN .. FLOAT4E2M1): their encodings and
+// their conversions from and to float32, which every back end implements the same way (the C
+// helpers in target/storage_helpers.hpp, the LLVM emitter, the interpreter through these
+// functions).
+//
+// A conversion to one of them (ir::Cast) rounds to nearest even and does NOT saturate: a value
+// beyond the largest finite one becomes infinity where the format has one (E5M2), NaN where it
+// has only NaN (the *FN and *FNUZ formats), and the largest value where it has neither
+// (FLOAT4E2M1), as in ml_dtypes and PyTorch. ONNX's saturate=1 is a clamp before the cast
+// (ops/transform/cast.hpp). NaN stays NaN where the format has one; FLOAT4E2M1 has none and,
+// as ONNX's reference does, turns NaN into the zero of the opposite sign. The FNUZ formats have
+// no negative zero. FLOAT8E8M0 (a power of two 2^(code - 127), no sign, no zero, 0xFF is NaN)
+// rounds to the nearest power of two, ties up; zero and values below 2^-127 give 2^-127, a
+// negative number NaN; ONNX's round_mode up/down is applied around it (ops/transform/cast.hpp).
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+
+
+NNVM_BEGIN_NAMESPACE
+
+// A sign-exponent-mantissa format of at most 8 bits (FLOAT8E8M0 is not one: see above).
+struct SmallFloatFormat {
+  enum class Nan : uint8_t {
+    ieee,       // all-ones exponent with a nonzero mantissa (infinity: zero mantissa)
+    all_ones,   // only S.1111.111 (the FN formats: no infinity)
+    neg_zero,   // only 0x80, the pattern of -0 (the FNUZ formats: no infinity, no -0)
+    none,       // no NaN, no infinity (FLOAT4E2M1)
+  };
+  const char* helper;  // short name in emitted helpers: nnvm_f32_to_<helper>
+  int exp_bits, man_bits, bias;
+  Nan nan;
+  uint8_t max_mag;  // the largest finite magnitude's code (sign bit clear)
+
+  constexpr uint32_t sign_bit() const { return 1u << (exp_bits + man_bits); }
+  constexpr uint32_t exp_all_ones() const { return (1u << exp_bits) - 1u; }
+  constexpr bool has_inf() const { return nan == Nan::ieee; }
+  // The code NaN converts to (sign: the input's sign bit, 0 or 1).
+  constexpr uint32_t nan_code(uint32_t sign) const {
+    switch (nan) {
+      case Nan::ieee: return (sign ? sign_bit() : 0) | (exp_all_ones() << man_bits) | (1u << (man_bits - 1));
+      case Nan::all_ones: return (sign ? sign_bit() : 0) | (sign_bit() - 1u);
+      case Nan::neg_zero: return sign_bit();
+      case Nan::none: return sign ? 0u : sign_bit();
+    }
+    return 0;
+  }
+  // The code of a magnitude past max_mag (infinity included).
+  constexpr uint32_t overflow_code(uint32_t sign) const {
+    switch (nan) {
+      case Nan::ieee: return (sign ? sign_bit() : 0) | (exp_all_ones() << man_bits);
+      case Nan::all_ones:
+      case Nan::neg_zero: return nan_code(sign);
+      case Nan::none: return (sign ? sign_bit() : 0) | max_mag;
+    }
+    return 0;
+  }
+  constexpr uint32_t zero_code(uint32_t sign) const { return sign && nan != Nan::neg_zero ? sign_bit() : 0u; }
+  constexpr bool is_nan(uint32_t c) const {
+    uint32_t mag = c & (sign_bit() - 1u);
+    switch (nan) {
+      case Nan::ieee: return (mag >> man_bits) == exp_all_ones() && (mag & ((1u << man_bits) - 1u)) != 0;
+      case Nan::all_ones: return mag == sign_bit() - 1u;
+      case Nan::neg_zero: return c == sign_bit();
+      case Nan::none: return false;
+    }
+    return false;
+  }
+  constexpr bool is_inf(uint32_t c) const {
+    return has_inf() && (c & (sign_bit() - 1u)) == exp_all_ones() << man_bits;
+  }
+  // The largest finite value.
+  float max_value() const { return decode(max_mag); }
+
+  // A NaN keeps its sign bit (so the interpreter, which holds values as float32, stores back
+  // the code it loaded).
+  float decode(uint32_t c) const {
+    bool neg = c & sign_bit();
+    if (is_nan(c)) return neg ? -NAN : NAN;
+    if (is_inf(c)) return neg ? -INFINITY : INFINITY;
+    uint32_t mag = c & (sign_bit() - 1u), e = mag >> man_bits, m = mag & ((1u << man_bits) - 1u);
+    float v = e == 0 ? std::ldexp(float(m), 1 - bias - man_bits)
+                     : std::ldexp(float((1u << man_bits) + m), int(e) - bias - man_bits);
+    return neg ? -v : v;
+  }
+
+  // Round to nearest even in integer arithmetic on float32's bits (the emitted helpers are the
+  // same steps; storage_helpers.hpp).
+  uint32_t encode(float f) const {
+    uint32_t x;
+    std::memcpy(&x, &f, 4);
+    uint32_t sign = x >> 31, a = x & 0x7fffffffu;
+    if (a > 0x7f800000u) return nan_code(sign);
+    if (a == 0x7f800000u) return overflow_code(sign);
+    int e32 = int(a >> 23);
+    if (e32 == 0) return zero_code(sign);  // float32 subnormals are far below every format's least value
+    uint32_t sig = (a & 0x7fffffu) | 0x800000u;
+    int te = e32 - 127 + bias;  // the biased exponent in this format
+    int shift = 23 - man_bits + (te < 1 ? 1 - te : 0);
+    if (shift > 24) return zero_code(sign);
+    uint32_t q = sig >> shift, rem = sig & ((1u << shift) - 1u), half = 1u << (shift - 1);
+    uint32_t mag = (te < 1 ? 0u : uint32_t(te - 1) << man_bits) + q;  // a mantissa carry raises the exponent
+    if (rem > half || (rem == half && (mag & 1u))) ++mag;
+    if (mag > max_mag) return overflow_code(sign);
+    if (mag == 0) return zero_code(sign);
+    return (sign ? sign_bit() : 0u) | mag;
+  }
+};
+
+namespace small_float {
+inline constexpr SmallFloatFormat e4m3fn{"f8e4m3fn", 4, 3, 7, SmallFloatFormat::Nan::all_ones, 0x7e};
+inline constexpr SmallFloatFormat e4m3fnuz{"f8e4m3fnuz", 4, 3, 8, SmallFloatFormat::Nan::neg_zero, 0x7f};
+inline constexpr SmallFloatFormat e5m2{"f8e5m2", 5, 2, 15, SmallFloatFormat::Nan::ieee, 0x7b};
+inline constexpr SmallFloatFormat e5m2fnuz{"f8e5m2fnuz", 5, 2, 16, SmallFloatFormat::Nan::neg_zero, 0x7f};
+inline constexpr SmallFloatFormat e2m1{"f4e2m1", 2, 1, 1, SmallFloatFormat::Nan::none, 0x7};
+
+// FLOAT8E8M0: code c is 2^(c - 127); 0xFF is NaN.
+inline float e8m0_decode(uint32_t c) { return c == 0xffu ? NAN : std::ldexp(1.0f, int(c) - 127); }
+inline uint32_t e8m0_encode(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if (x > 0x7f800000u && x != 0x80000000u) return 0xffu;  // NaN, infinity and negative numbers (not -0)
+  uint32_t e = (x >> 23) & 0xffu;
+  if (e == 0) return 0;  // zero and subnormals: 2^-127, the least value
+  uint32_t c = e + ((x & 0x400000u) ? 1u : 0u);  // ties (mantissa exactly 0.5) round up
+  return c > 0xfeu ? 0xffu : c;
+}
+}  // namespace small_float
+
+// The format of a float8/float4 type, or nullptr (FLOAT8E8M0 included: it has its own rules).
+constexpr const SmallFloatFormat* small_float_format(DataType t) {
+  switch (t.code) {
+    case DataType::Code::Float8E4M3FN: return &small_float::e4m3fn;
+    case DataType::Code::Float8E4M3FNUZ: return &small_float::e4m3fnuz;
+    case DataType::Code::Float8E5M2: return &small_float::e5m2;
+    case DataType::Code::Float8E5M2FNUZ: return &small_float::e5m2fnuz;
+    case DataType::Code::Float4E2M1: return &small_float::e2m1;
+    default: return nullptr;
+  }
+}
+
+// The stored bits of float32 value `f` in storage type `t` (float16, bfloat16, a float8 or
+// float4 type), and the float32 those bits stand for.
+inline uint32_t storage_encode(DataType t, float f) {
+  if (const SmallFloatFormat* fmt = small_float_format(t)) return fmt->encode(f);
+  if (t.code == DataType::Code::Float8E8M0) return small_float::e8m0_encode(f);
+  if (t.code == DataType::Code::BFloat) return bfloat16::from_float(f);
+  return float16::from_float(f);
+}
+inline float storage_decode(DataType t, uint32_t bits) {
+  if (const SmallFloatFormat* fmt = small_float_format(t)) return fmt->decode(bits);
+  if (t.code == DataType::Code::Float8E8M0) return small_float::e8m0_decode(bits);
+  if (t.code == DataType::Code::BFloat) return bfloat16::to_float(uint16_t(bits));
+  return float16::to_float(uint16_t(bits));
+}
+// `v` rounded to float storage type `t` (the value a constant of that type holds).
+inline float storage_round(DataType t, double v) { return storage_decode(t, storage_encode(t, float(v))); }
+
+NNVM_END_NAMESPACE
+// end nnvm/ir/small_float.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace ir {
@@ -729,11 +918,13 @@ inline bool is_const(const Expr& e) {
 
 // The largest and smallest finite values of a scalar type, as the identity of min/max.
 inline Expr max_value(DataType t) {
+  if (const SmallFloatFormat* f = small_float_format(t)) return make_const(t, f->max_value());
   if (t.is_float()) return make_const(t, t.bits == 64 ? 1.7976931348623157e308 : 3.4028234663852886e38);
   if (t.is_uint() || t.is_bool()) return UIntImm::make(t, t.bits == 64 ? ~uint64_t(0) : (uint64_t(1) << t.bits) - 1);
   return IntImm::make(t, t.bits == 64 ? INT64_MAX : (int64_t(1) << (t.bits - 1)) - 1);
 }
 inline Expr min_value(DataType t) {
+  if (const SmallFloatFormat* f = small_float_format(t)) return make_const(t, -f->max_value());
   if (t.is_float()) return make_const(t, t.bits == 64 ? -1.7976931348623157e308 : -3.4028234663852886e38);
   if (t.is_uint() || t.is_bool()) return UIntImm::make(t, 0);
   return IntImm::make(t, t.bits == 64 ? INT64_MIN : -(int64_t(1) << (t.bits - 1)));
@@ -880,8 +1071,7 @@ inline Expr UIntImm::make(DataType t, uint64_t v) {
 }
 inline Expr FloatImm::make(DataType t, double v) {
   if (t.bits == 32) v = double(float(v));
-  else if (t.is_storage_only()) v = t.code == DataType::Code::BFloat ? bfloat16::to_float(bfloat16::from_float(float(v)))
-                                                                    : float16::to_float(float16::from_float(float(v)));
+  else if (t.is_storage_only() && t.is_float()) v = storage_round(t, v);
   return make_expr<FloatImm>(t, v);
 }
 // The value x for which combine(x, y) == y: where a reduction starts. For floats that is +inf
@@ -8000,8 +8190,9 @@ NNVM_BEGIN_NAMESPACE
 namespace target::interp {
 
 // Signed integers are held sign-extended, unsigned integers and bool zero-extended, float32 in
-// the low 32 bits, float64 in all 64. float16/bfloat16 values are held as the float32 they
-// equal exactly: they are only loaded, stored and cast.
+// the low 32 bits, float64 in all 64. float16/bfloat16 and the float8/float4 values are held as
+// the float32 they equal exactly: they are only loaded, stored and cast. int4/int2/uint4/uint2
+// are integers of that width, a byte each in memory.
 struct Lane {
   uint64_t u;
   int64_t i() const { return int64_t(u); }
@@ -8039,10 +8230,12 @@ class LaneVec {
 };
 
 // The interpretation of a scalar element type; `unsupported` for types no back end handles.
-enum class Elem : uint8_t { i, u, b, f32, f64, f16, bf16, unsupported };
+// `small`: a float8/float4 type, converted by storage_encode/storage_decode (small_float.hpp).
+enum class Elem : uint8_t { i, u, b, f32, f64, f16, bf16, small, unsupported };
 
 inline Elem elem_of(DataType t) {
-  bool int_width = t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
+  if (t.is_small_float()) return Elem::small;
+  bool int_width = t.bits == 2 || t.bits == 4 || t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
   switch (t.code) {
     case DataType::Code::Int: return int_width ? Elem::i : Elem::unsupported;
     case DataType::Code::UInt: return int_width ? Elem::u : Elem::unsupported;
@@ -8050,9 +8243,8 @@ inline Elem elem_of(DataType t) {
     case DataType::Code::Float:
       return t.bits == 32 ? Elem::f32 : t.bits == 64 ? Elem::f64 : t.bits == 16 ? Elem::f16 : Elem::unsupported;
     case DataType::Code::BFloat: return t.bits == 16 ? Elem::bf16 : Elem::unsupported;
-    case DataType::Code::Handle: return Elem::unsupported;
+    default: return Elem::unsupported;
   }
-  return Elem::unsupported;
 }
 inline bool is_integral(Elem c) { return c == Elem::i || c == Elem::u || c == Elem::b; }
 
@@ -8080,8 +8272,10 @@ uint64_t float_to_int_bits(Elem to, int bits, F x) {
   return uint64_t(int64_t(x));
 }
 
+// For Elem::small, `bits` is not enough to name the format: callers pass the DataType's code
+// through small_code (a Code, the type's bits being implied).
 template <class S>
-Lane convert(Elem to, int bits, S x) {
+Lane convert(Elem to, int bits, S x, DataType::Code small_code = DataType::Code::Float8E4M3FN) {
   switch (to) {
     case Elem::b: return {x != S(0)};
     case Elem::i:
@@ -8093,20 +8287,22 @@ Lane convert(Elem to, int bits, S x) {
     // Conversions to the storage types go through float32, as the emitted helpers do.
     case Elem::f16: return Lane::of(float16::to_float(float16::from_float(float(x))));
     case Elem::bf16: return Lane::of(bfloat16::to_float(bfloat16::from_float(float(x))));
+    case Elem::small: return Lane::of(storage_round(DataType(small_code, 8), double(float(x))));
     case Elem::unsupported: break;
   }
   return {0};
 }
 
-inline Lane cast_lane(Elem to, int to_bits, Elem from, Lane v) {
+inline Lane cast_lane(Elem to, int to_bits, Elem from, Lane v, DataType::Code small_code = DataType::Code::Float8E4M3FN) {
   switch (from) {
-    case Elem::i: return convert(to, to_bits, v.i());
+    case Elem::i: return convert(to, to_bits, v.i(), small_code);
     case Elem::u:
-    case Elem::b: return convert(to, to_bits, v.u);
+    case Elem::b: return convert(to, to_bits, v.u, small_code);
     case Elem::f32:
     case Elem::f16:
-    case Elem::bf16: return convert(to, to_bits, v.f());
-    case Elem::f64: return convert(to, to_bits, v.d());
+    case Elem::bf16:
+    case Elem::small: return convert(to, to_bits, v.f(), small_code);
+    case Elem::f64: return convert(to, to_bits, v.d(), small_code);
     case Elem::unsupported: break;
   }
   return {0};
@@ -8262,10 +8458,13 @@ void write_as(std::byte* p, T v) {
 }
 
 // Reads one element of type (c, bits) at p; bool bytes other than 0 read as true.
-inline Lane load_elem(Elem c, int bits, const std::byte* p) {
+// `code` names the format of an Elem::small element.
+inline Lane load_elem(Elem c, int bits, const std::byte* p, DataType::Code code = DataType::Code::Float8E4M3FN) {
   switch (c) {
     case Elem::i:
       switch (bits) {
+        case 2:
+        case 4:
         case 8: return Lane::of_i(read_as<int8_t>(p));
         case 16: return Lane::of_i(read_as<int16_t>(p));
         case 32: return Lane::of_i(read_as<int32_t>(p));
@@ -8273,6 +8472,8 @@ inline Lane load_elem(Elem c, int bits, const std::byte* p) {
       }
     case Elem::u:
       switch (bits) {
+        case 2:
+        case 4:
         case 8: return {read_as<uint8_t>(p)};
         case 16: return {read_as<uint16_t>(p)};
         case 32: return {read_as<uint32_t>(p)};
@@ -8283,16 +8484,19 @@ inline Lane load_elem(Elem c, int bits, const std::byte* p) {
     case Elem::f64: return Lane::of(read_as<double>(p));
     case Elem::f16: return Lane::of(float16::to_float(read_as<uint16_t>(p)));
     case Elem::bf16: return Lane::of(bfloat16::to_float(read_as<uint16_t>(p)));
+    case Elem::small: return Lane::of(storage_decode(DataType(code, 8), read_as<uint8_t>(p)));
     case Elem::unsupported: break;
   }
   return {0};
 }
 
-inline void store_elem(Elem c, int bits, std::byte* p, Lane v) {
+inline void store_elem(Elem c, int bits, std::byte* p, Lane v, DataType::Code code = DataType::Code::Float8E4M3FN) {
   switch (c) {
     case Elem::i:
     case Elem::u:
       switch (bits) {
+        case 2:
+        case 4:
         case 8: return write_as(p, uint8_t(v.u));
         case 16: return write_as(p, uint16_t(v.u));
         case 32: return write_as(p, uint32_t(v.u));
@@ -8303,6 +8507,7 @@ inline void store_elem(Elem c, int bits, std::byte* p, Lane v) {
     case Elem::f64: return write_as(p, v.d());
     case Elem::f16: return write_as(p, float16::from_float(v.f()));
     case Elem::bf16: return write_as(p, bfloat16::from_float(v.f()));
+    case Elem::small: return write_as(p, uint8_t(storage_encode(DataType(code, 8), v.f())));
     case Elem::unsupported: break;
   }
 }
@@ -8316,7 +8521,7 @@ inline void fill_uninitialized(Elem c, int bits, std::byte* p, int64_t n) {
       case Elem::f64: write_as(p + 8 * k, uint64_t(0x7ff8000000000000u)); break;
       case Elem::f16: write_as(p + 2 * k, uint16_t(0x7e00u)); break;
       case Elem::bf16: write_as(p + 2 * k, uint16_t(0x7fc0u)); break;
-      default: std::memset(p, 0xCD, size_t(n) * size_t(bits / 8)); return;
+      default: std::memset(p, 0xCD, size_t(n) * size_t((bits + 7) / 8)); return;
     }
   }
 }
@@ -8510,7 +8715,8 @@ class Machine {
     switch (n->kind) {
       case K::IntImm: return Lane::of_i(static_cast<const ir::IntImm*>(n)->value);
       case K::UIntImm: return {static_cast<const ir::UIntImm*>(n)->value};
-      case K::FloatImm: return convert(elem_of(n->dtype), n->dtype.bits, static_cast<const ir::FloatImm*>(n)->value);
+      case K::FloatImm:
+        return convert(elem_of(n->dtype), n->dtype.bits, static_cast<const ir::FloatImm*>(n)->value, n->dtype.code);
       case K::Var: {
         auto* var = static_cast<const ir::VarNode*>(n);
         auto it = vars_.find(var);
@@ -8529,7 +8735,7 @@ class Machine {
       }
       case K::Cast: {
         auto* op = static_cast<const ir::Cast*>(n);
-        return cast_lane(elem_of(n->dtype), n->dtype.bits, elem_of(op->value.dtype()), eval(op->value));
+        return cast_lane(elem_of(n->dtype), n->dtype.bits, elem_of(op->value.dtype()), eval(op->value), n->dtype.code);
       }
       case K::Call: {
         auto* op = static_cast<const ir::Call*>(n);
@@ -8543,7 +8749,7 @@ class Machine {
         int64_t index = eval(op->index).i();
         check_index(op->buffer, slot, index, "load");
         DataType t = op->buffer->dtype;
-        return load_elem(elem_of(t), t.bits, slot.data + index * t.bytes());
+        return load_elem(elem_of(t), t.bits, slot.data + index * t.bytes(), t.code);
       }
       case K::Broadcast: return eval(static_cast<const ir::Broadcast*>(n)->value);
       case K::Let: {
@@ -8610,7 +8816,7 @@ class Machine {
         Elem to = elem_of(n->dtype), from = elem_of(op->value.dtype());
         eval_vec(op->value, out);
         expect_lanes(out, lanes);
-        for (int k = 0; k < lanes; ++k) out[k] = cast_lane(to, n->dtype.bits, from, out[k]);
+        for (int k = 0; k < lanes; ++k) out[k] = cast_lane(to, n->dtype.bits, from, out[k], n->dtype.element_of().code);
         return;
       }
       case K::Call: {
@@ -8637,7 +8843,7 @@ class Machine {
         DataType t = op->buffer->dtype;
         Elem c = elem_of(t);
         out.resize(lanes);
-        for (int k = 0; k < lanes; ++k) out[k] = load_elem(c, t.bits, slot.data + index[k].i() * t.bytes());
+        for (int k = 0; k < lanes; ++k) out[k] = load_elem(c, t.bits, slot.data + index[k].i() * t.bytes(), t.code);
         return;
       }
       case K::Ramp: {
@@ -8786,7 +8992,7 @@ class Machine {
       int64_t index = eval(op->index).i();
       check_index(op->buffer, slot, index, "store");
       Lane v = eval(op->value);
-      return store_elem(c, t.bits, slot.data + index * t.bytes(), v);
+      return store_elem(c, t.bits, slot.data + index * t.bytes(), v, t.code);
     }
     LaneVec index, value;
     eval_vec(op->index, index);
@@ -8794,7 +9000,7 @@ class Machine {
     if (value.size() != index.size()) malformed(str_cat("store to ", op->buffer->name, " has mismatched lanes"));
     // Check every lane before writing any, so a failing store leaves the buffer untouched.
     for (int k = 0; k < index.size(); ++k) check_index(op->buffer, slot, index[k].i(), "store");
-    for (int k = 0; k < index.size(); ++k) store_elem(c, t.bits, slot.data + index[k].i() * t.bytes(), value[k]);
+    for (int k = 0; k < index.size(); ++k) store_elem(c, t.bits, slot.data + index[k].i() * t.bytes(), value[k], t.code);
   }
 
   void allocate(const ir::Allocate* op) {
@@ -8913,8 +9119,8 @@ NNVM_BEGIN_NAMESPACE
 namespace target {
 
 // `pattern` with each ${name} replaced by its value; an unknown ${name} is kept as written.
-inline std::string fill(const std::string& pattern,
-                        std::initializer_list<std::pair<const char*, std::string>> parts) {
+template <class Parts>
+std::string fill_from(const std::string& pattern, const Parts& parts) {
   std::string out;
   size_t i = 0;
   while (i < pattern.size()) {
@@ -8928,6 +9134,13 @@ inline std::string fill(const std::string& pattern,
     i = close + 1;
   }
   return out.append(pattern, i, std::string::npos);
+}
+inline std::string fill(const std::string& pattern,
+                        std::initializer_list<std::pair<const char*, std::string>> parts) {
+  return fill_from(pattern, parts);
+}
+inline std::string fill(const std::string& pattern, const std::map<std::string, std::string>& parts) {
+  return fill_from(pattern, parts);
 }
 
 struct Dialect {
@@ -8981,12 +9194,13 @@ struct Dialect {
     switch (t.code) {
       case DataType::Code::Bool: return types.boolean;
       case DataType::Code::Int:
-        return t.bits == 8 ? types.int8 : t.bits == 16 ? types.int16 : t.bits == 32 ? types.int32 : types.int64;
+        return t.bits <= 8 ? types.int8 : t.bits == 16 ? types.int16 : t.bits == 32 ? types.int32 : types.int64;
       case DataType::Code::UInt:
-        return t.bits == 8 ? types.uint8 : t.bits == 16 ? types.uint16 : t.bits == 32 ? types.uint32 : types.uint64;
+        return t.bits <= 8 ? types.uint8 : t.bits == 16 ? types.uint16 : t.bits == 32 ? types.uint32 : types.uint64;
       case DataType::Code::Float: return t.bits == 32 ? types.float32 : t.bits == 64 ? types.float64 : types.float16;
       case DataType::Code::BFloat: return types.bfloat16;
       case DataType::Code::Handle: return types.handle;
+      default: return types.uint8;  // the float8/float4 types: their bits
     }
     return "void";
   }
@@ -9046,19 +9260,146 @@ class NameTable {
 NNVM_END_NAMESPACE
 // end nnvm/target/name_table.hpp
 // begin nnvm/target/storage_helpers.hpp
-// The float16 and bfloat16 conversion helpers generated code calls (storage types compute in
-// float32), as source text in a dialect's spelling. Rounding is to nearest even, NaN stays a
-// NaN and overflow gives infinity, as in nnvm::float16/bfloat16 (ir/dtype.hpp).
+// The conversion helpers between float32 and the float storage types (float16, bfloat16, the
+// float8 and float4 types) that generated code calls (storage types compute in float32), as
+// source text in a dialect's spelling. Rounding is to nearest even, NaN stays a NaN and overflow
+// gives infinity, as in nnvm::float16/bfloat16 (ir/dtype.hpp); the float8/float4 helpers are
+// the steps of SmallFloatFormat::encode/decode (ir/small_float.hpp), one pair per format.
+// Locals avoid names that are types or built-ins in OpenCL C and Metal (half, sign).
+
+#include <cstdio>
 
 
 NNVM_BEGIN_NAMESPACE
 namespace target {
 
-// Which helpers a source calls, in StorageHelper order; the source defines only those (an
-// unused static function is a warning under -Wall).
+// Which helpers a source calls, by index: float16 and bfloat16 first (StorageHelper order), then
+// a (to float32, from float32) pair per float8/float4 type in DataType::Code order. The source
+// defines only those (an unused static function is a warning under -Wall).
 enum class StorageHelper { f16_to_f32, f32_to_f16, bf16_to_f32, f32_to_bf16 };
+inline constexpr int kSmallFloatTypes = int(DataType::Code::Float4E2M1) - int(DataType::Code::Float8E4M3FN) + 1;
+inline constexpr int kStorageHelpers = 4 + 2 * kSmallFloatTypes;
 
-inline std::string storage_helpers_source(const Dialect& d, const bool (&used)[4]) {
+// The helper converting storage type `t` to float32 (to_float) or float32 to `t`: its index and
+// its name.
+inline int storage_helper_index(DataType t, bool to_float) {
+  if (t.is_small_float()) return 4 + 2 * (int(t.code) - int(DataType::Code::Float8E4M3FN)) + (to_float ? 0 : 1);
+  bool bf = t.code == DataType::Code::BFloat;
+  return int(bf ? (to_float ? StorageHelper::bf16_to_f32 : StorageHelper::f32_to_bf16)
+                : (to_float ? StorageHelper::f16_to_f32 : StorageHelper::f32_to_f16));
+}
+inline std::string small_float_helper_stem(DataType t) {
+  if (const SmallFloatFormat* f = small_float_format(t)) return f->helper;
+  return "f8e8m0";
+}
+inline std::string storage_helper_name(DataType t, bool to_float) {
+  std::string stem = t.is_small_float() ? small_float_helper_stem(t) : t.code == DataType::Code::BFloat ? "bf16" : "f16";
+  return to_float ? "nnvm_" + stem + "_to_f32" : "nnvm_f32_to_" + stem;
+}
+
+namespace detail {
+// The float8/float4 helpers of type `t` (the pair at `first`, `second`).
+inline std::string small_float_helpers(DataType t, bool to_float, bool from_float,
+                                       const std::map<std::string, std::string>& common) {
+  auto u = [](uint32_t v) { return std::to_string(v) + "u"; };
+  std::map<std::string, std::string> p = common;
+  p["h"] = small_float_helper_stem(t);
+  std::string s;
+  const SmallFloatFormat* f = small_float_format(t);
+  if (!f) {  // FLOAT8E8M0: a power of two 2^(c - 127), 0xFF NaN
+    if (to_float)
+      s += fill(R"(${qual}${f32} nnvm_${h}_to_f32(${u8} c) {
+  ${u32} out = c == 0xffu ? 0x7fc00000u : c == 0u ? 0x00400000u : (${u32})c << 23;
+  ${f32} f;
+  ${copy_f_out}
+  return f;
+}
+)", p);
+    if (from_float)
+      s += fill(R"(${qual}${u8} nnvm_f32_to_${h}(${f32} f) {
+  ${u32} x, e, c;
+  ${copy_x_f}
+  if (x > 0x7f800000u && x != 0x80000000u) return (${u8})0xffu;
+  e = (x >> 23) & 0xffu;
+  if (e == 0u) return (${u8})0u;
+  c = e + ((x & 0x400000u) ? 1u : 0u);
+  return (${u8})(c > 0xfeu ? 0xffu : c);
+}
+)", p);
+    return s;
+  }
+  using Nan = SmallFloatFormat::Nan;
+  uint32_t mag_mask = f->sign_bit() - 1u, man_mask = (1u << f->man_bits) - 1u;
+  char scale[40];
+  std::snprintf(scale, sizeof scale, "%.9gf", double(std::ldexp(1.0f, 1 - f->bias - f->man_bits)));
+  p["M"] = std::to_string(f->man_bits);
+  p["mag_mask"] = u(mag_mask);
+  p["man_mask"] = u(man_mask);
+  p["sign_bit"] = u(f->sign_bit());
+  p["sign_shift"] = std::to_string(31 - f->exp_bits - f->man_bits);
+  p["man_shift"] = std::to_string(23 - f->man_bits);
+  p["exp_adj"] = u(uint32_t(127 - f->bias));
+  p["bias_adj"] = std::to_string(127 - f->bias);
+  p["shift0"] = std::to_string(23 - f->man_bits);
+  p["scale"] = scale;
+  p["max_mag"] = u(f->max_mag);
+  p["is_nan"] = f->nan == Nan::ieee       ? "e == " + u(f->exp_all_ones()) + " && m != 0u"
+                : f->nan == Nan::all_ones ? "mag == " + u(mag_mask)
+                : f->nan == Nan::neg_zero ? "c == " + u(f->sign_bit())
+                                          : "0";
+  p["is_inf"] = f->has_inf() ? "mag == " + u(f->exp_all_ones() << f->man_bits) : "0";
+  p["nan0"] = u(f->nan_code(0));
+  p["nan1"] = u(f->nan_code(1));
+  p["ovf0"] = u(f->overflow_code(0));
+  p["ovf1"] = u(f->overflow_code(1));
+  p["zero1"] = u(f->zero_code(1));
+  if (to_float)
+    s += fill(R"(${qual}${f32} nnvm_${h}_to_f32(${u8} c) {
+  ${u32} mag = c & ${mag_mask}, e = mag >> ${M}, m = mag & ${man_mask}, out;
+  ${f32} f;
+  if (${is_nan}) {
+    out = 0x7fc00000u | ((${u32})(c & ${sign_bit}) << ${sign_shift});
+  } else if (${is_inf}) {
+    out = 0x7f800000u | ((${u32})(c & ${sign_bit}) << ${sign_shift});
+  } else if (e == 0u) {
+    f = (${f32})m * ${scale};
+    return (c & ${sign_bit}) ? -f : f;
+  } else {
+    out = ((e + ${exp_adj}) << 23) | (m << ${man_shift}) | ((${u32})(c & ${sign_bit}) << ${sign_shift});
+  }
+  ${copy_f_out}
+  return f;
+}
+)", p);
+  if (from_float)
+    s += fill(R"(${qual}${u8} nnvm_f32_to_${h}(${f32} f) {
+  ${u32} x, neg, a, sig, q, rem, mid, mag;
+  ${int} te, shift;
+  ${copy_x_f}
+  neg = x >> 31;
+  a = x & 0x7fffffffu;
+  if (a > 0x7f800000u) return (${u8})(neg ? ${nan1} : ${nan0});
+  if (a == 0x7f800000u) return (${u8})(neg ? ${ovf1} : ${ovf0});
+  if (a < 0x00800000u) return (${u8})(neg ? ${zero1} : 0u);
+  sig = (a & 0x7fffffu) | 0x800000u;
+  te = (${int})(a >> 23) - ${bias_adj};
+  shift = ${shift0} + (te < 1 ? 1 - te : 0);
+  if (shift > 24) return (${u8})(neg ? ${zero1} : 0u);
+  q = sig >> shift;
+  rem = sig & ((1u << shift) - 1u);
+  mid = 1u << (shift - 1);
+  mag = (te < 1 ? 0u : (${u32})(te - 1) << ${M}) + q;
+  if (rem > mid || (rem == mid && (mag & 1u))) ++mag;
+  if (mag > ${max_mag}) return (${u8})(neg ? ${ovf1} : ${ovf0});
+  if (mag == 0u) return (${u8})(neg ? ${zero1} : 0u);
+  return (${u8})((neg ? ${sign_bit} : 0u) | mag);
+}
+)", p);
+  return s;
+}
+}  // namespace detail
+
+inline std::string storage_helpers_source(const Dialect& d, const bool (&used)[kStorageHelpers]) {
   static const char* const text[4] = {
       // f16_to_f32
       R"(${qual}${f32} nnvm_f16_to_f32(${u16} h) {
@@ -9124,17 +9465,17 @@ inline std::string storage_helpers_source(const Dialect& d, const bool (&used)[4
 )",
   };
   auto copy = [&](const char* dst, const char* src) { return fill(d.bit_copy, {{"dst", dst}, {"src", src}}); };
+  const std::map<std::string, std::string> common = {
+      {"qual", d.helper_qualifier}, {"f32", d.types.float32},       {"u8", d.types.uint8},
+      {"u16", d.types.uint16},      {"u32", d.types.uint32},        {"int", d.int_type},
+      {"copy_f_out", copy("f", "out")}, {"copy_f_x", copy("f", "x")}, {"copy_x_f", copy("x", "f")}};
   std::string s;
   for (int h = 0; h < 4; ++h)
-    if (used[h])
-      s += fill(text[h], {{"qual", d.helper_qualifier},
-                          {"f32", d.types.float32},
-                          {"u16", d.types.uint16},
-                          {"u32", d.types.uint32},
-                          {"int", d.int_type},
-                          {"copy_f_out", copy("f", "out")},
-                          {"copy_f_x", copy("f", "x")},
-                          {"copy_x_f", copy("x", "f")}});
+    if (used[h]) s += fill(text[h], common);
+  for (int k = 0; k < kSmallFloatTypes; ++k)
+    if (used[4 + 2 * k] || used[5 + 2 * k])
+      s += detail::small_float_helpers(DataType(DataType::Code(int(DataType::Code::Float8E4M3FN) + k), 8),
+                                       used[4 + 2 * k], used[5 + 2 * k], common);
   return s;
 }
 
@@ -9234,7 +9575,7 @@ class CLikeEmitter : public ir::IRVisitor {
   std::string kernel_name_;  // for error context
   std::map<std::string, DataType> used_vector_types_;
   // Which storage conversion helpers the code calls, in StorageHelper order.
-  bool needs_storage_[4] = {false, false, false, false};
+  bool needs_storage_[target::kStorageHelpers] = {};
 
   std::vector<std::string> context() const { return {"kernel " + kernel_name_}; }
   void line(const std::string& s) { out_ += std::string(size_t(indent_), ' ') + s + "\n"; }
@@ -9408,7 +9749,8 @@ class CLikeEmitter : public ir::IRVisitor {
 
   static std::string vector_elem_name(DataType t) {
     if (t.is_bool()) return "uint8";
-    if (t.is_storage_only()) return "uint16";
+    if (t.is_sub_byte_int()) return t.is_int() ? "int8" : "uint8";
+    if (t.is_storage_only()) return t.bits <= 8 ? "uint8" : "uint16";
     return t.element_of().str();
   }
 
@@ -9416,9 +9758,8 @@ class CLikeEmitter : public ir::IRVisitor {
 
   virtual CExpr float_literal(double v, DataType t) {
     if (t.is_storage_only()) {
-      uint16_t bits = t.code == DataType::Code::BFloat ? bfloat16::from_float(float(v)) : float16::from_float(float(v));
       char buf[32];
-      std::snprintf(buf, sizeof buf, "0x%04x", unsigned(bits));
+      std::snprintf(buf, sizeof buf, t.bits <= 8 ? "0x%02x" : "0x%04x", unsigned(storage_encode(t, float(v))));
       return {"(" + scalar_type(t) + ")" + buf, cprec::unary};
     }
     bool f32 = t.bits == 32;
@@ -9541,6 +9882,17 @@ class CLikeEmitter : public ir::IRVisitor {
     }
     DataType from = op->value.dtype(), to = op->dtype;
     CExpr v = print(op->value);
+    if (to.is_sub_byte_int()) {  // the value's low bits, sign-extended for int4/int2 (a float truncated as for int64)
+      std::string x = from.is_storage_only() && from.is_float() ? storage_to_float(from, v.text) : operand(v, cprec::unary);
+      if (from.is_float()) x = "(" + scalar_type(dtype::int64) + ")" + x;
+      std::string u = "(" + scalar_type(dtype::uint32) + ")" + x, sh = std::to_string(32 - to.bits);
+      result_ = {to.is_int() ? "(" + scalar_type(to) + ")((" + scalar_type(dtype::int32) + ")(" + u + " << " + sh + ") >> " + sh + ")"
+                             : "(" + scalar_type(to) + ")(" + u + " & " + std::to_string((1u << to.bits) - 1u) + "u)",
+                 cprec::unary};
+      return;
+    }
+    if (from.is_sub_byte_int()) from = from.is_int() ? dtype::int8 : dtype::uint8;  // held as such
+    if (from == to) { result_ = v; return; }
     if (from.is_storage_only()) {
       v = {storage_to_float(from, v.text), cprec::primary};
       from = dtype::float32;
@@ -9717,14 +10069,12 @@ class CLikeEmitter : public ir::IRVisitor {
   }
 
   std::string storage_to_float(DataType t, const std::string& v) {
-    bool bf = t.code == DataType::Code::BFloat;
-    needs_storage_[int(bf ? StorageHelper::bf16_to_f32 : StorageHelper::f16_to_f32)] = true;
-    return (bf ? "nnvm_bf16_to_f32(" : "nnvm_f16_to_f32(") + v + ")";
+    needs_storage_[target::storage_helper_index(t, true)] = true;
+    return target::storage_helper_name(t, true) + "(" + v + ")";
   }
   std::string float_to_storage(DataType t, const std::string& v) {
-    bool bf = t.code == DataType::Code::BFloat;
-    needs_storage_[int(bf ? StorageHelper::f32_to_bf16 : StorageHelper::f32_to_f16)] = true;
-    return (bf ? "nnvm_f32_to_bf16(" : "nnvm_f32_to_f16(") + v + ")";
+    needs_storage_[target::storage_helper_index(t, false)] = true;
+    return target::storage_helper_name(t, false) + "(" + v + ")";
   }
 
   // Operands of & | ^ are parenthesized unless primary, which also keeps -Wparentheses quiet.
@@ -17356,10 +17706,10 @@ NNVM_END_NAMESPACE
 // begin nnvm/ops/quant/dequantize_linear.hpp
 // dequantize_linear: ONNX DequantizeLinear (opset 25). Y = (X - x_zero_point) * x_scale, with the
 // scale and zero point per tensor, per axis or per block (quant_params.hpp). X is int8, uint8,
-// int16, uint16 or int32 and the zero point (default 0) has X's type. Y has the type of
-// attribute output_dtype when given, else x_scale's; float16/bfloat16 are stored, the arithmetic
-// runs in float32 (float64 when the scale or output is float64). float8/int4 inputs cannot reach
-// the op: nnvm has no such tensor types, and the importer reports them unsupported.
+// int16, uint16, int32, int4, uint4, int2, uint2 or a float8/float4 type, and the zero point
+// (default 0) has X's type. Y has the type of attribute output_dtype when given, else x_scale's;
+// float16/bfloat16 are stored, the arithmetic runs in float32 (float64 when the scale or output
+// is float64).
 
 // begin nnvm/ops/quant/quant_params.hpp
 // How ONNX QuantizeLinear and DequantizeLinear lay out their scale and zero point over the
@@ -17457,6 +17807,11 @@ inline bool quant_integer(DataType t, bool allow_int32) {
   return t == dtype::int8 || t == dtype::uint8 || t == dtype::int16 || t == dtype::uint16 ||
          (allow_int32 && t == dtype::int32);
 }
+// The narrow quantized types: int4, uint4, int2, uint2 and the float8/float4 types but
+// FLOAT8E8M0 (a scale type, not a quantized one).
+inline bool quant_narrow(DataType t) {
+  return t.is_scalar() && (t.is_sub_byte_int() || (t.is_small_float() && t.code != DataType::Code::Float8E8M0));
+}
 
 }  // namespace ops
 NNVM_END_NAMESPACE
@@ -17469,9 +17824,10 @@ namespace ops {
 inline te::Tensor dequantize_linear(const te::Tensor& x, const te::Tensor& scale, const te::Tensor& zero_point,
                                     const QuantLayout& layout, std::optional<DataType> output_dtype = std::nullopt,
                                     std::string name = "dequantize_linear") {
-  if (!quant_integer(x.dtype(), true))
+  if (!quant_integer(x.dtype(), true) && !quant_narrow(x.dtype()))
     throw UserError("nnvm.ops.input_dtype",
-                    str_cat("input x (tensor ", x.name(), ") is ", x.dtype(), ", expected int8, uint8, int16, uint16 or int32"),
+                    str_cat("input x (tensor ", x.name(), ") is ", x.dtype(),
+                            ", expected int8, uint8, int16, uint16, int32, a 4- or 2-bit integer or a float8/float4 type"),
                     {"input x"});
   DataType st = scale.dtype();
   if (!st.is_float() || !st.is_scalar())
@@ -17523,12 +17879,118 @@ NNVM_END_NAMESPACE
 // quantize_linear: ONNX QuantizeLinear (opset 25). Y = saturate(round(X / y_scale) + y_zero_point),
 // rounding half to even and saturating to the range of Y's integer type, with the scale and zero
 // point per tensor, per axis or per block (quant_params.hpp). Y's type is the zero point's, else
-// attribute output_dtype, else uint8; nnvm quantizes to int8, uint8, int16 and uint16. float8 and
-// int4/int2 outputs are reported unsupported (nnvm has no such types), so attribute `saturate`,
-// which only concerns float8, is accepted and has no effect. The division runs in attribute
-// precision's type when given, else in float32 (float64 when X or the scale is float64).
-// A NaN element quantizes to the lowest value of Y's type, as the ONNX reference does.
+// attribute output_dtype, else uint8: int8, uint8, int16, uint16, int4, uint4, int2, uint2, or a
+// float8/float4 type, for which Y = X / y_scale + y_zero_point converted as Cast converts
+// (rounding to nearest even; attribute `saturate`, default 1, clamps to the largest finite value).
+// The division runs in attribute precision's type when given, else in float32 (float64 when X or
+// the scale is float64). A NaN element quantizes to the lowest value of an integer Y's type, as
+// the ONNX reference does.
 
+// begin nnvm/ops/transform/cast.hpp
+// cast (ONNX Cast) and cast_like (ONNX CastLike): every element converted to another dtype.
+// Float to integer truncates toward zero; a value outside the target's range is undefined (as in
+// C), except for int4/uint4/int2/uint2, which keep the low bits (the value wraps, as ONNX's
+// reference does). Anything to bool is "!= 0"; bool to a number is 0 or 1. The storage types
+// convert through float32. To a float8/float4 type (ir/small_float.hpp: round to nearest even),
+// ONNX's `saturate` (default 1) clamps to the largest finite value first, infinity included;
+// saturate=0 gives infinity or NaN as the format has them. To FLOAT8E8M0, `round_mode` picks
+// the power of two: "up" (the default: the least one >= x), "down" or "nearest".
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct CastSpec {
+  bool saturate = true;
+  enum class Round { up, down, nearest } e8m0_round = Round::up;
+};
+
+namespace cast_detail {
+// float32 `x` converted to float8/float4 type `to` as `spec` says.
+inline ir::Expr to_small_float(ir::Expr x, DataType to, const CastSpec& spec) {
+  auto f32 = [](double v) { return ir::make_const(dtype::float32, v); };
+  if (const SmallFloatFormat* f = small_float_format(to)) {
+    if (spec.saturate)  // NaN compares false and passes through
+      x = ir::select(x > f32(f->max_value()), f32(f->max_value()), ir::select(x < f32(-f->max_value()), f32(-f->max_value()), x));
+    return ir::cast(to, x);
+  }
+  const double top = std::ldexp(1.0, 127);  // FLOAT8E8M0's largest value
+  if (spec.saturate) x = ir::select(x > f32(top), f32(top), x);
+  ir::Expr r = ir::cast(to, x), rf = ir::cast(dtype::float32, r);
+  switch (spec.e8m0_round) {
+    case CastSpec::Round::up: return ir::select(rf < x, ir::cast(to, rf * f32(2.0)), r);
+    case CastSpec::Round::down: return ir::select(rf > x, ir::cast(to, rf * f32(0.5)), r);
+    case CastSpec::Round::nearest: break;
+  }
+  return r;
+}
+}  // namespace cast_detail
+
+inline te::Tensor cast(const te::Tensor& x, DataType to, std::string name = "cast", CastSpec spec = {}) {
+  DataType from = x.dtype();
+  if (!from.is_scalar() || from.is_handle())
+    throw UserError("nnvm.ops.input_dtype", str_cat("input input (tensor ", x.name(), ") is ", from, ", expected a scalar type"),
+                    {"input input"});
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr e = x(transform_detail::exprs(v));
+        if (from == to) return e;
+        if (to.is_small_float())
+          return cast_detail::to_small_float(e.dtype() == dtype::float32 ? e : ir::cast(dtype::float32, e), to, spec);
+        // Storage types have no conversions of their own but to and from float32.
+        if (from.is_storage_only() && to.is_storage_only()) e = ir::cast(dtype::float32, e);
+        return ir::cast(to, e);
+      },
+      std::move(name));
+}
+
+// ONNX's saturate and round_mode attributes.
+inline CastSpec cast_spec(const Attrs& attrs) {
+  CastSpec spec;
+  spec.saturate = attrs.get_int("saturate", 1) != 0;
+  std::string mode = attrs.get_string("round_mode", "up");
+  if (mode == "up") spec.e8m0_round = CastSpec::Round::up;
+  else if (mode == "down") spec.e8m0_round = CastSpec::Round::down;
+  else if (mode == "nearest") spec.e8m0_round = CastSpec::Round::nearest;
+  else
+    throw UserError("nnvm.ops.attr", str_cat("attribute 'round_mode' is '", mode, "'; expected up, down or nearest"),
+                    {"attribute round_mode"});
+  return spec;
+}
+
+inline OpDef cast_def() {
+  return OpDef{
+      .name = "cast",
+      .importer_names = {"onnx:Cast"},
+      .input_names = {"input"},
+      .pattern = OpPattern::elementwise,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{cast(in[0], attrs.get_dtype("to"), "cast", cast_spec(attrs))};
+          },
+      .doc = "input converted to the dtype of attribute to (a data type name, e.g. float32); saturate and round_mode "
+             "as ONNX's for float8/float4",
+  };
+}
+
+inline OpDef cast_like_def() {
+  return OpDef{
+      .name = "cast_like",
+      .importer_names = {"onnx:CastLike"},
+      .input_names = {"input", "target_type"},
+      .pattern = OpPattern::elementwise,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{cast(in[0], in[1].dtype(), "cast_like", cast_spec(attrs))};
+          },
+      .doc = "input converted to the dtype of input target_type (whose data is not read)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/cast.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -17537,6 +17999,7 @@ struct QuantizeSpec {
   QuantLayout layout;
   std::optional<DataType> output_dtype;  // attribute output_dtype, when given
   std::optional<DataType> precision;     // attribute precision, when given
+  bool saturate = true;                  // attribute saturate (float8/float4 Y only)
 };
 
 // `zero_point` may be undefined (absent).
@@ -17556,9 +18019,10 @@ inline te::Tensor quantize_linear(const te::Tensor& x, const te::Tensor& scale, 
                       {"attribute output_dtype"});
     out = zero_point.dtype();
   }
-  if (!quant_integer(out, false))
+  if (!quant_integer(out, false) && !quant_narrow(out))
     throw UserError(zero_point.defined() ? "nnvm.ops.input_dtype" : "nnvm.ops.attr",
-                    str_cat("quantizing to ", out, " is not supported; Y must be int8, uint8, int16 or uint16"),
+                    str_cat("quantizing to ", out, " is not supported; Y must be int8, uint8, int16, uint16, int4, uint4, ",
+                            "int2, uint2 or a float8/float4 type other than float8e8m0"),
                     {zero_point.defined() ? "input y_zero_point" : "attribute output_dtype"});
   DataType prec = spec.precision.value_or(x.dtype() == dtype::float64 || scale.dtype() == dtype::float64
                                               ? dtype::float64 : dtype::float32);
@@ -17576,6 +18040,11 @@ inline te::Tensor quantize_linear(const te::Tensor& x, const te::Tensor& scale, 
       [&](const std::vector<ir::Var>& v) {
         ir::Expr q = in_prec(in_prec(x(std::vector<ir::Expr>(v.begin(), v.end()))) /
                              in_prec(read_quant_param(scale, spec.layout, v)));
+        if (out.is_small_float()) {  // no rounding step: the conversion rounds
+          if (zero_point.defined()) q = q + ir::cast(ct, read_quant_param(zero_point, spec.layout, v));
+          if (q.dtype() != dtype::float32) q = ir::cast(dtype::float32, q);
+          return cast_detail::to_small_float(q, out, CastSpec{.saturate = spec.saturate});
+        }
         q = ir::call(ir::CallOp::round, q);
         if (zero_point.defined()) q = q + ir::cast(ct, read_quant_param(zero_point, spec.layout, v));
         // Saturate in float (NaN to the lowest value first), so the cast to Y's type is in range.
@@ -17598,11 +18067,12 @@ inline OpDef quantize_linear_def() {
             spec.layout = quant_layout(in[0], attrs);
             if (attrs.has("output_dtype")) spec.output_dtype = attrs.get_dtype("output_dtype");
             if (attrs.has("precision")) spec.precision = attrs.get_dtype("precision");
-            attrs.get_int("saturate", 1);  // float8 only; checked for its kind
+            spec.saturate = attrs.get_int("saturate", 1) != 0;
             te::Tensor zp = in.size() > 2 ? in[2] : te::Tensor();
             return std::vector<te::Tensor>{quantize_linear(in[0], in[1], zp, spec)};
           },
-      .doc = "saturate(round_half_even(x / y_scale) + y_zero_point) to int8/uint8/int16/uint16",
+      .doc = "saturate(round_half_even(x / y_scale) + y_zero_point) to an integer type, or x / y_scale + y_zero_point "
+             "converted to a float8/float4 type",
   };
 }
 
@@ -18229,63 +18699,6 @@ NNVM_END_NAMESPACE
 // Layout and indexing ops: reshape, transpose, slice, gather, concat, pad, casts and shape queries.
 // One sorted list per family; builtin.hpp joins the families.
 
-// begin nnvm/ops/transform/cast.hpp
-// cast (ONNX Cast) and cast_like (ONNX CastLike): every element converted to another dtype.
-// Float to integer truncates toward zero; a value outside the target's range is undefined (as in
-// C; ONNX's saturate attribute only concerns float8 types, which nnvm lacks). Anything to bool
-// is "!= 0"; bool to a number is 0 or 1. float16/bfloat16 convert through float32.
-
-
-NNVM_BEGIN_NAMESPACE
-namespace ops {
-
-inline te::Tensor cast(const te::Tensor& x, DataType to, std::string name = "cast") {
-  DataType from = x.dtype();
-  if (!from.is_scalar() || from.is_handle())
-    throw UserError("nnvm.ops.input_dtype", str_cat("input input (tensor ", x.name(), ") is ", from, ", expected a scalar type"),
-                    {"input input"});
-  return te::compute(
-      x.shape(),
-      [&](const std::vector<ir::Var>& v) {
-        ir::Expr e = x(transform_detail::exprs(v));
-        // Storage types have no conversions of their own but to and from float32.
-        if (from.is_storage_only() && to.is_storage_only() && from != to) e = ir::cast(dtype::float32, e);
-        return ir::cast(to, e);
-      },
-      std::move(name));
-}
-
-inline OpDef cast_def() {
-  return OpDef{
-      .name = "cast",
-      .importer_names = {"onnx:Cast"},
-      .input_names = {"input"},
-      .pattern = OpPattern::elementwise,
-      .compute =
-          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
-            return std::vector<te::Tensor>{cast(in[0], attrs.get_dtype("to"))};
-          },
-      .doc = "input converted to the dtype of attribute to (a data type name, e.g. float32)",
-  };
-}
-
-inline OpDef cast_like_def() {
-  return OpDef{
-      .name = "cast_like",
-      .importer_names = {"onnx:CastLike"},
-      .input_names = {"input", "target_type"},
-      .pattern = OpPattern::elementwise,
-      .compute =
-          [](const std::vector<te::Tensor>& in, const Attrs&) {
-            return std::vector<te::Tensor>{cast(in[0], in[1].dtype(), "cast_like")};
-          },
-      .doc = "input converted to the dtype of input target_type (whose data is not read)",
-  };
-}
-
-}  // namespace ops
-NNVM_END_NAMESPACE
-// end nnvm/ops/transform/cast.hpp
 // begin nnvm/ops/transform/center_crop_pad.hpp
 // center_crop_pad: ONNX CenterCropPad (opset 18). Each axis in attribute `axes` (default: all) is
 // cropped or zero-padded to the extent in value input `shape`, keeping the center: a crop drops
@@ -21159,7 +21572,13 @@ inline ops::AttrValue value_attr(const NDArray& a) {
   if (t == dtype::int64) return read(int64_t{});
   if (t == dtype::int32) return ints(int32_t{});
   if (t == dtype::int16) return ints(int16_t{});
-  if (t == dtype::int8) return ints(int8_t{});
+  if (t == dtype::int8 || (t.is_sub_byte_int() && t.is_int())) return ints(int8_t{});
+  if (t.is_sub_byte_int()) return ints(uint8_t{});
+  if (t.is_small_float()) {
+    std::vector<double> out;
+    for (uint8_t b : read(uint8_t{})) out.push_back(storage_decode(t, b));
+    return out;
+  }
   if (t == dtype::uint8 || t == dtype::boolean) return ints(uint8_t{});
   if (t == dtype::uint16) return ints(uint16_t{});
   if (t == dtype::uint32) return ints(uint32_t{});

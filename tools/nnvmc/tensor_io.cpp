@@ -12,6 +12,7 @@
 #include <random>
 #include <sstream>
 
+#include "nnvm/ir/small_float.hpp"
 #include "nnvm/limits.hpp"
 #include "nnvm/onnx/importer.hpp"
 
@@ -206,6 +207,8 @@ double element(const nv::NDArray& a, int64_t i) {
   if (t == nv::dtype::uint32) return static_cast<const uint32_t*>(p)[i];
   if (t == nv::dtype::uint16) return static_cast<const uint16_t*>(p)[i];
   if (t == nv::dtype::uint8 || t == nv::dtype::boolean) return static_cast<const uint8_t*>(p)[i];
+  if (t.is_small_float()) return nv::storage_decode(t, static_cast<const uint8_t*>(p)[i]);
+  if (t.is_sub_byte_int()) return t.is_int() ? double(static_cast<const int8_t*>(p)[i]) : double(static_cast<const uint8_t*>(p)[i]);
   uint16_t h = static_cast<const uint16_t*>(p)[i];
   if (t == nv::dtype::bfloat16) {
     uint32_t bits = uint32_t(h) << 16;
@@ -236,6 +239,8 @@ nv::NDArray generated_input(nv::DataType t, const std::vector<int64_t>& shape, u
     else if (t == nv::dtype::uint64) static_cast<uint64_t*>(p)[i] = uint64_t(k);
     else if (t == nv::dtype::boolean) static_cast<uint8_t*>(p)[i] = uint8_t(i % 2);
     else if (t == nv::dtype::float16) static_cast<uint16_t*>(p)[i] = to_half(float(v));
+    else if (t.is_small_float()) static_cast<uint8_t*>(p)[i] = uint8_t(nv::storage_encode(t, float(v)));
+    else if (t.is_sub_byte_int()) static_cast<uint8_t*>(p)[i] = uint8_t(k);
     else if (t == nv::dtype::bfloat16) {
       float f = float(v);
       uint32_t bits;

@@ -15,16 +15,17 @@ namespace {
 
 std::string shell_quoted(const std::string& s) { return "'" + s + "'"; }
 
-// The JavaScript typed array holding a dtype's elements (float16/bfloat16 as their bits).
+// The JavaScript typed array holding a dtype's elements (float16/bfloat16/float8/float4 as their bits).
 std::string typed_array(nv::DataType t) {
   using C = nv::DataType::Code;
   switch (t.code) {
     case C::Float: return t.bits == 32 ? "Float32Array" : t.bits == 64 ? "Float64Array" : "Uint16Array";
     case C::BFloat: return "Uint16Array";
     case C::Bool: return "Uint8Array";
-    case C::Int: return t.bits == 8 ? "Int8Array" : t.bits == 16 ? "Int16Array" : t.bits == 32 ? "Int32Array" : "BigInt64Array";
-    case C::UInt: return t.bits == 8 ? "Uint8Array" : t.bits == 16 ? "Uint16Array" : t.bits == 32 ? "Uint32Array" : "BigUint64Array";
+    case C::Int: return t.bits <= 8 ? "Int8Array" : t.bits == 16 ? "Int16Array" : t.bits == 32 ? "Int32Array" : "BigInt64Array";
+    case C::UInt: return t.bits <= 8 ? "Uint8Array" : t.bits == 16 ? "Uint16Array" : t.bits == 32 ? "Uint32Array" : "BigUint64Array";
     case C::Handle: break;
+    default: return "Uint8Array";  // the float8/float4 types: their bits
   }
   throw nv::UserError("nnvm.standalone.wasm", "a model input or output of type " + t.str() + " has no JavaScript array");
 }

@@ -33,7 +33,13 @@ inline ops::AttrValue value_attr(const NDArray& a) {
   if (t == dtype::int64) return read(int64_t{});
   if (t == dtype::int32) return ints(int32_t{});
   if (t == dtype::int16) return ints(int16_t{});
-  if (t == dtype::int8) return ints(int8_t{});
+  if (t == dtype::int8 || (t.is_sub_byte_int() && t.is_int())) return ints(int8_t{});
+  if (t.is_sub_byte_int()) return ints(uint8_t{});
+  if (t.is_small_float()) {
+    std::vector<double> out;
+    for (uint8_t b : read(uint8_t{})) out.push_back(storage_decode(t, b));
+    return out;
+  }
   if (t == dtype::uint8 || t == dtype::boolean) return ints(uint8_t{});
   if (t == dtype::uint16) return ints(uint16_t{});
   if (t == dtype::uint32) return ints(uint32_t{});

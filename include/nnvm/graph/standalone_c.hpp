@@ -112,7 +112,7 @@ inline std::string c_literal(const NDArray& a, size_t i, bool* uses_math) {
     case DataType::Code::BFloat: return std::to_string(read(uint16_t{}));
     case DataType::Code::Bool: return std::to_string(int(read(uint8_t{}) != 0));
     case DataType::Code::Int:
-      if (t.bits == 8) return std::to_string(read(int8_t{}));
+      if (t.bits <= 8) return std::to_string(read(int8_t{}));
       if (t.bits == 16) return std::to_string(read(int16_t{}));
       if (t.bits == 32) {
         int32_t v = read(int32_t{});
@@ -123,11 +123,12 @@ inline std::string c_literal(const NDArray& a, size_t i, bool* uses_math) {
         return v >= INT32_MIN && v <= INT32_MAX ? std::to_string(v) : "INT64_C(" + std::to_string(v) + ")";
       }
     case DataType::Code::UInt:
-      if (t.bits == 8) return std::to_string(read(uint8_t{}));
+      if (t.bits <= 8) return std::to_string(read(uint8_t{}));
       if (t.bits == 16) return std::to_string(read(uint16_t{}));
       if (t.bits == 32) return std::to_string(read(uint32_t{})) + "u";
       return "UINT64_C(" + std::to_string(read(uint64_t{})) + ")";
     case DataType::Code::Handle: break;
+    default: return std::to_string(read(uint8_t{}));  // the float8/float4 types: their bits
   }
   throw InternalError("nnvm.standalone.dtype", "a constant of type " + t.str() + " has no C spelling");
 }
@@ -231,7 +232,9 @@ inline StandaloneC emit_standalone_c(const PreparedModel& prepared, const std::s
     std::string what = str_cat(is_input ? "input " : "output ", k);
     docs += str_cat(" *   ", pname, ": ", what, " '", detail::comment_safe(sl.name), "', ", detail::shape_comment(sl.dtype, sl.shape),
                     sl.dtype.code == DataType::Code::Float && sl.dtype.bits == 16 ? " (float16 bits)" : "",
-                    sl.dtype.code == DataType::Code::BFloat ? " (bfloat16 bits)" : "", "\n");
+                    sl.dtype.code == DataType::Code::BFloat ? " (bfloat16 bits)" : "",
+                    sl.dtype.is_small_float() ? str_cat(" (", sl.dtype, " bits)") : "",
+                    sl.dtype.is_sub_byte_int() ? " (one element per byte)" : "", "\n");
     sizes += str_cat("#define ", macro, "_", detail::upper(is_input ? "input" : "output"), "_", k, "_ELEMENTS ",
                      detail::element_count(sl.shape), "\n");
     fp.io_bytes += sl.bytes();

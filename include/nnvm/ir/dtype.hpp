@@ -83,7 +83,11 @@ struct bfloat16 {
 
 // A data type: a code, a bit width and a lane count (lanes > 1 for vector values).
 struct DataType {
-  enum class Code : uint8_t { Int, UInt, Float, BFloat, Bool, Handle };
+  // Float8*/Float4E2M1: ONNX's 8- and 4-bit floats (ir/small_float.hpp), storage types.
+  enum class Code : uint8_t {
+    Int, UInt, Float, BFloat, Bool, Handle,
+    Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0, Float4E2M1,
+  };
   Code code = Code::Int;
   uint8_t bits = 32;
   uint16_t lanes = 1;
@@ -100,14 +104,20 @@ struct DataType {
   constexpr bool is_int() const { return code == Code::Int; }
   constexpr bool is_uint() const { return code == Code::UInt; }
   constexpr bool is_integer() const { return code == Code::Int || code == Code::UInt; }
-  constexpr bool is_float() const { return code == Code::Float || code == Code::BFloat; }
+  constexpr bool is_float() const { return code == Code::Float || code == Code::BFloat || is_small_float(); }
+  // The float8 and float4 types.
+  constexpr bool is_small_float() const { return code >= Code::Float8E4M3FN; }
+  // int4, uint4, int2, uint2: one element per byte in memory (sign-extended for int4/int2).
+  constexpr bool is_sub_byte_int() const { return is_integer() && bits < 8; }
   constexpr bool is_bool() const { return code == Code::Bool; }
   constexpr bool is_handle() const { return code == Code::Handle; }
   constexpr bool is_scalar() const { return lanes == 1; }
   constexpr bool is_vector() const { return lanes > 1; }
-  // float16 and bfloat16 are storage types: loads, stores and casts only, no arithmetic.
+  // float16, bfloat16, the float8/float4 types and the sub-byte integers are storage types:
+  // loads, stores and casts only, no arithmetic (ops compute in float32; int4/int2 values are
+  // exact there).
   constexpr bool is_storage_only() const {
-    return (code == Code::Float && bits == 16) || code == Code::BFloat;
+    return (code == Code::Float && bits == 16) || code == Code::BFloat || is_small_float() || is_sub_byte_int();
   }
   constexpr int bytes() const { return (bits + 7) / 8; }
   constexpr DataType element_of() const { return {code, bits, 1}; }
@@ -127,6 +137,12 @@ struct DataType {
       case Code::BFloat: s = "bfloat" + std::to_string(bits); break;
       case Code::Bool: s = "bool"; break;
       case Code::Handle: s = "handle"; break;
+      case Code::Float8E4M3FN: s = "float8e4m3fn"; break;
+      case Code::Float8E4M3FNUZ: s = "float8e4m3fnuz"; break;
+      case Code::Float8E5M2: s = "float8e5m2"; break;
+      case Code::Float8E5M2FNUZ: s = "float8e5m2fnuz"; break;
+      case Code::Float8E8M0: s = "float8e8m0"; break;
+      case Code::Float4E2M1: s = "float4e2m1"; break;
     }
     if (lanes > 1) s += "x" + std::to_string(lanes);
     return s;
@@ -143,11 +159,21 @@ inline constexpr DataType uint8 = DataType::uint(8), uint16 = DataType::uint(16)
 inline constexpr DataType float16 = DataType::float_(16), float32 = DataType::float_(32),
                           float64 = DataType::float_(64);
 inline constexpr DataType bfloat16 = DataType(DataType::Code::BFloat, 16);
+inline constexpr DataType float8e4m3fn = DataType(DataType::Code::Float8E4M3FN, 8),
+                          float8e4m3fnuz = DataType(DataType::Code::Float8E4M3FNUZ, 8),
+                          float8e5m2 = DataType(DataType::Code::Float8E5M2, 8),
+                          float8e5m2fnuz = DataType(DataType::Code::Float8E5M2FNUZ, 8),
+                          float8e8m0 = DataType(DataType::Code::Float8E8M0, 8),
+                          float4e2m1 = DataType(DataType::Code::Float4E2M1, 4);
+inline constexpr DataType int4 = DataType::int_(4), uint4 = DataType::uint(4), int2 = DataType::int_(2),
+                          uint2 = DataType::uint(2);
 // Index arithmetic (loop variables, shapes, flattened offsets) is int64 throughout.
 inline constexpr DataType index = int64;
 // Every scalar type a tensor can hold, in the order messages list them.
-inline constexpr DataType tensor_types[] = {boolean, int8,    int16,   int32,   int64,   uint8,   uint16,
-                                            uint32,  uint64,  float16, bfloat16, float32, float64};
+inline constexpr DataType tensor_types[] = {
+    boolean, int8,     int16,   int32,   int64,        uint8,          uint16,     uint32,         uint64,
+    float16, bfloat16, float32, float64, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, float8e8m0,
+    float4e2m1, int4, uint4, int2, uint2};
 }  // namespace dtype
 
 // The C++ type <-> DataType mapping used by the typed DSL and by typed buffers.

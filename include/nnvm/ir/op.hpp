@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "nnvm/ir/expr.hpp"
+#include "nnvm/ir/small_float.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace ir {
@@ -49,11 +50,13 @@ inline bool is_const(const Expr& e) {
 
 // The largest and smallest finite values of a scalar type, as the identity of min/max.
 inline Expr max_value(DataType t) {
+  if (const SmallFloatFormat* f = small_float_format(t)) return make_const(t, f->max_value());
   if (t.is_float()) return make_const(t, t.bits == 64 ? 1.7976931348623157e308 : 3.4028234663852886e38);
   if (t.is_uint() || t.is_bool()) return UIntImm::make(t, t.bits == 64 ? ~uint64_t(0) : (uint64_t(1) << t.bits) - 1);
   return IntImm::make(t, t.bits == 64 ? INT64_MAX : (int64_t(1) << (t.bits - 1)) - 1);
 }
 inline Expr min_value(DataType t) {
+  if (const SmallFloatFormat* f = small_float_format(t)) return make_const(t, -f->max_value());
   if (t.is_float()) return make_const(t, t.bits == 64 ? -1.7976931348623157e308 : -3.4028234663852886e38);
   if (t.is_uint() || t.is_bool()) return UIntImm::make(t, 0);
   return IntImm::make(t, t.bits == 64 ? INT64_MIN : -(int64_t(1) << (t.bits - 1)));
@@ -200,8 +203,7 @@ inline Expr UIntImm::make(DataType t, uint64_t v) {
 }
 inline Expr FloatImm::make(DataType t, double v) {
   if (t.bits == 32) v = double(float(v));
-  else if (t.is_storage_only()) v = t.code == DataType::Code::BFloat ? bfloat16::to_float(bfloat16::from_float(float(v)))
-                                                                    : float16::to_float(float16::from_float(float(v)));
+  else if (t.is_storage_only() && t.is_float()) v = storage_round(t, v);
   return make_expr<FloatImm>(t, v);
 }
 // The value x for which combine(x, y) == y: where a reduction starts. For floats that is +inf

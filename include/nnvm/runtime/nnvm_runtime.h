@@ -46,7 +46,19 @@ typedef enum nnvm_dtype {
   NNVM_DTYPE_FLOAT64 = 11,
   NNVM_DTYPE_UINT32 = 12,
   NNVM_DTYPE_UINT64 = 13,
-  NNVM_DTYPE_BFLOAT16 = 16
+  NNVM_DTYPE_BFLOAT16 = 16,
+  /* The float8/float4 types are their bits, one byte per element; the 4- and 2-bit integers one
+   * element per byte (not packed as in ONNX files), sign-extended for INT4/INT2. */
+  NNVM_DTYPE_FLOAT8E4M3FN = 17,
+  NNVM_DTYPE_FLOAT8E4M3FNUZ = 18,
+  NNVM_DTYPE_FLOAT8E5M2 = 19,
+  NNVM_DTYPE_FLOAT8E5M2FNUZ = 20,
+  NNVM_DTYPE_UINT4 = 21,
+  NNVM_DTYPE_INT4 = 22,
+  NNVM_DTYPE_FLOAT4E2M1 = 23,
+  NNVM_DTYPE_FLOAT8E8M0 = 24,
+  NNVM_DTYPE_UINT2 = 25,
+  NNVM_DTYPE_INT2 = 26
 } nnvm_dtype;
 
 typedef struct nnvm_model nnvm_model;

@@ -119,7 +119,7 @@ class CLikeEmitter : public ir::IRVisitor {
   std::string kernel_name_;  // for error context
   std::map<std::string, DataType> used_vector_types_;
   // Which storage conversion helpers the code calls, in StorageHelper order.
-  bool needs_storage_[4] = {false, false, false, false};
+  bool needs_storage_[target::kStorageHelpers] = {};
 
   std::vector<std::string> context() const { return {"kernel " + kernel_name_}; }
   void line(const std::string& s) { out_ += std::string(size_t(indent_), ' ') + s + "\n"; }
@@ -293,7 +293,8 @@ class CLikeEmitter : public ir::IRVisitor {
 
   static std::string vector_elem_name(DataType t) {
     if (t.is_bool()) return "uint8";
-    if (t.is_storage_only()) return "uint16";
+    if (t.is_sub_byte_int()) return t.is_int() ? "int8" : "uint8";
+    if (t.is_storage_only()) return t.bits <= 8 ? "uint8" : "uint16";
     return t.element_of().str();
   }
 
@@ -301,9 +302,8 @@ class CLikeEmitter : public ir::IRVisitor {
 
   virtual CExpr float_literal(double v, DataType t) {
     if (t.is_storage_only()) {
-      uint16_t bits = t.code == DataType::Code::BFloat ? bfloat16::from_float(float(v)) : float16::from_float(float(v));
       char buf[32];
-      std::snprintf(buf, sizeof buf, "0x%04x", unsigned(bits));
+      std::snprintf(buf, sizeof buf, t.bits <= 8 ? "0x%02x" : "0x%04x", unsigned(storage_encode(t, float(v))));
       return {"(" + scalar_type(t) + ")" + buf, cprec::unary};
     }
     bool f32 = t.bits == 32;
@@ -426,6 +426,17 @@ class CLikeEmitter : public ir::IRVisitor {
     }
     DataType from = op->value.dtype(), to = op->dtype;
     CExpr v = print(op->value);
+    if (to.is_sub_byte_int()) {  // the value's low bits, sign-extended for int4/int2 (a float truncated as for int64)
+      std::string x = from.is_storage_only() && from.is_float() ? storage_to_float(from, v.text) : operand(v, cprec::unary);
+      if (from.is_float()) x = "(" + scalar_type(dtype::int64) + ")" + x;
+      std::string u = "(" + scalar_type(dtype::uint32) + ")" + x, sh = std::to_string(32 - to.bits);
+      result_ = {to.is_int() ? "(" + scalar_type(to) + ")((" + scalar_type(dtype::int32) + ")(" + u + " << " + sh + ") >> " + sh + ")"
+                             : "(" + scalar_type(to) + ")(" + u + " & " + std::to_string((1u << to.bits) - 1u) + "u)",
+                 cprec::unary};
+      return;
+    }
+    if (from.is_sub_byte_int()) from = from.is_int() ? dtype::int8 : dtype::uint8;  // held as such
+    if (from == to) { result_ = v; return; }
     if (from.is_storage_only()) {
       v = {storage_to_float(from, v.text), cprec::primary};
       from = dtype::float32;
@@ -602,14 +613,12 @@ class CLikeEmitter : public ir::IRVisitor {
   }
 
   std::string storage_to_float(DataType t, const std::string& v) {
-    bool bf = t.code == DataType::Code::BFloat;
-    needs_storage_[int(bf ? StorageHelper::bf16_to_f32 : StorageHelper::f16_to_f32)] = true;
-    return (bf ? "nnvm_bf16_to_f32(" : "nnvm_f16_to_f32(") + v + ")";
+    needs_storage_[target::storage_helper_index(t, true)] = true;
+    return target::storage_helper_name(t, true) + "(" + v + ")";
   }
   std::string float_to_storage(DataType t, const std::string& v) {
-    bool bf = t.code == DataType::Code::BFloat;
-    needs_storage_[int(bf ? StorageHelper::f32_to_bf16 : StorageHelper::f32_to_f16)] = true;
-    return (bf ? "nnvm_f32_to_bf16(" : "nnvm_f32_to_f16(") + v + ")";
+    needs_storage_[target::storage_helper_index(t, false)] = true;
+    return target::storage_helper_name(t, false) + "(" + v + ")";
   }
 
   // Operands of & | ^ are parenthesized unless primary, which also keeps -Wparentheses quiet.

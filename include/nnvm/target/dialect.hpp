@@ -20,8 +20,8 @@ NNVM_BEGIN_NAMESPACE
 namespace target {
 
 // `pattern` with each ${name} replaced by its value; an unknown ${name} is kept as written.
-inline std::string fill(const std::string& pattern,
-                        std::initializer_list<std::pair<const char*, std::string>> parts) {
+template <class Parts>
+std::string fill_from(const std::string& pattern, const Parts& parts) {
   std::string out;
   size_t i = 0;
   while (i < pattern.size()) {
@@ -35,6 +35,13 @@ inline std::string fill(const std::string& pattern,
     i = close + 1;
   }
   return out.append(pattern, i, std::string::npos);
+}
+inline std::string fill(const std::string& pattern,
+                        std::initializer_list<std::pair<const char*, std::string>> parts) {
+  return fill_from(pattern, parts);
+}
+inline std::string fill(const std::string& pattern, const std::map<std::string, std::string>& parts) {
+  return fill_from(pattern, parts);
 }
 
 struct Dialect {
@@ -88,12 +95,13 @@ struct Dialect {
     switch (t.code) {
       case DataType::Code::Bool: return types.boolean;
       case DataType::Code::Int:
-        return t.bits == 8 ? types.int8 : t.bits == 16 ? types.int16 : t.bits == 32 ? types.int32 : types.int64;
+        return t.bits <= 8 ? types.int8 : t.bits == 16 ? types.int16 : t.bits == 32 ? types.int32 : types.int64;
       case DataType::Code::UInt:
-        return t.bits == 8 ? types.uint8 : t.bits == 16 ? types.uint16 : t.bits == 32 ? types.uint32 : types.uint64;
+        return t.bits <= 8 ? types.uint8 : t.bits == 16 ? types.uint16 : t.bits == 32 ? types.uint32 : types.uint64;
       case DataType::Code::Float: return t.bits == 32 ? types.float32 : t.bits == 64 ? types.float64 : types.float16;
       case DataType::Code::BFloat: return types.bfloat16;
       case DataType::Code::Handle: return types.handle;
+      default: return types.uint8;  // the float8/float4 types: their bits
     }
     return "void";
   }

@@ -1,9 +1,9 @@
 // dequantize_linear: ONNX DequantizeLinear (opset 25). Y = (X - x_zero_point) * x_scale, with the
 // scale and zero point per tensor, per axis or per block (quant_params.hpp). X is int8, uint8,
-// int16, uint16 or int32 and the zero point (default 0) has X's type. Y has the type of
-// attribute output_dtype when given, else x_scale's; float16/bfloat16 are stored, the arithmetic
-// runs in float32 (float64 when the scale or output is float64). float8/int4 inputs cannot reach
-// the op: nnvm has no such tensor types, and the importer reports them unsupported.
+// int16, uint16, int32, int4, uint4, int2, uint2 or a float8/float4 type, and the zero point
+// (default 0) has X's type. Y has the type of attribute output_dtype when given, else x_scale's;
+// float16/bfloat16 are stored, the arithmetic runs in float32 (float64 when the scale or output
+// is float64).
 #pragma once
 
 #include "nnvm/ops/quant/quant_params.hpp"
@@ -15,9 +15,10 @@ namespace ops {
 inline te::Tensor dequantize_linear(const te::Tensor& x, const te::Tensor& scale, const te::Tensor& zero_point,
                                     const QuantLayout& layout, std::optional<DataType> output_dtype = std::nullopt,
                                     std::string name = "dequantize_linear") {
-  if (!quant_integer(x.dtype(), true))
+  if (!quant_integer(x.dtype(), true) && !quant_narrow(x.dtype()))
     throw UserError("nnvm.ops.input_dtype",
-                    str_cat("input x (tensor ", x.name(), ") is ", x.dtype(), ", expected int8, uint8, int16, uint16 or int32"),
+                    str_cat("input x (tensor ", x.name(), ") is ", x.dtype(),
+                            ", expected int8, uint8, int16, uint16, int32, a 4- or 2-bit integer or a float8/float4 type"),
                     {"input x"});
   DataType st = scale.dtype();
   if (!st.is_float() || !st.is_scalar())

@@ -97,6 +97,11 @@ inline bool quant_integer(DataType t, bool allow_int32) {
   return t == dtype::int8 || t == dtype::uint8 || t == dtype::int16 || t == dtype::uint16 ||
          (allow_int32 && t == dtype::int32);
 }
+// The narrow quantized types: int4, uint4, int2, uint2 and the float8/float4 types but
+// FLOAT8E8M0 (a scale type, not a quantized one).
+inline bool quant_narrow(DataType t) {
+  return t.is_scalar() && (t.is_sub_byte_int() || (t.is_small_float() && t.code != DataType::Code::Float8E8M0));
+}
 
 }  // namespace ops
 NNVM_END_NAMESPACE

@@ -1,15 +1,17 @@
 // quantize_linear: ONNX QuantizeLinear (opset 25). Y = saturate(round(X / y_scale) + y_zero_point),
 // rounding half to even and saturating to the range of Y's integer type, with the scale and zero
 // point per tensor, per axis or per block (quant_params.hpp). Y's type is the zero point's, else
-// attribute output_dtype, else uint8; nnvm quantizes to int8, uint8, int16 and uint16. float8 and
-// int4/int2 outputs are reported unsupported (nnvm has no such types), so attribute `saturate`,
-// which only concerns float8, is accepted and has no effect. The division runs in attribute
-// precision's type when given, else in float32 (float64 when X or the scale is float64).
-// A NaN element quantizes to the lowest value of Y's type, as the ONNX reference does.
+// attribute output_dtype, else uint8: int8, uint8, int16, uint16, int4, uint4, int2, uint2, or a
+// float8/float4 type, for which Y = X / y_scale + y_zero_point converted as Cast converts
+// (rounding to nearest even; attribute `saturate`, default 1, clamps to the largest finite value).
+// The division runs in attribute precision's type when given, else in float32 (float64 when X or
+// the scale is float64). A NaN element quantizes to the lowest value of an integer Y's type, as
+// the ONNX reference does.
 #pragma once
 
 #include "nnvm/ops/elementwise/dtypes.hpp"
 #include "nnvm/ops/quant/quant_params.hpp"
+#include "nnvm/ops/transform/cast.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -18,6 +20,7 @@ struct QuantizeSpec {
   QuantLayout layout;
   std::optional<DataType> output_dtype;  // attribute output_dtype, when given
   std::optional<DataType> precision;     // attribute precision, when given
+  bool saturate = true;                  // attribute saturate (float8/float4 Y only)
 };
 
 // `zero_point` may be undefined (absent).
@@ -37,9 +40,10 @@ inline te::Tensor quantize_linear(const te::Tensor& x, const te::Tensor& scale, 
                       {"attribute output_dtype"});
     out = zero_point.dtype();
   }
-  if (!quant_integer(out, false))
+  if (!quant_integer(out, false) && !quant_narrow(out))
     throw UserError(zero_point.defined() ? "nnvm.ops.input_dtype" : "nnvm.ops.attr",
-                    str_cat("quantizing to ", out, " is not supported; Y must be int8, uint8, int16 or uint16"),
+                    str_cat("quantizing to ", out, " is not supported; Y must be int8, uint8, int16, uint16, int4, uint4, ",
+                            "int2, uint2 or a float8/float4 type other than float8e8m0"),
                     {zero_point.defined() ? "input y_zero_point" : "attribute output_dtype"});
   DataType prec = spec.precision.value_or(x.dtype() == dtype::float64 || scale.dtype() == dtype::float64
                                               ? dtype::float64 : dtype::float32);
@@ -57,6 +61,11 @@ inline te::Tensor quantize_linear(const te::Tensor& x, const te::Tensor& scale, 
       [&](const std::vector<ir::Var>& v) {
         ir::Expr q = in_prec(in_prec(x(std::vector<ir::Expr>(v.begin(), v.end()))) /
                              in_prec(read_quant_param(scale, spec.layout, v)));
+        if (out.is_small_float()) {  // no rounding step: the conversion rounds
+          if (zero_point.defined()) q = q + ir::cast(ct, read_quant_param(zero_point, spec.layout, v));
+          if (q.dtype() != dtype::float32) q = ir::cast(dtype::float32, q);
+          return cast_detail::to_small_float(q, out, CastSpec{.saturate = spec.saturate});
+        }
         q = ir::call(ir::CallOp::round, q);
         if (zero_point.defined()) q = q + ir::cast(ct, read_quant_param(zero_point, spec.layout, v));
         // Saturate in float (NaN to the lowest value first), so the cast to Y's type is in range.
@@ -79,11 +88,12 @@ inline OpDef quantize_linear_def() {
             spec.layout = quant_layout(in[0], attrs);
             if (attrs.has("output_dtype")) spec.output_dtype = attrs.get_dtype("output_dtype");
             if (attrs.has("precision")) spec.precision = attrs.get_dtype("precision");
-            attrs.get_int("saturate", 1);  // float8 only; checked for its kind
+            spec.saturate = attrs.get_int("saturate", 1) != 0;
             te::Tensor zp = in.size() > 2 ? in[2] : te::Tensor();
             return std::vector<te::Tensor>{quantize_linear(in[0], in[1], zp, spec)};
           },
-      .doc = "saturate(round_half_even(x / y_scale) + y_zero_point) to int8/uint8/int16/uint16",
+      .doc = "saturate(round_half_even(x / y_scale) + y_zero_point) to an integer type, or x / y_scale + y_zero_point "
+             "converted to a float8/float4 type",
   };
 }
 

@@ -103,7 +103,8 @@ class Machine {
     switch (n->kind) {
       case K::IntImm: return Lane::of_i(static_cast<const ir::IntImm*>(n)->value);
       case K::UIntImm: return {static_cast<const ir::UIntImm*>(n)->value};
-      case K::FloatImm: return convert(elem_of(n->dtype), n->dtype.bits, static_cast<const ir::FloatImm*>(n)->value);
+      case K::FloatImm:
+        return convert(elem_of(n->dtype), n->dtype.bits, static_cast<const ir::FloatImm*>(n)->value, n->dtype.code);
       case K::Var: {
         auto* var = static_cast<const ir::VarNode*>(n);
         auto it = vars_.find(var);
@@ -122,7 +123,7 @@ class Machine {
       }
       case K::Cast: {
         auto* op = static_cast<const ir::Cast*>(n);
-        return cast_lane(elem_of(n->dtype), n->dtype.bits, elem_of(op->value.dtype()), eval(op->value));
+        return cast_lane(elem_of(n->dtype), n->dtype.bits, elem_of(op->value.dtype()), eval(op->value), n->dtype.code);
       }
       case K::Call: {
         auto* op = static_cast<const ir::Call*>(n);
@@ -136,7 +137,7 @@ class Machine {
         int64_t index = eval(op->index).i();
         check_index(op->buffer, slot, index, "load");
         DataType t = op->buffer->dtype;
-        return load_elem(elem_of(t), t.bits, slot.data + index * t.bytes());
+        return load_elem(elem_of(t), t.bits, slot.data + index * t.bytes(), t.code);
       }
       case K::Broadcast: return eval(static_cast<const ir::Broadcast*>(n)->value);
       case K::Let: {
@@ -203,7 +204,7 @@ class Machine {
         Elem to = elem_of(n->dtype), from = elem_of(op->value.dtype());
         eval_vec(op->value, out);
         expect_lanes(out, lanes);
-        for (int k = 0; k < lanes; ++k) out[k] = cast_lane(to, n->dtype.bits, from, out[k]);
+        for (int k = 0; k < lanes; ++k) out[k] = cast_lane(to, n->dtype.bits, from, out[k], n->dtype.element_of().code);
         return;
       }
       case K::Call: {
@@ -230,7 +231,7 @@ class Machine {
         DataType t = op->buffer->dtype;
         Elem c = elem_of(t);
         out.resize(lanes);
-        for (int k = 0; k < lanes; ++k) out[k] = load_elem(c, t.bits, slot.data + index[k].i() * t.bytes());
+        for (int k = 0; k < lanes; ++k) out[k] = load_elem(c, t.bits, slot.data + index[k].i() * t.bytes(), t.code);
         return;
       }
       case K::Ramp: {
@@ -379,7 +380,7 @@ class Machine {
       int64_t index = eval(op->index).i();
       check_index(op->buffer, slot, index, "store");
       Lane v = eval(op->value);
-      return store_elem(c, t.bits, slot.data + index * t.bytes(), v);
+      return store_elem(c, t.bits, slot.data + index * t.bytes(), v, t.code);
     }
     LaneVec index, value;
     eval_vec(op->index, index);
@@ -387,7 +388,7 @@ class Machine {
     if (value.size() != index.size()) malformed(str_cat("store to ", op->buffer->name, " has mismatched lanes"));
     // Check every lane before writing any, so a failing store leaves the buffer untouched.
     for (int k = 0; k < index.size(); ++k) check_index(op->buffer, slot, index[k].i(), "store");
-    for (int k = 0; k < index.size(); ++k) store_elem(c, t.bits, slot.data + index[k].i() * t.bytes(), value[k]);
+    for (int k = 0; k < index.size(); ++k) store_elem(c, t.bits, slot.data + index[k].i() * t.bytes(), value[k], t.code);
   }
 
   void allocate(const ir::Allocate* op) {

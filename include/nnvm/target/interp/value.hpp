@@ -10,13 +10,15 @@
 #include <vector>
 
 #include "nnvm/ir/expr.hpp"
+#include "nnvm/ir/small_float.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace target::interp {
 
 // Signed integers are held sign-extended, unsigned integers and bool zero-extended, float32 in
-// the low 32 bits, float64 in all 64. float16/bfloat16 values are held as the float32 they
-// equal exactly: they are only loaded, stored and cast.
+// the low 32 bits, float64 in all 64. float16/bfloat16 and the float8/float4 values are held as
+// the float32 they equal exactly: they are only loaded, stored and cast. int4/int2/uint4/uint2
+// are integers of that width, a byte each in memory.
 struct Lane {
   uint64_t u;
   int64_t i() const { return int64_t(u); }
@@ -54,10 +56,12 @@ class LaneVec {
 };
 
 // The interpretation of a scalar element type; `unsupported` for types no back end handles.
-enum class Elem : uint8_t { i, u, b, f32, f64, f16, bf16, unsupported };
+// `small`: a float8/float4 type, converted by storage_encode/storage_decode (small_float.hpp).
+enum class Elem : uint8_t { i, u, b, f32, f64, f16, bf16, small, unsupported };
 
 inline Elem elem_of(DataType t) {
-  bool int_width = t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
+  if (t.is_small_float()) return Elem::small;
+  bool int_width = t.bits == 2 || t.bits == 4 || t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
   switch (t.code) {
     case DataType::Code::Int: return int_width ? Elem::i : Elem::unsupported;
     case DataType::Code::UInt: return int_width ? Elem::u : Elem::unsupported;
@@ -65,9 +69,8 @@ inline Elem elem_of(DataType t) {
     case DataType::Code::Float:
       return t.bits == 32 ? Elem::f32 : t.bits == 64 ? Elem::f64 : t.bits == 16 ? Elem::f16 : Elem::unsupported;
     case DataType::Code::BFloat: return t.bits == 16 ? Elem::bf16 : Elem::unsupported;
-    case DataType::Code::Handle: return Elem::unsupported;
+    default: return Elem::unsupported;
   }
-  return Elem::unsupported;
 }
 inline bool is_integral(Elem c) { return c == Elem::i || c == Elem::u || c == Elem::b; }
 
@@ -95,8 +98,10 @@ uint64_t float_to_int_bits(Elem to, int bits, F x) {
   return uint64_t(int64_t(x));
 }
 
+// For Elem::small, `bits` is not enough to name the format: callers pass the DataType's code
+// through small_code (a Code, the type's bits being implied).
 template <class S>
-Lane convert(Elem to, int bits, S x) {
+Lane convert(Elem to, int bits, S x, DataType::Code small_code = DataType::Code::Float8E4M3FN) {
   switch (to) {
     case Elem::b: return {x != S(0)};
     case Elem::i:
@@ -108,20 +113,22 @@ Lane convert(Elem to, int bits, S x) {
     // Conversions to the storage types go through float32, as the emitted helpers do.
     case Elem::f16: return Lane::of(float16::to_float(float16::from_float(float(x))));
     case Elem::bf16: return Lane::of(bfloat16::to_float(bfloat16::from_float(float(x))));
+    case Elem::small: return Lane::of(storage_round(DataType(small_code, 8), double(float(x))));
     case Elem::unsupported: break;
   }
   return {0};
 }
 
-inline Lane cast_lane(Elem to, int to_bits, Elem from, Lane v) {
+inline Lane cast_lane(Elem to, int to_bits, Elem from, Lane v, DataType::Code small_code = DataType::Code::Float8E4M3FN) {
   switch (from) {
-    case Elem::i: return convert(to, to_bits, v.i());
+    case Elem::i: return convert(to, to_bits, v.i(), small_code);
     case Elem::u:
-    case Elem::b: return convert(to, to_bits, v.u);
+    case Elem::b: return convert(to, to_bits, v.u, small_code);
     case Elem::f32:
     case Elem::f16:
-    case Elem::bf16: return convert(to, to_bits, v.f());
-    case Elem::f64: return convert(to, to_bits, v.d());
+    case Elem::bf16:
+    case Elem::small: return convert(to, to_bits, v.f(), small_code);
+    case Elem::f64: return convert(to, to_bits, v.d(), small_code);
     case Elem::unsupported: break;
   }
   return {0};
@@ -277,10 +284,13 @@ void write_as(std::byte* p, T v) {
 }
 
 // Reads one element of type (c, bits) at p; bool bytes other than 0 read as true.
-inline Lane load_elem(Elem c, int bits, const std::byte* p) {
+// `code` names the format of an Elem::small element.
+inline Lane load_elem(Elem c, int bits, const std::byte* p, DataType::Code code = DataType::Code::Float8E4M3FN) {
   switch (c) {
     case Elem::i:
       switch (bits) {
+        case 2:
+        case 4:
         case 8: return Lane::of_i(read_as<int8_t>(p));
         case 16: return Lane::of_i(read_as<int16_t>(p));
         case 32: return Lane::of_i(read_as<int32_t>(p));
@@ -288,6 +298,8 @@ inline Lane load_elem(Elem c, int bits, const std::byte* p) {
       }
     case Elem::u:
       switch (bits) {
+        case 2:
+        case 4:
         case 8: return {read_as<uint8_t>(p)};
         case 16: return {read_as<uint16_t>(p)};
         case 32: return {read_as<uint32_t>(p)};
@@ -298,16 +310,19 @@ inline Lane load_elem(Elem c, int bits, const std::byte* p) {
     case Elem::f64: return Lane::of(read_as<double>(p));
     case Elem::f16: return Lane::of(float16::to_float(read_as<uint16_t>(p)));
     case Elem::bf16: return Lane::of(bfloat16::to_float(read_as<uint16_t>(p)));
+    case Elem::small: return Lane::of(storage_decode(DataType(code, 8), read_as<uint8_t>(p)));
     case Elem::unsupported: break;
   }
   return {0};
 }
 
-inline void store_elem(Elem c, int bits, std::byte* p, Lane v) {
+inline void store_elem(Elem c, int bits, std::byte* p, Lane v, DataType::Code code = DataType::Code::Float8E4M3FN) {
   switch (c) {
     case Elem::i:
     case Elem::u:
       switch (bits) {
+        case 2:
+        case 4:
         case 8: return write_as(p, uint8_t(v.u));
         case 16: return write_as(p, uint16_t(v.u));
         case 32: return write_as(p, uint32_t(v.u));
@@ -318,6 +333,7 @@ inline void store_elem(Elem c, int bits, std::byte* p, Lane v) {
     case Elem::f64: return write_as(p, v.d());
     case Elem::f16: return write_as(p, float16::from_float(v.f()));
     case Elem::bf16: return write_as(p, bfloat16::from_float(v.f()));
+    case Elem::small: return write_as(p, uint8_t(storage_encode(DataType(code, 8), v.f())));
     case Elem::unsupported: break;
   }
 }
@@ -331,7 +347,7 @@ inline void fill_uninitialized(Elem c, int bits, std::byte* p, int64_t n) {
       case Elem::f64: write_as(p + 8 * k, uint64_t(0x7ff8000000000000u)); break;
       case Elem::f16: write_as(p + 2 * k, uint16_t(0x7e00u)); break;
       case Elem::bf16: write_as(p + 2 * k, uint16_t(0x7fc0u)); break;
-      default: std::memset(p, 0xCD, size_t(n) * size_t(bits / 8)); return;
+      default: std::memset(p, 0xCD, size_t(n) * size_t((bits + 7) / 8)); return;
     }
   }
 }

@@ -12,8 +12,7 @@
 NNVM_BEGIN_NAMESPACE
 namespace onnx_import {
 
-// The DataType of an ONNX code, or nullopt for codes nnvm has no type for (string, complex,
-// float8, int4, ...).
+// The DataType of an ONNX code, or nullopt for codes nnvm has no type for (string, complex).
 inline std::optional<DataType> dtype_of_code(int64_t code) {
   switch (code) {
     case 1: return dtype::float32;
@@ -29,6 +28,16 @@ inline std::optional<DataType> dtype_of_code(int64_t code) {
     case 12: return dtype::uint32;
     case 13: return dtype::uint64;
     case 16: return dtype::bfloat16;
+    case 17: return dtype::float8e4m3fn;
+    case 18: return dtype::float8e4m3fnuz;
+    case 19: return dtype::float8e5m2;
+    case 20: return dtype::float8e5m2fnuz;
+    case 21: return dtype::uint4;
+    case 22: return dtype::int4;
+    case 23: return dtype::float4e2m1;
+    case 24: return dtype::float8e8m0;
+    case 25: return dtype::uint2;
+    case 26: return dtype::int2;
     default: return std::nullopt;
   }
 }
@@ -46,7 +55,7 @@ inline const char* code_name(int64_t code) {
 
 // The ONNX code of a DataType (its element type); 0 (UNDEFINED) when ONNX has none.
 inline int64_t code_of(DataType t) {
-  for (int64_t c = 1; c <= 16; ++c)
+  for (int64_t c = 1; c <= 26; ++c)
     if (auto d = dtype_of_code(c); d && *d == t.element_of()) return c;
   return 0;
 }
