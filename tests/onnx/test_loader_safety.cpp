@@ -182,6 +182,44 @@ TEST_CASE("onnx safety: data types, each decoded from raw_data and typed fields"
   CHECK(b.dtype() == dtype::boolean);
   CHECK(b.values<bool>()[0]);
 
+  // The 4- and 2-bit types come packed, low bits first (onnx.proto's codes: UINT4 21, INT4 22,
+  // UINT2 25; newer than Debian's onnx.proto); nnvm holds one element per byte, sign-extended.
+  auto packed = [](int elem, int64_t n, auto fill) {
+    Model m;
+    auto* t = m.initializer("c", elem, {n});
+    fill(t);
+    m.input("x", T::FLOAT, {1});
+    m.node("Relu", {"x"}, {"y"});
+    m.output("y");
+    m.output("c");
+    std::string path = m.save(scratch("packed"));
+    graph::Graph g = oi::import_model(path);
+    return *g.node(g.outputs[1]).data;
+  };
+  NDArray i4 = packed(22, 3, [](T* t) { set_raw(t, "\x9f\x07", 2); });
+  REQUIRE(i4.dtype() == dtype::int4);
+  const auto* i4b = static_cast<const int8_t*>(i4.raw());
+  CHECK(i4b[0] == -1);
+  CHECK(i4b[1] == -7);
+  CHECK(i4b[2] == 7);
+  NDArray u2 = packed(25, 5, [](T* t) {
+    t->add_int32_data(0xe4);  // 0, 1, 2, 3
+    t->add_int32_data(0x02);
+  });
+  REQUIRE(u2.dtype() == dtype::uint2);
+  const auto* u2b = static_cast<const uint8_t*>(u2.raw());
+  CHECK((u2b[0] == 0 && u2b[1] == 1 && u2b[2] == 2 && u2b[3] == 3 && u2b[4] == 2));
+  NDArray f8 = packed(17, 2, [](T* t) {
+    t->add_int32_data(0x38);  // 1.0 in FLOAT8E4M3FN
+    t->add_int32_data(0xfe);  // -448
+  });
+  CHECK(f8.dtype() == dtype::float8e4m3fn);
+  CHECK(static_cast<const uint8_t*>(f8.raw())[1] == 0xfe);
+  std::string text4 = error_of([&] { packed(21, 3, [](T* t) { set_raw(t, "\x01\x02\x03", 3); }); }).second;
+  CHECK(text4.find("raw_data holds 3 bytes but 3 packed uint4 elements need 2") != std::string::npos);
+  text4 = error_of([&] { packed(22, 4, [](T* t) { t->add_int32_data(300); t->add_int32_data(1); }); }).second;
+  CHECK(text4.find("int32_data[0] = 300 is not a byte") != std::string::npos);
+
   AddModel strings(T::FLOAT);
   strings.w->set_data_type(T::STRING);
   auto [id, text] = import_error(strings.m, "string");
