@@ -148,20 +148,6 @@ nv::NDArray read_npy(const std::string& path) {
   return arr;
 }
 
-// IEEE half from float, rounding to nearest even (inputs here are small normal numbers or 0).
-uint16_t to_half(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  uint16_t sign = uint16_t((x >> 16) & 0x8000);
-  int e = int((x >> 23) & 255) - 127 + 15;
-  uint32_t m = x & 0x7fffff;
-  if (e <= 0) return sign;  // underflow to zero: |v| < 2^-14 only
-  if (e >= 31) return uint16_t(sign | 0x7c00);
-  uint32_t half = (uint32_t(e) << 10) | (m >> 13), rest = m & 0x1fff;
-  if (rest > 0x1000 || (rest == 0x1000 && (half & 1))) ++half;
-  return uint16_t(sign | half);
-}
-
 }  // namespace
 
 nv::NDArray read_tensor(const std::string& path) {
@@ -207,18 +193,10 @@ double element(const nv::NDArray& a, int64_t i) {
   if (t == nv::dtype::uint32) return static_cast<const uint32_t*>(p)[i];
   if (t == nv::dtype::uint16) return static_cast<const uint16_t*>(p)[i];
   if (t == nv::dtype::uint8 || t == nv::dtype::boolean) return static_cast<const uint8_t*>(p)[i];
-  if (t.is_small_float()) return nv::storage_decode(t, static_cast<const uint8_t*>(p)[i]);
   if (t.is_sub_byte_int()) return t.is_int() ? double(static_cast<const int8_t*>(p)[i]) : double(static_cast<const uint8_t*>(p)[i]);
-  uint16_t h = static_cast<const uint16_t*>(p)[i];
-  if (t == nv::dtype::bfloat16) {
-    uint32_t bits = uint32_t(h) << 16;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-  }
-  int e = (h >> 10) & 31, m = h & 1023;
-  double v = e == 0 ? std::ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : std::ldexp(m + 1024, e - 25);
-  return (h & 0x8000) ? -v : v;
+  // The float storage types: float16/bfloat16 bits, float8/float4 bytes.
+  uint32_t bits = t.bytes() == 1 ? static_cast<const uint8_t*>(p)[i] : static_cast<const uint16_t*>(p)[i];
+  return nv::storage_decode(t, bits);
 }
 
 nv::NDArray generated_input(nv::DataType t, const std::vector<int64_t>& shape, uint32_t seed) {
@@ -238,15 +216,9 @@ nv::NDArray generated_input(nv::DataType t, const std::vector<int64_t>& shape, u
     else if (t == nv::dtype::uint32) static_cast<uint32_t*>(p)[i] = uint32_t(k);
     else if (t == nv::dtype::uint64) static_cast<uint64_t*>(p)[i] = uint64_t(k);
     else if (t == nv::dtype::boolean) static_cast<uint8_t*>(p)[i] = uint8_t(i % 2);
-    else if (t == nv::dtype::float16) static_cast<uint16_t*>(p)[i] = to_half(float(v));
-    else if (t.is_small_float()) static_cast<uint8_t*>(p)[i] = uint8_t(nv::storage_encode(t, float(v)));
     else if (t.is_sub_byte_int()) static_cast<uint8_t*>(p)[i] = uint8_t(k);
-    else if (t == nv::dtype::bfloat16) {
-      float f = float(v);
-      uint32_t bits;
-      std::memcpy(&bits, &f, 4);
-      static_cast<uint16_t*>(p)[i] = uint16_t(bits >> 16);
-    }
+    else if (t.bytes() == 1) static_cast<uint8_t*>(p)[i] = uint8_t(nv::storage_encode(t, float(v)));  // float8/float4
+    else static_cast<uint16_t*>(p)[i] = uint16_t(nv::storage_encode(t, float(v)));  // float16/bfloat16
   }
   return a;
 }
