@@ -5,8 +5,8 @@
 // run on a target). Built-in ops are written exactly like this; yours joins them with one call,
 // and from then on the graph layer and the ONNX importer find it like any other.
 //
-// We write swish, the activation of EfficientNet (ONNX Swish):
-//     swish(x) = x * sigmoid(alpha * x)        (alpha = 1 by default)
+// We write squared ReLU, the activation of the Primer transformer, which ONNX does not have:
+//     squared_relu(x) = alpha * max(x, 0)^2        (alpha = 1 by default)
 //
 //   ./02_new_operator          a 1024 x 4096 input
 //   ./02_new_operator --quick  a 128 x 1000 input (what CI runs)
@@ -25,18 +25,19 @@ namespace {
 // 1. The compute. It gets the op's inputs as tensors of any rank and its attributes, checks
 //    them, and returns the outputs. There is no separate shape function: the output shape is
 //    decided here (the same as X), and ops::infer_types runs this code on placeholders.
-std::vector<te::Tensor> swish_compute(const std::vector<te::Tensor>& inputs, const ops::Attrs& attrs) {
+std::vector<te::Tensor> squared_relu_compute(const std::vector<te::Tensor>& inputs, const ops::Attrs& attrs) {
   const te::Tensor& x = inputs[0];
   ops::check_float(x, "X");  // a clear nnvm.ops.input_dtype error for an int tensor
-  // Attributes have defaults; a model may pass ONNX Swish's alpha.
+  // Attributes have defaults; a model's node may pass alpha.
   double alpha = attrs.get_float("alpha", 1.0);
   return {te::compute(
       x.shape(),
       [&](const std::vector<ir::Var>& index) {
         ir::Expr v = x(std::vector<ir::Expr>(index.begin(), index.end()));
-        return v * ir::call(ir::CallOp::sigmoid, v * alpha);
+        ir::Expr r = ir::max(v, ir::make_zero(v.dtype()));
+        return r * r * alpha;
       },
-      "swish")};
+      "squared_relu")};
 }
 
 // 2. The schedule for CPU targets (other families, e.g. GPUs, get their generic recipe for an
@@ -44,7 +45,7 @@ std::vector<te::Tensor> swish_compute(const std::vector<te::Tensor>& inputs, con
 //    vectorized (the lowering peels a scalar tail when the width does not divide it); the other
 //    axes are fused into one loop whose iterations run on the thread pool. (Fusing *all* axes and
 //    then splitting would put a div/mod into every index and defeat the vectorizer.)
-void swish_schedule(schedule::Schedule& sch, const std::vector<te::Tensor>& outputs, const ops::Target& target) {
+void squared_relu_schedule(schedule::Schedule& sch, const std::vector<te::Tensor>& outputs, const ops::Target& target) {
   schedule::Stage s = sch[outputs[0]];
   const auto& axes = outputs[0].op().axis;
   auto [outer, lanes] = s.split(axes.back(), target.vector_lanes(outputs[0].dtype()));
@@ -54,15 +55,17 @@ void swish_schedule(schedule::Schedule& sch, const std::vector<te::Tensor>& outp
 }
 
 // 3. The definition, as designated initializers: everything about the op in one place.
-ops::OpDef swish_def() {
+ops::OpDef squared_relu_def() {
   return ops::OpDef{
-      .name = "swish",
-      .importer_names = {"onnx:Swish"},
+      .name = "squared_relu",
+      // The ONNX importer finds an op by "onnx:<node op type>": a model whose node is named
+      // SquaredRelu (a custom op in its default domain) imports through this op.
+      .importer_names = {"onnx:SquaredRelu"},
       .input_names = {"X"},
       .pattern = ops::OpPattern::elementwise,  // the graph layer may fuse it into its producer
-      .compute = swish_compute,
-      .cpu_schedule = swish_schedule,
-      .doc = "X * sigmoid(alpha * X); alpha = 1 by default",
+      .compute = squared_relu_compute,
+      .cpu_schedule = squared_relu_schedule,
+      .doc = "alpha * max(X, 0)^2; alpha = 1 by default",
   };
 }
 
@@ -82,10 +85,10 @@ double median_ms(const target::Kernel& kernel, NDArray& x, NDArray& y, int reps,
 
 int run(int64_t rows, int64_t cols, int reps) {
   // 4. One call makes the op known to everything that uses the default registry.
-  ops::register_op(swish_def());
+  ops::register_op(squared_relu_def());
 
-  // An importer meeting an ONNX Swish node finds it by importer name; a user by name.
-  const ops::OpDef& op = ops::get_op_by_importer_name("onnx:Swish");
+  // An importer meeting a SquaredRelu node finds it by importer name; a user by name.
+  const ops::OpDef& op = ops::get_op_by_importer_name("onnx:SquaredRelu");
   std::cout << "== registered '" << op.name << "' (" << op.doc << ")\n   the registry now holds:";
   for (auto& name : ops::default_registry().names()) std::cout << " " << name;
   std::cout << "\n\n";
@@ -95,7 +98,7 @@ int run(int64_t rows, int64_t cols, int reps) {
   std::vector<ops::TensorType> input{{dtype::float32, {rows, cols}}};
   ops::BuildOptions plain_options;
   plain_options.schedule = false;
-  plain_options.name = "swish_plain";
+  plain_options.name = "squared_relu_plain";
   ops::BuiltOp fast = ops::build(op, input);
   ops::BuiltOp plain = ops::build(op, input, {}, {}, plain_options);
   std::cout << "== loop nest with the default schedule\n" << ir::to_string(fast.func) << "\n";
@@ -107,7 +110,7 @@ int run(int64_t rows, int64_t cols, int reps) {
   std::uniform_real_distribution<float> dist(-5, 5);
   for (auto& v : x.values<float>()) v = dist(rng);
   std::vector<float> want;
-  for (float v : x.values<float>()) want.push_back(v / (1.0f + std::exp(-v)));
+  for (float v : x.values<float>()) want.push_back(v > 0 ? v * v : 0.0f);
 
   // The C compiler already vectorizes a plain elementwise loop by itself, so here the schedule
   // buys mostly the threads; the third row shows that part. (Heavy ops such as dense gain far
@@ -142,7 +145,7 @@ int run(int64_t rows, int64_t cols, int reps) {
     std::cout << "\n== a wrong input type is reported as\n  " << e.what() << "\n";
   }
   try {
-    ops::register_op(swish_def());
+    ops::register_op(squared_relu_def());
   } catch (const UserError& e) {
     std::cout << "== registering the op twice is reported as\n  " << e.what() << "\n";
   }

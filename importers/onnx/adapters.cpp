@@ -162,6 +162,13 @@ std::vector<VersionAdapter> later_adapters() {
                  float_to_input(n, ctx, "max", 2, d);
                  return std::vector<graph::Value>{};
                }});
+  // DFT's axis became a scalar input in 20, whose default (-2) differs from the attribute's (1).
+  t.push_back({.op_type = "DFT", .below = 20, .rewrite = [](NodeBuild& n, BuildContext& ctx) {
+                 int64_t axis = n.attrs.get_int("axis", 1);
+                 n.attrs = without(n.attrs, "axis");
+                 set_input(n, 2, ctx.constant("axis", NDArray::from(std::vector<int64_t>{axis}, {})));
+                 return std::vector<graph::Value>{};
+               }});
   t.push_back({.op_type = "Dropout", .below = 12, .rewrite = [](NodeBuild& n, BuildContext& ctx) {
                  float_to_input(n, ctx, "ratio", 1, dtype::float32);
                  return std::vector<graph::Value>{};
@@ -229,7 +236,7 @@ std::vector<VersionAdapter> later_adapters() {
 // Every op type's steps, oldest first (rows with the same `below` keep their table order).
 std::map<std::string, std::vector<VersionAdapter>> make_index() {
   std::map<std::string, std::vector<VersionAdapter>> index;
-  for (auto* era : {legacy_adapters, later_adapters})
+  for (auto* era : {legacy_adapters, later_adapters, composite_ops, constant_ops, domain_ops})
     for (VersionAdapter& a : era()) index[a.op_type].push_back(std::move(a));
   for (auto& [op, steps] : index)
     std::stable_sort(steps.begin(), steps.end(), [](auto& a, auto& b) { return a.below < b.below; });

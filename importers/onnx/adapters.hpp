@@ -28,6 +28,7 @@ struct NodeBuild {
   std::vector<graph::Value> inputs;  // an undefined Value is an absent optional input
   ops::Attrs attrs;
   size_t num_outputs = 1;  // outputs the ONNX node declares
+  const ::onnx::NodeProto* proto = nullptr;  // the node itself, for subgraph attributes
 };
 
 // What a rewrite may add to the graph being built.
@@ -39,6 +40,13 @@ class BuildContext {
   virtual ops::TensorType type(const graph::Value& v) = 0;
   // The value's data when it is a constant (an initializer, or folded), else nullptr.
   virtual const NDArray* data(const graph::Value& v) = 0;
+  // The graph input a value is computed from, or "" (graph::input_behind).
+  virtual std::string input_behind(const graph::Value& v) = 0;
+  // Imports subgraph `g` in place: its inputs bound to `inputs` (in order), its nodes reading the
+  // enclosing graph's values; returns its outputs. Names it defines are visible only inside it.
+  // `what` names it in errors ("attribute score_mod").
+  virtual std::vector<graph::Value> inline_graph(const ::onnx::GraphProto& g, const std::vector<graph::Value>& inputs,
+                                                 const std::string& what) = 0;
   // How many inputs the op answering to onnx:<op_type> takes at most; 0 when none answers.
   virtual size_t max_inputs(const std::string& op_type) = 0;
   // One more op, by ONNX op type, named after the node plus `suffix`; its outputs.
@@ -50,6 +58,9 @@ struct VersionAdapter {
   std::string op_type;
   int64_t below = 0;    // applies when the model's default-domain opset is below this
   std::string becomes;  // the op type the node is built as after this step; empty: op_type
+  // The rewrite always builds the node's outputs from other ops (or constants): no op needs to
+  // answer to op_type or `becomes`, only to `also_needs`.
+  bool builds = false;
   // Op types the rewrite always adds besides `becomes` (checked before building).
   std::vector<std::string> also_needs;
   // Why this node cannot be rewritten, or "" (checked before building); may be empty.
@@ -67,6 +78,23 @@ std::string adapted_op_type(const std::string& op_type, const std::vector<const 
 
 // The steps out of opsets 1 to 6 (legacy_adapters.cpp).
 std::vector<VersionAdapter> legacy_adapters();
+
+// Operators built from others: ONNX functions, integer products, float16 products run in
+// float32 (composite_ops.cpp). Their rows apply at every opset (`below` is `always`).
+std::vector<VersionAdapter> composite_ops();
+
+// Operators whose output shapes depend on input values (windows, NonZero, Compress's
+// condition), evaluated when the importer sees those values as constants (constant_ops.cpp).
+std::vector<VersionAdapter> constant_ops();
+
+// Operators of ai.onnx.ml and ai.onnx.preview.training built from default-domain ops, keyed
+// "domain:OpType" (domain_ops.cpp).
+std::vector<VersionAdapter> domain_ops();
+
+// Runs `op_type` on n's inputs in float32 when the first is a storage float (float16, bfloat16):
+// the float inputs are widened, the result rounded back once. Returns {} for other types (the
+// caller builds the op as it is). MatMul, Gemm and Conv kernels accumulate in float32 or wider.
+std::vector<graph::Value> in_float32(NodeBuild& n, BuildContext& ctx, const std::string& op_type);
 
 // Building blocks for the tables.
 constexpr int64_t always = std::numeric_limits<int64_t>::max();

@@ -1,6 +1,7 @@
 #include "attributes.hpp"
 
 #include "nnvm/onnx/dtype_codes.hpp"
+#include "support.hpp"
 #include "tensor.hpp"
 
 NNVM_BEGIN_NAMESPACE
@@ -28,7 +29,14 @@ AttributeProto::AttributeType kind_of(const AttributeProto& a) {
 
 }  // namespace
 
-std::string unsupported_attribute(const AttributeProto& a) {
+bool is_inlined_subgraph(const AttributeProto& a, std::string_view op_type) {
+  if (kind_of(a) != AttributeProto::GRAPH) return false;
+  if (op_type == "If") return a.name() == "then_branch" || a.name() == "else_branch";
+  if (op_type == "ai.onnx.preview:FlexAttention") return a.name() == "score_mod" || a.name() == "prob_mod";
+  return false;
+}
+
+std::string unsupported_attribute(const AttributeProto& a, std::string_view op_type) {
   std::string name = "attribute '" + printable(a.name()) + "' ";
   if (!a.ref_attr_name().empty()) return name + "refers to a function attribute (functions are not supported)";
   switch (kind_of(a)) {
@@ -43,7 +51,9 @@ std::string unsupported_attribute(const AttributeProto& a) {
       return "";
     case AttributeProto::GRAPH:
     case AttributeProto::GRAPHS:
-      return name + "is a subgraph (control flow is not supported)";
+      if (is_inlined_subgraph(a, op_type)) return "";
+      return name + "is a subgraph (Loop and Scan bodies are not supported yet; If is imported when its condition is "
+                    "known at compile time)";
     case AttributeProto::UNDEFINED:
       return name + "has no value";
     default:
@@ -59,7 +69,8 @@ ops::Attrs convert_attributes(const ::onnx::NodeProto& node, const std::string& 
     at.push_back("attribute " + printable(a.name()));
     if (a.name().empty()) throw ImportError("nnvm.onnx.attribute", "an attribute has no name", where);
     if (out.has(a.name())) throw ImportError("nnvm.onnx.attribute", "the attribute appears twice", at);
-    if (std::string why = unsupported_attribute(a); !why.empty()) throw ImportError("nnvm.onnx.unsupported", why, at);
+    if (std::string why = unsupported_attribute(a, qualified_op_type(node)); !why.empty())
+      throw ImportError("nnvm.onnx.unsupported", why, at);
     switch (kind_of(a)) {
       case AttributeProto::INT: out.set_int(a.name(), a.i()); break;
       case AttributeProto::FLOAT: out.set_float(a.name(), a.f()); break;
@@ -75,7 +86,7 @@ ops::Attrs convert_attributes(const ::onnx::NodeProto& node, const std::string& 
         out.set_dtype(a.name() + "_dtype", *dtype_of_code(a.t().data_type()));  // checked above
         break;
       }
-      default: break;  // unsupported_attribute rejected the rest
+      default: break;  // subgraphs the importer inlines (read from the NodeProto); unsupported_attribute rejected the rest
     }
   }
   return out;

@@ -18,9 +18,12 @@
 NNVM_BEGIN_NAMESPACE
 namespace onnx_import::detail {
 
-// Why the attribute cannot be imported, or "" when it can. Looks at kinds and data types only;
-// tensor data is validated when the node is built.
-std::string unsupported_attribute(const ::onnx::AttributeProto& a);
+// Why the attribute of an `op_type` node (qualified_op_type) cannot be imported, or "" when it
+// can. Looks at kinds and data types only; tensor data is validated when the node is built. The
+// subgraph attributes taken are those the importer inlines (is_inlined_subgraph): If's branches
+// (when the condition is known at compile time) and FlexAttention's score_mod and prob_mod.
+std::string unsupported_attribute(const ::onnx::AttributeProto& a, std::string_view op_type);
+bool is_inlined_subgraph(const ::onnx::AttributeProto& a, std::string_view op_type);
 
 // The node's attributes. ImportError "nnvm.onnx.attribute" for a duplicate name or an
 // unsupported kind, "nnvm.onnx.tensor" for bad TENSOR data; `where` names the node.

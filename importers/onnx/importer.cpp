@@ -1,11 +1,14 @@
 #include "nnvm/onnx/importer.hpp"
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "adapters.hpp"
 #include "attributes.hpp"
 #include "files.hpp"
+#include "nnvm/graph/infer.hpp"
 #include "nnvm/importers/error_context.hpp"
 #include "nnvm/importers/files.hpp"
 #include "nnvm/importers/graph_assembly.hpp"
@@ -22,13 +25,39 @@ namespace {
 
 using ::onnx::NodeProto;
 
-// importers::topological_order over the graph's nodes.
+// The names `g`'s nodes (and the subgraphs in them) read that `g` does not define: the outer
+// values a subgraph captures. `depth` is bounded by analyze() (max_subgraph_depth).
+std::set<std::string> free_names(const ::onnx::GraphProto& g) {
+  std::set<std::string> defined, used;
+  for (auto& t : g.initializer()) defined.insert(t.name());
+  for (auto& in : g.input()) defined.insert(in.name());
+  for (auto& n : g.node()) {
+    defined.insert(n.output().begin(), n.output().end());
+    for (auto& in : n.input())
+      if (!in.empty()) used.insert(in);
+    for (auto& a : n.attribute())
+      if (a.has_g())
+        for (auto& name : free_names(a.g())) used.insert(name);
+  }
+  std::set<std::string> out;
+  for (auto& name : used)
+    if (!defined.count(name)) out.insert(name);
+  return out;
+}
+
+// importers::topological_order over the graph's nodes. A node with subgraphs (If) also waits for
+// the outer values its subgraphs read.
 std::vector<size_t> node_order(const ::onnx::GraphProto& g, const std::set<std::string>& available,
                                const std::vector<std::string>& where) {
   std::vector<importers::NodeValues> nodes(size_t(g.node_size()));
   for (size_t i = 0; i < nodes.size(); ++i) {
     const NodeProto& n = g.node(int(i));
     nodes[i].inputs.assign(n.input().begin(), n.input().end());
+    for (auto& a : n.attribute())
+      if (a.has_g())
+        for (auto& name : free_names(a.g()))
+          if (std::find(nodes[i].inputs.begin(), nodes[i].inputs.end(), name) == nodes[i].inputs.end())
+            nodes[i].inputs.push_back(name);
     nodes[i].outputs.assign(n.output().begin(), n.output().end());
   }
   auto label = [&](size_t i) { return node_label(g.node(int(i)), i); };
@@ -74,6 +103,7 @@ class Importer final : public BuildContext {
     const graph::Node& n = a_.graph().node(v);
     return n.kind == graph::NodeKind::constant ? n.data.get() : nullptr;
   }
+  std::string input_behind(const graph::Value& v) override { return graph::input_behind(a_.graph(), v); }
   size_t max_inputs(const std::string& op_type) override {
     auto* def = a_.find_op(op_type);
     return def ? def->input_names.size() : 0;
@@ -248,10 +278,14 @@ class Importer final : public BuildContext {
         outs = {a_.builder().constant(node_name_, constant_value(n))};
         return;
       }
+      if (n.op_type() == "If") {
+        outs = inline_if(n);
+        return;
+      }
       NodeBuild nb{.op_type = n.op_type(), .attrs = convert_attributes(n, base_dir_, where_),
-                   .num_outputs = size_t(n.output_size())};
+                   .num_outputs = size_t(n.output_size()), .proto = &n};
       for (auto& in : n.input()) nb.inputs.push_back(in.empty() ? graph::Value{} : *a_.find(in));  // node_order checked
-      for (const VersionAdapter* step : find_adapters(n.op_type(), opset_))
+      for (const VersionAdapter* step : find_adapters(qualified_op_type(n), opset_))
         if (!(outs = step->rewrite(nb, *this)).empty()) return;
       while (!nb.inputs.empty() && !nb.inputs.back().defined()) nb.inputs.pop_back();
       translate_dtype_codes(nb.op_type, nb.attrs, where_);
@@ -269,6 +303,86 @@ class Importer final : public BuildContext {
     }
   }
 
+  // An If whose condition is a constant when the node is imported (the builder folds constant
+  // subgraphs such as Equal(Size(x), 4) as they arrive): the taken branch's nodes are imported in
+  // its place, reading the enclosing graph's values directly, and its outputs become the If's.
+  // Run-time conditions are "nnvm.graph.not_constant", naming the graph input the condition is
+  // computed from, so `nnvmc check` can bind it from the test data.
+  std::vector<graph::Value> inline_if(const NodeProto& n) {
+    if (n.input_size() < 1 || n.input(0).empty()) throw ImportError("nnvm.onnx.graph", "If has no condition input", where_);
+    graph::Value cond = *a_.find(n.input(0));  // node_order checked it exists
+    const NDArray* value = data(cond);
+    if (!value) {
+      std::string from = graph::input_behind(a_.graph(), cond);
+      throw ImportError("nnvm.graph.not_constant",
+                        str_cat("If's condition '", printable(n.input(0)),
+                                "' must be known at compile time (nnvm imports only the branch taken; run-time control "
+                                "flow is not supported yet), but it is ",
+                                from.empty() ? "computed at run time" : "computed from graph input " + from),
+                        where_);
+    }
+    if (value->dtype() != dtype::boolean || value->numel() != 1)
+      throw ImportError("nnvm.onnx.shape",
+                        str_cat("If's condition must be one bool, but it holds ", value->numel(), " ", value->dtype(),
+                                " value", value->numel() == 1 ? "" : "s"),
+                        where_);
+    const char* taken = static_cast<const uint8_t*>(value->raw())[0] ? "then_branch" : "else_branch";
+    const ::onnx::AttributeProto* branch = nullptr;
+    for (auto& a : n.attribute())
+      if (a.name() == taken) branch = &a;
+    if (!branch || !branch->has_g())
+      throw ImportError("nnvm.onnx.attribute", str_cat("If has no '", taken, "' subgraph"), where_);
+    return inline_graph(branch->g(), {}, "attribute " + std::string(taken));
+  }
+
+ public:
+  std::vector<graph::Value> inline_graph(const ::onnx::GraphProto& g, const std::vector<graph::Value>& inputs,
+                                         const std::string& what) override {
+    if (size_t(g.input_size()) != inputs.size())
+      throw ImportError("nnvm.onnx.graph", str_cat(what, " declares ", g.input_size(), " inputs; it takes ", inputs.size()),
+                        where_);
+    std::vector<std::string> outer_where = where_, inner_where = where_;
+    inner_where.push_back(what);
+    std::string outer_name = node_name_;
+    // A name the subgraph defines hides the enclosing graph's value of that name only inside it.
+    std::map<std::string, graph::Value> hidden;
+    auto note_hidden = [&](const std::string& name) {
+      if (const graph::Value* v = a_.find(name)) hidden.emplace(name, *v);
+    };
+    std::set<std::string> available;
+    for (auto& name : free_names(g))
+      if (a_.find(name)) available.insert(name);
+    for (int i = 0; i < g.input_size(); ++i) {
+      note_hidden(g.input(i).name());
+      if (!available.insert(g.input(i).name()).second)
+        throw ImportError("nnvm.onnx.graph", str_cat(what, " declares input '", printable(g.input(i).name()), "' twice"),
+                          inner_where);
+      a_.define(g.input(i).name(), inputs[size_t(i)]);
+    }
+    for (auto& t : g.initializer()) {
+      std::vector<std::string> at = inner_where;
+      at.push_back("initializer " + printable(t.name()));
+      note_hidden(t.name());
+      if (!available.insert(t.name()).second) throw ImportError("nnvm.onnx.graph", "the initializer's name is already used", at);
+      a_.define(t.name(), guarded(at, [&] { return a_.builder().constant(a_.claim(t.name()), decode_tensor(t, base_dir_, at)); }));
+    }
+    for (auto& node : g.node())
+      for (auto& out : node.output()) note_hidden(out);
+    for (size_t i : node_order(g, available, inner_where)) build_node(g.node(int(i)), i);
+    node_name_ = outer_name;
+    where_ = outer_where;
+    std::vector<graph::Value> outs;
+    for (auto& o : g.output()) {
+      const graph::Value* v = a_.find(o.name());
+      if (!v)
+        throw ImportError("nnvm.onnx.graph", str_cat(what, " output '", printable(o.name()), "' is never computed"), where_);
+      outs.push_back(*v);
+    }
+    for (auto& [name, v] : hidden) a_.define(name, v);
+    return outs;
+  }
+
+ private:
   const ::onnx::ModelProto& m_;
   std::string base_dir_, file_;
   const ImportOptions& options_;

@@ -1,5 +1,7 @@
 #include "support.hpp"
 
+#include <algorithm>
+#include <functional>
 #include <set>
 
 #include "adapters.hpp"
@@ -57,6 +59,10 @@ std::string unsupported_constant(const ::onnx::NodeProto& n) {
 
 bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
+std::string qualified_op_type(const ::onnx::NodeProto& n) {
+  return is_default_domain(n.domain()) ? n.op_type() : n.domain() + ":" + n.op_type();
+}
+
 int64_t default_opset(const ::onnx::ModelProto& m) {
   for (auto& o : m.opset_import())
     if (is_default_domain(o.domain())) return o.version();
@@ -106,49 +112,69 @@ SupportReport analyze(const ::onnx::ModelProto& m, const ops::OpRegistry& regist
   std::set<std::string> functions;
   for (auto& f : m.functions()) functions.insert(f.domain() + ":" + f.name());
   auto types = declared_types(g);
-  for (int i = 0; i < g.node_size(); ++i) {
-    const ::onnx::NodeProto& n = g.node(i);
-    bool ours = is_default_domain(n.domain());
-    r.op_counts[ours ? n.op_type() : n.domain() + ":" + n.op_type()] += 1;
-    int64_t node_opset = ours ? opset : (r.opsets.count(n.domain()) ? r.opsets[n.domain()] : 0);
-    auto report = [&](std::string reason) {
-      r.items.push_back({.node = node_label(n, size_t(i)), .op = n.op_type(), .domain = ours ? "" : n.domain(),
-                         .opset = node_opset, .dtypes = input_dtypes(n, types), .reason = std::move(reason)});
-    };
-    if (functions.count(n.domain() + ":" + n.op_type())) {
-      report("model-local functions are not supported");
-      continue;
+  // Visits the nodes of `graph`, and of the subgraphs in it that the importer inlines, to
+  // a bounded depth so a hostile file cannot exhaust the stack.
+  std::function<void(const ::onnx::GraphProto&, int)> visit = [&](const ::onnx::GraphProto& graph, int depth) {
+    if (depth > 0)  // the main graph's initializers were checked above
+      for (auto& t : graph.initializer())
+        if (std::string why = unsupported_dtype(t.data_type()); !why.empty())
+          r.items.push_back({.node = t.name(), .opset = opset, .dtypes = code_name(t.data_type()),
+                             .reason = "initializer " + why});
+    for (int i = 0; i < graph.node_size(); ++i) {
+      const ::onnx::NodeProto& n = graph.node(i);
+      bool ours = is_default_domain(n.domain());
+      r.op_counts[ours ? n.op_type() : n.domain() + ":" + n.op_type()] += 1;
+      int64_t node_opset = ours ? opset : (r.opsets.count(n.domain()) ? r.opsets[n.domain()] : 0);
+      auto report = [&](std::string reason) {
+        r.items.push_back({.node = node_label(n, size_t(i)), .op = n.op_type(), .domain = ours ? "" : n.domain(),
+                           .opset = node_opset, .dtypes = input_dtypes(n, types), .reason = std::move(reason)});
+      };
+      if (functions.count(n.domain() + ":" + n.op_type())) {
+        report("model-local functions are not supported");
+        continue;
+      }
+      std::vector<const VersionAdapter*> steps = find_adapters(qualified_op_type(n), node_opset);
+      bool built = std::any_of(steps.begin(), steps.end(), [](auto* step) { return step->builds; });
+      if (!ours && !built) {
+        report(str_cat("domain '", n.domain(), "' is not supported (only the default ONNX domain and some operators of "
+                                               "ai.onnx.ml and ai.onnx.preview.training are)"));
+        continue;
+      }
+      for (auto& a : n.attribute()) {
+        if (std::string why = unsupported_attribute(a, qualified_op_type(n)); !why.empty()) report(why);
+        if (is_inlined_subgraph(a, qualified_op_type(n))) {
+          if (depth >= max_subgraph_depth)
+            report(str_cat("subgraphs nest deeper than ", max_subgraph_depth, " levels"));
+          else
+            visit(a.g(), depth + 1);
+        }
+        // A data type attribute (Cast's `to`) decides an output's type, so an unsupported one is a
+        // model-level gap (before opset 6 Cast's `to` is a name, which the Cast adapter checks).
+        if (std::string why = unsupported_dtype_attribute(n.op_type(), a); !why.empty()) report(why);
+      }
+      if (n.op_type() == "Constant") {
+        if (std::string why = unsupported_constant(n); !why.empty()) report(why);
+        continue;
+      }
+      if (n.op_type() == "If") continue;  // the importer's own (inlined); its branches were visited
+      std::string why;
+      for (auto* step : steps)
+        if (step->unsupported && why.empty()) why = step->unsupported(n);
+      if (!why.empty()) {
+        report(why);
+        continue;
+      }
+      std::vector<std::string> needed;
+      if (!built) needed.push_back(adapted_op_type(n.op_type(), steps));
+      for (auto* step : steps) needed.insert(needed.end(), step->also_needs.begin(), step->also_needs.end());
+      for (auto& op : needed)
+        if (!registry.find_by_importer_name("onnx:" + op))
+          report(op == n.op_type() ? str_cat("no nnvm op answers to onnx:", op)
+                                   : str_cat("opset ", opset, " ", n.op_type(), " is imported as onnx:", op,
+                                             ", which no nnvm op answers to"));
     }
-    if (!ours) {
-      report(str_cat("domain '", n.domain(), "' is not supported (only the default ONNX domain is)"));
-      continue;
-    }
-    for (auto& a : n.attribute()) {
-      if (std::string why = unsupported_attribute(a); !why.empty()) report(why);
-      // A data type attribute (Cast's `to`) decides an output's type, so an unsupported one is a
-      // model-level gap (before opset 6 Cast's `to` is a name, which the Cast adapter checks).
-      if (std::string why = unsupported_dtype_attribute(n.op_type(), a); !why.empty()) report(why);
-    }
-    if (n.op_type() == "Constant") {
-      if (std::string why = unsupported_constant(n); !why.empty()) report(why);
-      continue;
-    }
-    std::vector<const VersionAdapter*> steps = find_adapters(n.op_type(), opset);
-    std::string why;
-    for (auto* step : steps)
-      if (step->unsupported && why.empty()) why = step->unsupported(n);
-    if (!why.empty()) {
-      report(why);
-      continue;
-    }
-    std::vector<std::string> needed{adapted_op_type(n.op_type(), steps)};
-    for (auto* step : steps) needed.insert(needed.end(), step->also_needs.begin(), step->also_needs.end());
-    for (auto& op : needed)
-      if (!registry.find_by_importer_name("onnx:" + op))
-        report(op == n.op_type() ? str_cat("no nnvm op answers to onnx:", op)
-                                 : str_cat("opset ", opset, " ", n.op_type(), " is imported as onnx:", op,
-                                           ", which no nnvm op answers to"));
-  }
+  };
+  visit(g, 0);
   return r;
 }
 

@@ -13518,7 +13518,8 @@ NNVM_END_NAMESPACE
 // end nnvm/ops/broadcast/family.hpp
 // begin nnvm/ops/conv/family.hpp
 // Convolutions and pooling: conv1d/2d/3d, depthwise, conv-transpose, max/avg/lp/global pools,
-// and the blocked NCHW[x]c convolutions with their layout transform.
+// deformable convolution, RoiAlign, and the blocked NCHW[x]c convolutions with their layout
+// transform.
 // One sorted list per family; builtin.hpp joins the families.
 
 // begin nnvm/ops/conv/average_pool.hpp
@@ -14699,6 +14700,134 @@ inline OpDef conv_transpose_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/conv/conv_transpose.hpp
+// begin nnvm/ops/conv/deform_conv.hpp
+// deform_conv: ONNX DeformConv (opset 19), 2-D. X is (N, C, H, W), W (M, C / group, KH, KW), offset
+// (N, offset_group * KH * KW * 2, OH, OW), the optional B (M) and mask (N, offset_group * KH * KW,
+// OH, OW). A convolution (pads, strides, dilations, group as Conv) whose tap (i, j) of output
+// (oh, ow) reads X not at the window position p = (oh * sh - ph + i * dh, ow * sw - pw + j * dw) but
+// bilinearly at p + (offset[n, 2 t], offset[n, 2 t + 1]), t = (og * KH + i) * KW + j, scaled by
+// mask[n, t], zero outside X. Input channel ch uses offset group og = ch / (C / offset_group).
+// Without offsets and mask it is Conv.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct DeformConvParams {
+  WindowParams window;  // kernel_shape, strides, dilations, pads (DeformConv has no auto_pad)
+  int64_t group = 1, offset_group = 1;
+
+  static DeformConvParams from(const Attrs& a) {
+    return {WindowParams::from(a), a.get_int("group", 1), a.get_int("offset_group", 1)};
+  }
+};
+
+// One reduction stage over (C / group, KH, KW); each term reads its offset (and mask) and four
+// guarded taps of X. float32 and float64; offset, mask and B have X's dtype.
+inline te::Tensor deform_conv(const te::Tensor& X, const te::Tensor& W, const te::Tensor& offset,
+                              const te::Tensor& B = {}, const te::Tensor& mask = {}, const DeformConvParams& p = {},
+                              std::string name = "deform_conv") {
+  check_rank(X, "X", 4);
+  check_float(X, "X");
+  check_rank(W, "W", 4);
+  check_same_dtype(X, "X", W, "W");
+  check_rank(offset, "offset", 4);
+  check_same_dtype(X, "X", offset, "offset");
+  for (auto [attr, v] : {std::pair{"group", p.group}, std::pair{"offset_group", p.offset_group}})
+    if (v < 1) detail::bad_window_attr(attr, str_cat("attribute '", attr, "' is ", v, "; it must be at least 1"));
+  std::vector<int64_t> in = spatial_extents(X, "X"), kernel = spatial_extents(W, "W");
+  int64_t M = detail::conv_extent(W, 0, "W"), Cg = detail::conv_extent(W, 1, "W"), C = detail::conv_extent(X, 1, "X");
+  if (!p.window.kernel_shape.empty() && p.window.kernel_shape != kernel)
+    detail::bad_window_attr("kernel_shape", str_cat("attribute 'kernel_shape' differs from W's spatial extents (W is "
+                                                    "tensor ", W.name(), ")"));
+  if (C != Cg * p.group || M % p.group != 0)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("X has ", C, " channels and W ", M, " output by ", Cg, " input channels; group ", p.group,
+                            " needs C = ", Cg * p.group, " and M a multiple of ", p.group),
+                    {"input W"});
+  if (C % p.offset_group != 0)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("X has ", C, " channels, which offset_group ", p.offset_group, " does not divide"),
+                    {"input X"});
+  if (B.defined()) detail::check_conv_bias(B, X, M);
+  Window w = resolve_window(p.window, in, kernel);
+  int64_t taps = p.offset_group * kernel[0] * kernel[1];
+  auto check_field = [&](const te::Tensor& t, const char* input, int64_t channels) {
+    bool ok = same_extent(t.shape()[0], X.shape()[0]) && same_extent(t.shape()[1], ir::Expr(channels)) &&
+              same_extent(t.shape()[2], ir::Expr(w.out[0])) && same_extent(t.shape()[3], ir::Expr(w.out[1]));
+    if (!ok)
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("input ", input, " has shape (", ir::to_string(t.shape()[0]), ", ",
+                              ir::to_string(t.shape()[1]), ", ", ir::to_string(t.shape()[2]), ", ",
+                              ir::to_string(t.shape()[3]), "), expected (N, ", channels, ", ", w.out[0], ", ",
+                              w.out[1], ") for offset_group ", p.offset_group, ", the kernel and the output extents"),
+                      {str_cat("input ", input)});
+  };
+  check_field(offset, "offset", 2 * taps);
+  if (mask.defined()) {
+    check_rank(mask, "mask", 4);
+    check_same_dtype(X, "X", mask, "mask");
+    check_field(mask, "mask", taps);
+  }
+  DataType t = X.dtype();
+  auto clamp = [](const ir::Expr& i, int64_t n) { return ir::min(ir::max(i, ir::Expr(int64_t(0))), ir::Expr(n - 1)); };
+  int64_t Mg = M / p.group, Cog = C / p.offset_group;
+  std::vector<ir::IterVar> red{te::reduce_axis(ir::Expr(Cg), "rc"), te::reduce_axis(ir::Expr(kernel[0]), "rk0"),
+                               te::reduce_axis(ir::Expr(kernel[1]), "rk1")};
+  return te::compute(
+      {X.shape()[0], ir::Expr(M), ir::Expr(w.out[0]), ir::Expr(w.out[1])},
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr n = v[0], m = v[1], c = red[0].var(), ki = red[1].var(), kj = red[2].var();
+        ir::Expr ch = (m / Mg) * Cg + c;
+        ir::Expr tap = ((ch / Cog) * kernel[0] + ki) * kernel[1] + kj;
+        // Per axis: the sampled coordinate, clamped to [-2, extent + 1] (NaN to -2): past one
+        // pixel outside every tap reads 0 anyway, and the integer cast below stays in range.
+        std::vector<ir::Expr> base(2), frac(2);
+        for (size_t d = 0; d < 2; ++d) {
+          ir::Expr k = d == 0 ? ki : kj;
+          ir::Expr pos = ir::cast(t, w.tap(d, v[2 + d], k)) + offset({n, tap * 2 + int64_t(d), v[2], v[3]});
+          ir::Expr lo = ir::make_const(t, -2.0), hi = ir::make_const(t, double(in[d] + 1));
+          pos = ir::select(ir::call(ir::CallOp::isnan, pos), lo, ir::min(ir::max(pos, lo), hi));
+          ir::Expr f = ir::call(ir::CallOp::floor, pos);
+          base[d] = ir::cast(dtype::int64, f);
+          frac[d] = pos - f;
+        }
+        ir::Expr one = ir::make_const(t, 1.0), value;
+        for (int64_t dy = 0; dy < 2; ++dy)
+          for (int64_t dx = 0; dx < 2; ++dx) {
+            ir::Expr y = base[0] + dy, x = base[1] + dx;
+            ir::Expr inside = y >= int64_t(0) && y < in[0] && x >= int64_t(0) && x < in[1];
+            ir::Expr weight = (dy ? frac[0] : one - frac[0]) * (dx ? frac[1] : one - frac[1]);
+            ir::Expr term = ir::select(inside, weight * X({n, ch, clamp(y, in[0]), clamp(x, in[1])}), ir::make_zero(t));
+            value = value.defined() ? value + term : term;
+          }
+        if (mask.defined()) value = value * mask({n, tap, v[2], v[3]});
+        return te::sum(W({m, c, ki, kj}) * value, red, B.defined() ? B(m) : ir::Expr());
+      },
+      std::move(name));
+}
+
+inline OpDef deform_conv_def() {
+  return OpDef{
+      .name = "deform_conv",
+      .importer_names = {"onnx:DeformConv"},
+      .input_names = {"X", "W", "offset", "B", "mask"},
+      .optional_inputs = 2,
+      .pattern = OpPattern::reduction,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            auto opt = [&](size_t i) { return in.size() > i ? in[i] : te::Tensor(); };
+            return std::vector<te::Tensor>{
+                deform_conv(in[0], in[1], in[2], opt(3), opt(4), DeformConvParams::from(attrs))};
+          },
+      .doc = "2-D convolution of X by W sampling X bilinearly at per-tap offsets, optional bias B and mask "
+             "(DeformConv; attributes kernel_shape, strides, dilations, pads, group, offset_group)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/conv/deform_conv.hpp
 // begin nnvm/ops/conv/depthwise_conv_nchwc.hpp
 // depthwise_conv_nchwc: depthwise 2-D convolution (group == channels, one output per channel)
 // in the blocked layout NCHW[x]c, which the layout pass substitutes for such a conv on CPUs:
@@ -15103,6 +15232,175 @@ inline OpDef max_pool_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/conv/max_pool.hpp
+// begin nnvm/ops/conv/roi_align.hpp
+// roi_align: ONNX RoiAlign (opset 16). X is (N, C, H, W), rois (R, 4) holds boxes [x1, y1, x2, y2]
+// in input coordinates (scaled by spatial_scale), batch_indices (R, int64) the image of each box.
+// Y is (R, C, output_height, output_width): each output bin pools a grid of bilinear samples of
+// its box, mode avg (their mean) or max (as the ONNX reference and onnxruntime: the largest of the
+// four weighted corner terms of each sample, not of the interpolated values).
+//
+// rois and batch_indices are data, read inside the kernel as grid_sample reads its grid. A sample
+// more than one pixel outside X counts 0; a batch index out of [0, N) is clamped (ONNX leaves it
+// undefined), so no kernel read leaves X whatever the boxes hold. NaN box coordinates give 0.
+
+#include <cmath>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct RoiAlignSpec {
+  std::string mode = "avg";                                    // avg or max
+  std::string coordinate_transformation_mode = "half_pixel";  // or output_half_pixel (opset 10)
+  int64_t output_height = 1, output_width = 1;
+  int64_t sampling_ratio = 0;  // samples per bin and axis; 0: ceil(box extent / output extent)
+  double spatial_scale = 1.0;
+};
+
+inline te::Tensor roi_align(const te::Tensor& X, const te::Tensor& rois, const te::Tensor& batch_indices,
+                            const RoiAlignSpec& spec, std::string name = "roi_align") {
+  if (spec.mode != "avg" && spec.mode != "max")
+    detail::bad_window_attr("mode", str_cat("attribute 'mode' is '", spec.mode, "' but must be avg or max"));
+  const std::string& ctm = spec.coordinate_transformation_mode;
+  if (ctm != "half_pixel" && ctm != "output_half_pixel")
+    detail::bad_window_attr("coordinate_transformation_mode",
+                            str_cat("attribute 'coordinate_transformation_mode' is '", ctm,
+                                    "' but must be half_pixel or output_half_pixel"));
+  for (auto [attr, v] : {std::pair{"output_height", spec.output_height}, std::pair{"output_width", spec.output_width}})
+    if (v < 1) detail::bad_window_attr(attr, str_cat("attribute '", attr, "' is ", v, "; it must be at least 1"));
+  if (spec.sampling_ratio < 0)
+    detail::bad_window_attr("sampling_ratio",
+                            str_cat("attribute 'sampling_ratio' is ", spec.sampling_ratio, "; it must be >= 0"));
+  if (!std::isfinite(spec.spatial_scale))
+    detail::bad_window_attr("spatial_scale",
+                            str_cat("attribute 'spatial_scale' is ", spec.spatial_scale, "; it must be finite"));
+  check_rank(X, "X", 4);
+  check_float(X, "X");
+  check_rank(rois, "rois", 2);
+  check_same_dtype(X, "X", rois, "rois");
+  check_rank(batch_indices, "batch_indices", 1);
+  if (batch_indices.dtype() != dtype::int64)
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("input batch_indices (tensor ", batch_indices.name(), ") is ", batch_indices.dtype(),
+                            ", expected int64"),
+                    {"input batch_indices"});
+  if (!same_extent(rois.shape()[1], ir::Expr(int64_t(4))))
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input rois has ", ir::to_string(rois.shape()[1]), " columns, expected 4 (x1, y1, x2, y2)"),
+                    {"input rois"});
+  if (!same_extent(rois.shape()[0], batch_indices.shape()[0]))
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("inputs rois and batch_indices hold ", ir::to_string(rois.shape()[0]), " and ",
+                            ir::to_string(batch_indices.shape()[0]), " boxes; they must match"),
+                    {"input batch_indices"});
+  std::vector<int64_t> spatial = spatial_extents(X, "X");
+  const int64_t H = spatial[0], W = spatial[1];
+  const int64_t oh = spec.output_height, ow = spec.output_width;
+  DataType t = X.dtype();
+  auto num = [&](double v) { return ir::make_const(t, v); };
+  // With sampling_ratio 0 a bin's sample grid is ceil(bin extent), which depends on the box. The
+  // reduction runs over a fixed bound per axis and a predicate keeps the first ceil(...) samples.
+  // The bound, ceil((extent + 1) / output extent), is exact for every box no larger than the
+  // region where samples can be nonzero ([-1, extent], extent + 1 pixels); a larger box gets that
+  // many samples per bin and axis (fewer than ONNX, still spread over the whole bin): a
+  // deviation, for boxes that mostly pool padding anyway.
+  int64_t fixed = spec.sampling_ratio;
+  int64_t grid_h = fixed > 0 ? fixed : (H + oh) / oh, grid_w = fixed > 0 ? fixed : (W + ow) / ow;
+
+  // Per box: start y, start x, bin height, bin width, samples per bin along y and along x.
+  te::Tensor box = te::compute(
+      {rois.shape()[0], ir::Expr(int64_t(6))},
+      [&](const std::vector<ir::Var>& v) -> ir::Expr {
+        ir::Expr r = v[0];
+        double shift = ctm == "half_pixel" ? 0.5 : 0.0;
+        auto coord = [&](int64_t k) { return rois({r, ir::Expr(k)}) * num(spec.spatial_scale) - num(shift); };
+        ir::Expr x1 = coord(0), y1 = coord(1), rw = coord(2) - x1, rh = coord(3) - y1;
+        // output_half_pixel (the opset-10 behaviour) forces malformed boxes to 1 x 1.
+        if (ctm == "output_half_pixel") rw = ir::max(rw, num(1)), rh = ir::max(rh, num(1));
+        ir::Expr bh = rh / num(double(oh)), bw = rw / num(double(ow));
+        auto samples = [&](const ir::Expr& bin, int64_t bound) -> ir::Expr {
+          if (fixed > 0) return num(double(fixed));
+          ir::Expr g = ir::call(ir::CallOp::ceil, bin);
+          // A box of non-positive extent (or NaN) samples nothing, as the reference's empty loop.
+          return ir::select(g >= num(1), ir::min(g, num(double(bound))), num(0));
+        };
+        std::vector<ir::Expr> fields{y1, x1, bh, bw, samples(bh, grid_h), samples(bw, grid_w)};
+        ir::Expr value = fields.back();
+        for (int64_t k = 4; k >= 0; --k) value = ir::select(v[1] == k, fields[size_t(k)], value);
+        return value;
+      },
+      name + "_box");
+
+  ir::IterVar iy = te::reduce_axis(ir::Expr(grid_h), "iy"), ix = te::reduce_axis(ir::Expr(grid_w), "ix");
+  return te::compute(
+      {rois.shape()[0], X.shape()[1], ir::Expr(oh), ir::Expr(ow)},
+      [&](const std::vector<ir::Var>& v) -> ir::Expr {
+        ir::Expr r = v[0];
+        auto at = [&](int64_t k) { return box({r, ir::Expr(k)}); };
+        ir::Expr gh = at(4), gw = at(5);
+        ir::Expr b = ir::min(ir::max(batch_indices(r), ir::Expr(int64_t(0))), X.shape()[0] - ir::Expr(int64_t(1)));
+        // One axis of a sample at `pos` (extent n): the two source indices, their weights, and
+        // whether the sample lies within one pixel of X. As the reference: clamp below at 0, and
+        // at the last pixel both taps are that pixel. Indices stay in [0, n) even for NaN.
+        struct Taps {
+          ir::Expr lo, hi, wlo, whi, inside;
+        };
+        auto taps = [&](const ir::Expr& pos, int64_t n) {
+          ir::Expr inside = pos >= num(-1) && pos <= num(double(n));
+          ir::Expr p = ir::select(pos >= num(0), ir::min(pos, num(double(n))), num(0));
+          ir::Expr i0 = ir::cast(dtype::int64, p);
+          ir::Expr edge = i0 >= n - 1;
+          ir::Expr last(int64_t(n - 1));
+          ir::Expr l = ir::select(edge, num(0), p - ir::cast(t, i0));
+          return Taps{ir::select(edge, last, i0), ir::select(edge, last, i0 + int64_t(1)), num(1) - l, l, inside};
+        };
+        Taps y = taps(at(0) + ir::cast(t, v[2]) * at(2) + (ir::cast(t, iy->var) + num(0.5)) * at(2) / gh, H);
+        Taps x = taps(at(1) + ir::cast(t, v[3]) * at(3) + (ir::cast(t, ix->var) + num(0.5)) * at(3) / gw, W);
+        auto term = [&](const ir::Expr& wy, const ir::Expr& yi, const ir::Expr& wx, const ir::Expr& xi) {
+          return wy * wx * X({b, v[1], yi, xi});
+        };
+        ir::Expr t1 = term(y.wlo, y.lo, x.wlo, x.lo), t2 = term(y.wlo, y.lo, x.whi, x.hi);
+        ir::Expr t3 = term(y.whi, y.hi, x.wlo, x.lo), t4 = term(y.whi, y.hi, x.whi, x.hi);
+        ir::Expr in_grid = ir::cast(t, iy->var) < gh && ir::cast(t, ix->var) < gw;
+        if (spec.mode == "avg") {
+          ir::Expr count = ir::max(gh * gw, num(1));
+          ir::Expr value = ir::select(y.inside && x.inside, t1 + t2 + t3 + t4, num(0)) / count;
+          return ir::Reduce::make(ir::Combiner::sum, value, {iy, ix}, ir::Expr(), in_grid);
+        }
+        // A bin without samples is 0 in the reference: its first (iy, ix) then contributes 0.
+        ir::Expr empty = gh < num(1) || gw < num(1);
+        ir::Expr value = ir::select(y.inside && x.inside && !empty, ir::max(ir::max(t1, t2), ir::max(t3, t4)), num(0));
+        ir::Expr first = iy->var == int64_t(0) && ix->var == int64_t(0);
+        return ir::Reduce::make(ir::Combiner::max, value, {iy, ix}, ir::Expr(), in_grid || (empty && first));
+      },
+      std::move(name));
+}
+
+inline OpDef roi_align_def() {
+  return OpDef{
+      .name = "roi_align",
+      .importer_names = {"onnx:RoiAlign"},
+      .input_names = {"X", "rois", "batch_indices"},
+      .pattern = OpPattern::reduction,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            RoiAlignSpec spec;
+            spec.mode = attrs.get_string("mode", "avg");
+            spec.coordinate_transformation_mode = attrs.get_string("coordinate_transformation_mode", "half_pixel");
+            spec.output_height = attrs.get_int("output_height", 1);
+            spec.output_width = attrs.get_int("output_width", 1);
+            spec.sampling_ratio = attrs.get_int("sampling_ratio", 0);
+            spec.spatial_scale = attrs.get_float("spatial_scale", 1.0);
+            return std::vector<te::Tensor>{roi_align(in[0], in[1], in[2], spec)};
+          },
+      .doc = "bins of boxes rois (R, 4) of images batch_indices in X pooled from bilinear samples (RoiAlign; "
+             "mode avg/max, sampling_ratio, spatial_scale, coordinate_transformation_mode)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/conv/roi_align.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -15113,6 +15411,7 @@ inline std::vector<OpDef> conv_ops() {
       conv_def(),
       conv_nchwc_def(),
       conv_transpose_def(),
+      deform_conv_def(),
       depthwise_conv_nchwc_def(),
       global_average_pool_def(),
       global_lp_pool_def(),
@@ -15120,6 +15419,7 @@ inline std::vector<OpDef> conv_ops() {
       layout_transform_def(),
       lp_pool_def(),
       max_pool_def(),
+      roi_align_def(),
   };
 }
 
@@ -15332,32 +15632,39 @@ inline OpDef identity_def() {
       [](const Attrs&) -> ScalarFn { return [](const ir::Expr& e) { return e; }; }, DtypeKind::any);
 }
 
-// ONNX Dropout (opset 22) for inference: output = data, and the optional mask output is all true.
-// ratio is not read (it scales nothing when no element is dropped). training_mode is a value
-// input; true asks for random dropping, which nnvm does not do ("nnvm.ops.attr").
+// ONNX Dropout (opset 22) without random dropping: output = data, and the optional mask output is
+// all true. That is inference mode, and training mode with ratio 0 (nothing dropped, scale 1).
+// ratio and training_mode are value inputs; training mode with a ratio above 0 draws random
+// numbers, which nnvm does not do ("nnvm.ops.attr").
 inline OpDef dropout_def() {
   return OpDef{
       .name = "dropout",
       .importer_names = {"onnx:Dropout"},
       .input_names = {"data", "ratio", "training_mode"},
       .optional_inputs = 2,
-      .value_inputs = {"training_mode"},
+      .value_inputs = {"ratio", "training_mode"},
       .pattern = OpPattern::elementwise,
       .compute =
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             const te::Tensor& x = in[0];
             check_input_kind(x, "data", DtypeKind::any);
-            for (int64_t v : attrs.get_ints("training_mode", {}))
-              if (v != 0)
-                throw UserError("nnvm.ops.attr", "training mode is not supported: Dropout runs as the identity",
-                                {"input training_mode"});
+            bool training = false;
+            for (int64_t v : attrs.get_ints("training_mode", {})) training = training || v != 0;
+            double ratio = 0.5;  // ONNX's default
+            for (double r : attrs.get_floats("ratio", {})) ratio = r;
+            if (training && ratio != 0)
+              throw UserError("nnvm.ops.attr",
+                              str_cat("training mode with ratio ", ratio,
+                                      " drops random elements, which nnvm does not do (inference mode, or ratio 0, "
+                                      "runs as the identity)"),
+                              {"input training_mode"});
             te::Tensor out = unary_elementwise(
                 x, [](const ir::Expr& e) { return e; }, DtypeKind::any, "dropout");
             te::Tensor mask = te::compute(
                 x.shape(), [](const std::vector<ir::Var>&) { return ir::const_true(); }, "dropout_mask");
             return std::vector<te::Tensor>{out, mask};
           },
-      .doc = "inference-mode dropout: output = data, mask = all true (training_mode must be false)",
+      .doc = "dropout that drops nothing: output = data, mask = all true (inference mode, or ratio 0)",
   };
 }
 
@@ -15616,6 +15923,27 @@ inline OpDef softsign_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/elementwise/softsign.hpp
+// begin nnvm/ops/elementwise/swish.hpp
+// swish(X) = X * sigmoid(alpha * X), ONNX Swish (opset 24); alpha = 1 is SiLU.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline OpDef swish_def() {
+  return unary_def("swish", "onnx:Swish", "X * sigmoid(alpha * X) (attribute alpha, default 1; SiLU at 1)",
+                   [](const Attrs& attrs) -> ScalarFn {
+                     double alpha = attrs.get_float("alpha", 1.0);
+                     return [alpha](const ir::Expr& e) {
+                       ir::Expr scaled = alpha == 1.0 ? e : e * alpha;
+                       return e * ir::call(ir::CallOp::sigmoid, scaled);
+                     };
+                   });
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/elementwise/swish.hpp
 // begin nnvm/ops/elementwise/thresholded_relu.hpp
 // thresholded_relu(X) = X if X > alpha else 0 (attribute alpha, default 1). ONNX ThresholdedRelu.
 
@@ -15681,6 +16009,7 @@ inline std::vector<OpDef> elementwise_ops() {
       softplus_def(),
       softsign_def(),
       sqrt_def(),
+      swish_def(),
       tan_def(),
       tanh_def(),
       thresholded_relu_def(),
@@ -15691,7 +16020,7 @@ inline std::vector<OpDef> elementwise_ops() {
 NNVM_END_NAMESPACE
 // end nnvm/ops/elementwise/family.hpp
 // begin nnvm/ops/nn/family.hpp
-// Neural-network ops: dense/matmul, normalizations, attention.
+// Neural-network ops: dense/matmul, normalizations, attention, Fourier transforms.
 // One sorted list per family; builtin.hpp joins the families.
 
 // begin nnvm/ops/nn/attention.hpp
@@ -16314,6 +16643,468 @@ inline OpDef dense_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/nn/dense.hpp
+// begin nnvm/ops/nn/dft.hpp
+// dft: ONNX DFT (opset 17 and 20). The input's last axis holds a real value (extent 1) or a
+// complex one (extent 2: real, imaginary); the transform runs along `axis` (the value input
+// "axis", default -2; the importer turns opset 17's attribute into it) over n = dft_length samples
+// (value input, default the axis extent): missing samples are zeros, extra ones are dropped.
+//   forward: y[k] = sum_j x[j] e^{-2 pi i k j / n},   inverse: y[k] = 1/n sum_j x[j] e^{+2 pi i k j / n}
+// onesided forward keeps the n/2 + 1 first bins (RFFT). onesided inverse (IRFFT) reads the first
+// n/2 + 1 bins of a Hermitian spectrum, default n = 2 * (extent - 1), and returns the real signal
+// (last axis 1). Real input to either is taken as having a zero imaginary part, as the ONNX
+// reference does.
+//
+// Cost: a direct O(n^2) sum per output element, one reduction stage; float16/bfloat16 compute in
+// float32 with a cast stage after it.
+
+#include <numbers>
+#include <optional>
+
+// begin nnvm/ops/reduce/reduce_common.hpp
+// What the reductions and the ops built on them share: ONNX's axes / keepdims rules, the index
+// plumbing between an input and its reduced output, dtype checks, and the stage lookup their
+// default schedules use.
+
+#include <cmath>
+#include <functional>
+#include <unordered_set>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// An ONNX flag attribute (keepdims, exclusive, largest, ...): 0 or 1; "nnvm.ops.attr" otherwise.
+inline bool flag_attr(const Attrs& attrs, const char* name, bool fallback) {
+  int64_t v = attrs.get_int(name, fallback ? 1 : 0);
+  if (v != 0 && v != 1)
+    throw UserError("nnvm.ops.attr", str_cat("attribute '", name, "' is ", v, " but must be 0 or 1"),
+                    {"attribute " + std::string(name)});
+  return v == 1;
+}
+
+// The dimensions an ONNX Reduce* op folds, one flag per input dimension. The "axes" value input
+// (an attribute here) absent or empty means every dimension, or none when noop_with_empty_axes
+// is 1. Negative axes count from the back; an axis out of range or listed twice is
+// "nnvm.ops.attr".
+inline std::vector<bool> reduce_axes_mask(size_t rank, const Attrs& attrs) {
+  std::vector<int64_t> axes = attrs.get_ints("axes", {});
+  bool noop = flag_attr(attrs, "noop_with_empty_axes", false);
+  std::vector<bool> mask(rank, axes.empty() && !noop);
+  for (int64_t a : axes) {
+    size_t d = normalize_axis(a, rank, "axes");
+    if (mask[d])
+      throw UserError("nnvm.ops.attr", str_cat("attribute 'axes' lists dimension ", d, " twice"), {"attribute axes"});
+    mask[d] = true;
+  }
+  return mask;
+}
+
+// The extents after reducing `shape` over `mask`: reduced dimensions become 1 (keepdims) or go.
+inline std::vector<ir::Expr> reduced_shape(const std::vector<ir::Expr>& shape, const std::vector<bool>& mask,
+                                           bool keepdims) {
+  std::vector<ir::Expr> out;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (!mask[d])
+      out.push_back(shape[d]);
+    else if (keepdims)
+      out.emplace_back(int64_t(1));
+  }
+  return out;
+}
+
+// The input index that output index `out` (of reduced_shape) reads, with the reduced dimensions
+// at `r` (one expression per reduced dimension, in dimension order).
+inline std::vector<ir::Expr> unreduced_index(const std::vector<ir::Var>& out, const std::vector<bool>& mask,
+                                             bool keepdims, const std::vector<ir::Expr>& r) {
+  std::vector<ir::Expr> idx;
+  size_t o = 0, k = 0;
+  for (size_t d = 0; d < mask.size(); ++d) {
+    if (mask[d]) {
+      idx.push_back(r.at(k++));
+      if (keepdims) ++o;
+    } else {
+      idx.emplace_back(out.at(o++));
+    }
+  }
+  return idx;
+}
+
+// The index into a keepdims reduction of one dimension `axis` for input index `in`.
+inline std::vector<ir::Expr> row_index(const std::vector<ir::Var>& in, size_t axis) {
+  std::vector<ir::Expr> idx(in.begin(), in.end());
+  idx[axis] = ir::Expr(int64_t(0));
+  return idx;
+}
+
+inline std::vector<ir::Expr> as_index(const std::vector<ir::Var>& v) { return {v.begin(), v.end()}; }
+
+// The type arithmetic on elements of type `t` runs in: float16 and bfloat16 are storage types and
+// compute in float32; bool (only min/max take it) compares as uint8.
+inline DataType compute_dtype(DataType t) {
+  if (t.is_storage_only()) return dtype::float32;
+  if (t.is_bool()) return dtype::uint8;
+  return t;
+}
+// Element `idx` of `x`, in its compute_dtype.
+inline ir::Expr load_compute(const te::Tensor& x, std::vector<ir::Expr> idx) {
+  return ir::cast(compute_dtype(x.dtype()), x(std::move(idx)));
+}
+
+// Which element types an op takes; floats (float16/bfloat16 too) always.
+struct DtypeRule {
+  bool ints = false;  // integers of at least `int_bits` bits, signed or unsigned
+  int int_bits = 32;
+  bool bools = false;
+};
+// "nnvm.ops.input_dtype" unless `x`'s element type is one `rule` allows.
+inline void check_reduce_dtype(const te::Tensor& x, const char* input, DtypeRule rule) {
+  DataType t = x.dtype();
+  bool ok = t.is_scalar() &&
+            (t.is_float() || (rule.bools && t.is_bool()) || (rule.ints && t.is_integer() && t.bits >= rule.int_bits));
+  if (!ok) {
+    std::string want = !rule.ints          ? "a float"
+                       : rule.int_bits > 8 ? str_cat("a float or an integer of at least ", rule.int_bits, " bits")
+                                           : "a number";
+    if (rule.bools) want += " or bool";
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("input ", input, " (tensor ", x.name(), ") is ", t, ", expected ", want),
+                    {"input " + std::string(input)});
+  }
+}
+
+// +inf / -inf in a float type, else the type's largest / smallest value: where max and min start,
+// so that an input holding -inf still has -inf as its maximum.
+inline ir::Expr highest_value(DataType t) { return t.is_float() ? ir::make_const(t, INFINITY) : ir::max_value(t); }
+inline ir::Expr lowest_value(DataType t) { return t.is_float() ? ir::make_const(t, -INFINITY) : ir::min_value(t); }
+
+// A reduction stage scheduled by schedule_reduction, anything else by schedule_injective.
+inline void schedule_stage(schedule::Schedule& s, const te::Tensor& t, const Target& target) {
+  if (t.op().reduce_axes.empty())
+    schedule_injective(s[t], target);
+  else
+    schedule_reduction(s[t], target);
+}
+
+// The compute stage named `name` that `t`'s compute reads; how a default schedule finds the
+// intermediate stages its op's compute made without touching the stages of an enclosing
+// computation that feed the op.
+inline te::Tensor stage_read_by(const te::Tensor& t, const std::string& name) {
+  for (auto& in : t.op().inputs)
+    if (in->name == name && in->op->kind == te::OpKind::compute) return te::Tensor(in);
+  throw InternalError("nnvm.ops.schedule", str_cat("stage ", t.name(), " reads no stage named ", name));
+}
+
+// Schedules `outputs` and the intermediate stages the op made for them (schedule_stage each, the
+// intermediates computed at root). By the convention of this family an intermediate is named
+// after the output it feeds, "<output>_<what>", so the walk stops at the op's inputs.
+inline void schedule_op_stages(schedule::Schedule& s, const std::vector<te::Tensor>& outputs, const Target& target) {
+  std::unordered_set<const ir::ProducerNode*> done;
+  std::function<void(const te::Tensor&, const std::string&)> visit = [&](const te::Tensor& t,
+                                                                         const std::string& prefix) {
+    if (!done.insert(t.get()).second) return;
+    schedule_stage(s, t, target);
+    for (auto& in : t.op().inputs)
+      if (in->op->kind == te::OpKind::compute && in->name.rfind(prefix, 0) == 0) visit(te::Tensor(in), prefix);
+  };
+  for (auto& o : outputs) visit(o, o.name() + "_");
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/reduce/reduce_common.hpp
+// begin nnvm/ops/transform/common.hpp
+// Helpers the layout and indexing ops share: constant extents, value inputs read as integer
+// lists, row-major index arithmetic, index wrapping and clamping, and the default schedule of an
+// op whose outputs are all injective.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+namespace transform_detail {
+
+inline std::vector<ir::Expr> exprs(const std::vector<ir::Var>& v) { return {v.begin(), v.end()}; }
+
+// The constant value of extent `e`; "nnvm.ops.input_shape" naming `what` when it is symbolic
+// (ops whose index arithmetic or output shape needs the number).
+inline int64_t const_extent(const ir::Expr& e, const std::string& what) {
+  if (auto* c = ir::as_const_int(ir::simplify(e))) return *c;
+  throw UserError("nnvm.ops.input_shape", str_cat(what, " must be a constant extent, got ", ir::to_string(e)));
+}
+
+// "nnvm.ops.input_shape" unless `extent` (of output axis `axis`) is non-negative; an empty axis
+// (extent 0) is a valid result, as in ONNX.
+inline void check_output_extent(int64_t extent, size_t axis, const std::string& why) {
+  if (extent < 0)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("output axis ", axis, " would have extent ", extent, " (", why, ")"));
+}
+
+// An output extent computed in floating point (Resize's floor(scale * n)): "nnvm.ops.too_large"
+// when it is not finite or above max_tensor_bytes, which no tensor's extent can be, so a
+// hostile scale cannot wrap the int64 conversion.
+inline int64_t extent_from_double(double v, size_t axis, const std::string& why) {
+  if (!(v <= double(max_tensor_bytes)))
+    throw UserError("nnvm.ops.too_large",
+                    str_cat("output axis ", axis, " would have extent ", v, " (", why, "), larger than 2^48"));
+  return int64_t(v);
+}
+
+// "[2, -1, 3]", for messages.
+inline std::string list_string(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+inline ir::Expr product(const std::vector<ir::Expr>& shape, size_t begin = 0, size_t end = SIZE_MAX) {
+  ir::Expr p(int64_t(1));
+  for (size_t d = begin; d < std::min(end, shape.size()); ++d) p = p * shape[d];
+  return ir::simplify(p);
+}
+
+// Row-major flat offset of `idx` in `shape`, and its inverse.
+inline ir::Expr ravel(const std::vector<ir::Expr>& idx, const std::vector<ir::Expr>& shape) {
+  ir::Expr flat(int64_t(0));
+  for (size_t d = 0; d < idx.size(); ++d) flat = flat * shape[d] + idx[d];
+  return flat;
+}
+inline std::vector<ir::Expr> unravel(ir::Expr flat, const std::vector<ir::Expr>& shape) {
+  std::vector<ir::Expr> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    idx[d] = d == 0 ? flat : flat % shape[d];
+    if (d > 0) flat = flat / shape[d];
+  }
+  return idx;
+}
+
+// An index element read from a tensor, as int64, with a negative value counting from the end
+// (ONNX's wrap for Gather and friends).
+inline ir::Expr wrap_negative(const ir::Expr& i, const ir::Expr& n) {
+  ir::Expr x = ir::cast(dtype::int64, i);
+  return ir::select(x < 0, x + n, x);
+}
+// Kernels cannot fail, so an index that is out of range even after wrapping is clamped into
+// [0, n - 1]: the read stays inside the tensor (ONNX leaves the result undefined).
+inline ir::Expr wrap_clamp(const ir::Expr& i, const ir::Expr& n) {
+  return ir::min(ir::max(wrap_negative(i, n), ir::Expr(int64_t(0))), n - int64_t(1));
+}
+
+// "nnvm.ops.index_range" unless every value of the constant index tensor `idx` (int32 or int64)
+// lies in [-n, n), where n = extents[flat position % extents.size()] (one extent for Gather, one
+// per coordinate of GatherND's last axis). A negative extent is symbolic: not checked. ONNX calls
+// an index out of range an error; a kernel cannot report one, so only constants are caught.
+inline void check_index_values(const NDArray& idx, const std::vector<int64_t>& extents, const char* input,
+                               const std::string& what) {
+  if (extents.empty() || (idx.dtype() != dtype::int32 && idx.dtype() != dtype::int64)) return;
+  for (int64_t i = 0; i < idx.numel(); ++i) {
+    int64_t v = idx.dtype() == dtype::int64 ? idx.data<int64_t>()[i] : idx.data<int32_t>()[i];
+    int64_t n = extents[size_t(i) % extents.size()];
+    if (n >= 0 && (v < -n || v >= n))
+      throw UserError("nnvm.ops.index_range",
+                      str_cat(input, " holds ", v, " at flat position ", i, ", outside [", -n, ", ", n, ") for ",
+                              what, " (extent ", n, ")"),
+                      {str_cat("input ", input)});
+  }
+}
+
+// "nnvm.ops.empty_axis" when `extent` is the constant 0 but the op reads from it (`reads`: the
+// output is not empty): every index is out of range, and clamping has no element to clamp to.
+inline void check_readable_axis(const ir::Expr& extent, const std::vector<ir::Expr>& out_shape, const std::string& what) {
+  if (!ir::is_const_int(ir::simplify(extent), 0)) return;
+  for (auto& e : out_shape)
+    if (auto* c = ir::as_const_int(ir::simplify(e)); !c || *c == 0) return;
+  throw UserError("nnvm.ops.empty_axis", str_cat(what, " has extent 0, so no index into it is valid"), {"input data"});
+}
+
+// The constant extents of `t`'s axes (-1 for a symbolic one).
+inline int64_t extent_or_unknown(const TensorType& t, size_t axis) {
+  auto* c = axis < t.shape.size() ? ir::as_const_int(ir::simplify(t.shape[axis])) : nullptr;
+  return c ? *c : -1;
+}
+
+// "nnvm.ops.input_dtype" unless `t` holds int32 or int64 (ONNX's index types).
+inline void check_index_dtype(const te::Tensor& t, const char* input) {
+  if (t.dtype() != dtype::int32 && t.dtype() != dtype::int64)
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("input ", input, " (tensor ", t.name(), ") is ", t.dtype(), ", expected int32 or int64"),
+                    {"input " + std::string(input)});
+}
+
+// Axis values from a value input or attribute, normalized to [0, rank) and checked for repeats.
+inline std::vector<size_t> normalize_axes(const std::vector<int64_t>& axes, size_t rank, const char* what) {
+  std::vector<size_t> out;
+  for (int64_t a : axes) {
+    size_t n = normalize_axis(a, rank, what);
+    if (std::find(out.begin(), out.end(), n) != out.end())
+      throw UserError("nnvm.ops.attr", str_cat(what, " names axis ", a, " more than once"),
+                      {str_cat("attribute ", what)});
+    out.push_back(n);
+  }
+  return out;
+}
+
+// True when optional input `i` was given (left out at the end, or undefined in the middle).
+inline bool given(const std::vector<te::Tensor>& in, size_t i) { return i < in.size() && in[i].defined(); }
+
+}  // namespace transform_detail
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/common.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+namespace signal_detail {
+
+// One complex sample as expressions in the compute type; `im` undefined for a real sample.
+struct Sample {
+  ir::Expr re, im;
+};
+// The sample j of the sequence that output element `out` transforms.
+using SampleFn = std::function<Sample(const std::vector<ir::Var>& out, const ir::Expr& j)>;
+
+// The tensor of `shape` whose element [..., k (at `freq_axis`), ..., c] is part c (0 real,
+// 1 imaginary) of scale * sum_{j < count} sample(j) e^{-+2 pi i k j / n}; a last axis of extent 1
+// holds the real part only. Computes in `ct` and casts to `t` in a second stage when they differ.
+inline te::Tensor dft_sum(const std::vector<ir::Expr>& shape, size_t freq_axis, int64_t n, int64_t count, bool inverse,
+                          double scale, DataType t, DataType ct, const SampleFn& sample, std::string name) {
+  bool cast_back = ct != t;
+  bool real_only = transform_detail::const_extent(shape.back(), "the output's last axis") == 1;
+  auto r = te::reduce_axis(ir::Expr(count), "j");
+  te::Tensor acc = te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr j = r.var();
+        // k * j reduced mod n in integers keeps the angle in [0, 2 pi), where float twiddles
+        // stay accurate however long the sequence.
+        ir::Expr m = (ir::Expr(v[freq_axis]) * j) % n;
+        ir::Expr angle = ir::cast(ct, m) * ir::make_const(ct, 2 * std::numbers::pi / double(n));
+        // At whole and half turns sin is exactly 0, at quarter turns cos is: the rounded angle
+        // would give ~1e-7 instead, and in a bin whose true value is 0 (the imaginary part of a
+        // real signal's bins 0 and n/2) those add up over every sample.
+        ir::Expr zero = ir::make_zero(ct);
+        ir::Expr s = ir::select((m * int64_t(2)) % n == int64_t(0), zero, ir::call(ir::CallOp::sin, angle));
+        ir::Expr c = ir::select((m * int64_t(4)) % n == int64_t(0) && (m * int64_t(2)) % n != int64_t(0), zero,
+                                ir::call(ir::CallOp::cos, angle));
+        if (!inverse) s = -s;
+        Sample x = sample(v, j);
+        // (re + i im)(c + i s), s signed by the direction
+        ir::Expr re = x.im.defined() ? x.re * c - x.im * s : x.re * c;
+        ir::Expr im = x.im.defined() ? x.re * s + x.im * c : x.re * s;
+        ir::Expr term = real_only ? re : ir::select(ir::Expr(v.back()) == int64_t(0), re, im);
+        if (scale != 1) term = term * ir::make_const(ct, scale);
+        return te::sum(term, {r});
+      },
+      cast_back ? name + "_acc" : name);
+  if (!cast_back) return acc;
+  return te::compute(
+      shape, [&](const std::vector<ir::Var>& v) { return ir::cast(t, acc(as_index(v))); }, std::move(name));
+}
+
+// The single integer of value input `name` (a scalar or a list of one), or nullopt when absent.
+inline std::optional<int64_t> scalar_input(const Attrs& attrs, const char* name) {
+  if (!attrs.has(name)) return std::nullopt;
+  const std::vector<int64_t>& v = attrs.get_ints(name);
+  if (v.size() != 1)
+    throw UserError("nnvm.ops.attr", str_cat("input ", name, " holds ", v.size(), " values, expected one"),
+                    {str_cat("input ", name)});
+  return v[0];
+}
+
+// "nnvm.ops.attr" unless a length-like value input is at least 1.
+inline int64_t positive(int64_t v, const char* name) {
+  if (v < 1)
+    throw UserError("nnvm.ops.attr", str_cat("input ", name, " is ", v, " but must be at least 1"), {str_cat("input ", name)});
+  return v;
+}
+
+// The extent of the real/complex axis of `x` (input `input`): 1 or 2, "nnvm.ops.input_shape" otherwise.
+inline int64_t complex_parts(const te::Tensor& x, const char* input) {
+  int64_t parts = transform_detail::const_extent(x.shape().back(), str_cat("the last axis of input ", input));
+  if (parts != 1 && parts != 2)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("the last axis of input ", input, " (tensor ", x.name(), ") has extent ", parts,
+                            ", expected 1 (real) or 2 (complex)"),
+                    {str_cat("input ", input)});
+  return parts;
+}
+
+}  // namespace signal_detail
+
+struct DftSpec {
+  int64_t axis = -2;
+  std::optional<int64_t> length;  // dft_length
+  bool inverse = false, onesided = false;
+};
+
+inline te::Tensor dft(const te::Tensor& x, const DftSpec& spec, std::string name = "dft") {
+  using namespace signal_detail;
+  check_rank(x, "input", 2, 8);
+  check_norm_float(x, "input");
+  int64_t parts = complex_parts(x, "input");
+  // The last axis is the real/complex one, never transformed: valid axes are [-r, -2] and [0, r-2].
+  int64_t rank = int64_t(x.rank());
+  if (spec.axis < -rank || spec.axis > rank - 2 || spec.axis == -1)
+    throw UserError("nnvm.ops.attr",
+                    str_cat("input axis is ", spec.axis, " but must lie in [", -rank, ", -2] or [0, ", rank - 2, "]"),
+                    {"input axis"});
+  size_t a = size_t(spec.axis < 0 ? spec.axis + rank : spec.axis);
+  int64_t m = transform_detail::const_extent(x.shape()[a], str_cat("the transformed axis ", a, " of the input"));
+  bool irfft = spec.inverse && spec.onesided;
+  int64_t n = positive(spec.length.value_or(irfft ? 2 * (m - 1) : m), "dft_length");
+  std::vector<ir::Expr> shape = x.shape();
+  shape[a] = ir::Expr(spec.onesided && !spec.inverse ? n / 2 + 1 : n);
+  shape.back() = ir::Expr(int64_t(irfft ? 1 : 2));
+  // IRFFT sums the given half of the spectrum, each bin but 0 and n/2 standing for its mirror too.
+  int64_t count = std::min(m, irfft ? n / 2 + 1 : n);
+  DataType t = x.dtype(), ct = norm_compute_type(t);
+  SampleFn sample = [&](const std::vector<ir::Var>& out, const ir::Expr& j) {
+    std::vector<ir::Expr> idx = as_index(out);
+    idx[a] = j;
+    idx.back() = ir::Expr(int64_t(0));
+    Sample s{ir::cast(ct, x(idx)), ir::Expr()};
+    if (parts == 2) {
+      idx.back() = ir::Expr(int64_t(1));
+      s.im = ir::cast(ct, x(idx));
+    }
+    if (irfft) {
+      // Bins 0 and n/2 are their own mirrors; their imaginary parts are dropped (numpy's irfft).
+      ir::Expr edge = j == int64_t(0) || j * int64_t(2) == n;
+      s.re = s.re * ir::select(edge, ir::make_const(ct, 1), ir::make_const(ct, 2));
+      if (s.im.defined()) s.im = s.im * ir::select(edge, ir::make_const(ct, 0), ir::make_const(ct, 2));
+    }
+    return s;
+  };
+  return dft_sum(shape, a, n, count, spec.inverse, spec.inverse ? 1.0 / double(n) : 1.0, t, ct, sample, std::move(name));
+}
+
+inline OpDef dft_def() {
+  return OpDef{
+      .name = "dft",
+      .importer_names = {"onnx:DFT"},
+      .input_names = {"input", "dft_length", "axis"},
+      .optional_inputs = 2,
+      .value_inputs = {"dft_length", "axis"},
+      .pattern = OpPattern::reduction,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            DftSpec spec;
+            spec.axis = signal_detail::scalar_input(attrs, "axis").value_or(-2);
+            spec.length = signal_detail::scalar_input(attrs, "dft_length");
+            spec.inverse = flag_attr(attrs, "inverse", false);
+            spec.onesided = flag_attr(attrs, "onesided", false);
+            return std::vector<te::Tensor>{dft(in[0], spec)};
+          },
+      .cpu_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            schedule_op_stages(s, out, t);
+          },
+      .doc = "discrete Fourier transform along input axis (inverse, onesided, dft_length); direct O(n^2) sum",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/dft.hpp
 // begin nnvm/ops/nn/einsum.hpp
 // einsum: ONNX Einsum, Einstein summation over any number of operands. The equation names each
 // operand axis with a letter ("ij,jk->ik"); an output axis per output letter, and every letter that
@@ -17144,144 +17935,6 @@ NNVM_END_NAMESPACE
 // without, they are (batch, seq, dim/2). A position outside the table is clamped into it (ONNX
 // leaves it undefined; kernels cannot fail). float16/bfloat16 compute in float32.
 
-// begin nnvm/ops/transform/common.hpp
-// Helpers the layout and indexing ops share: constant extents, value inputs read as integer
-// lists, row-major index arithmetic, index wrapping and clamping, and the default schedule of an
-// op whose outputs are all injective.
-
-
-NNVM_BEGIN_NAMESPACE
-namespace ops {
-namespace transform_detail {
-
-inline std::vector<ir::Expr> exprs(const std::vector<ir::Var>& v) { return {v.begin(), v.end()}; }
-
-// The constant value of extent `e`; "nnvm.ops.input_shape" naming `what` when it is symbolic
-// (ops whose index arithmetic or output shape needs the number).
-inline int64_t const_extent(const ir::Expr& e, const std::string& what) {
-  if (auto* c = ir::as_const_int(ir::simplify(e))) return *c;
-  throw UserError("nnvm.ops.input_shape", str_cat(what, " must be a constant extent, got ", ir::to_string(e)));
-}
-
-// "nnvm.ops.input_shape" unless `extent` (of output axis `axis`) is non-negative; an empty axis
-// (extent 0) is a valid result, as in ONNX.
-inline void check_output_extent(int64_t extent, size_t axis, const std::string& why) {
-  if (extent < 0)
-    throw UserError("nnvm.ops.input_shape",
-                    str_cat("output axis ", axis, " would have extent ", extent, " (", why, ")"));
-}
-
-// An output extent computed in floating point (Resize's floor(scale * n)): "nnvm.ops.too_large"
-// when it is not finite or above max_tensor_bytes, which no tensor's extent can be, so a
-// hostile scale cannot wrap the int64 conversion.
-inline int64_t extent_from_double(double v, size_t axis, const std::string& why) {
-  if (!(v <= double(max_tensor_bytes)))
-    throw UserError("nnvm.ops.too_large",
-                    str_cat("output axis ", axis, " would have extent ", v, " (", why, "), larger than 2^48"));
-  return int64_t(v);
-}
-
-// "[2, -1, 3]", for messages.
-inline std::string list_string(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-inline ir::Expr product(const std::vector<ir::Expr>& shape, size_t begin = 0, size_t end = SIZE_MAX) {
-  ir::Expr p(int64_t(1));
-  for (size_t d = begin; d < std::min(end, shape.size()); ++d) p = p * shape[d];
-  return ir::simplify(p);
-}
-
-// Row-major flat offset of `idx` in `shape`, and its inverse.
-inline ir::Expr ravel(const std::vector<ir::Expr>& idx, const std::vector<ir::Expr>& shape) {
-  ir::Expr flat(int64_t(0));
-  for (size_t d = 0; d < idx.size(); ++d) flat = flat * shape[d] + idx[d];
-  return flat;
-}
-inline std::vector<ir::Expr> unravel(ir::Expr flat, const std::vector<ir::Expr>& shape) {
-  std::vector<ir::Expr> idx(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    idx[d] = d == 0 ? flat : flat % shape[d];
-    if (d > 0) flat = flat / shape[d];
-  }
-  return idx;
-}
-
-// An index element read from a tensor, as int64, with a negative value counting from the end
-// (ONNX's wrap for Gather and friends).
-inline ir::Expr wrap_negative(const ir::Expr& i, const ir::Expr& n) {
-  ir::Expr x = ir::cast(dtype::int64, i);
-  return ir::select(x < 0, x + n, x);
-}
-// Kernels cannot fail, so an index that is out of range even after wrapping is clamped into
-// [0, n - 1]: the read stays inside the tensor (ONNX leaves the result undefined).
-inline ir::Expr wrap_clamp(const ir::Expr& i, const ir::Expr& n) {
-  return ir::min(ir::max(wrap_negative(i, n), ir::Expr(int64_t(0))), n - int64_t(1));
-}
-
-// "nnvm.ops.index_range" unless every value of the constant index tensor `idx` (int32 or int64)
-// lies in [-n, n), where n = extents[flat position % extents.size()] (one extent for Gather, one
-// per coordinate of GatherND's last axis). A negative extent is symbolic: not checked. ONNX calls
-// an index out of range an error; a kernel cannot report one, so only constants are caught.
-inline void check_index_values(const NDArray& idx, const std::vector<int64_t>& extents, const char* input,
-                               const std::string& what) {
-  if (extents.empty() || (idx.dtype() != dtype::int32 && idx.dtype() != dtype::int64)) return;
-  for (int64_t i = 0; i < idx.numel(); ++i) {
-    int64_t v = idx.dtype() == dtype::int64 ? idx.data<int64_t>()[i] : idx.data<int32_t>()[i];
-    int64_t n = extents[size_t(i) % extents.size()];
-    if (n >= 0 && (v < -n || v >= n))
-      throw UserError("nnvm.ops.index_range",
-                      str_cat(input, " holds ", v, " at flat position ", i, ", outside [", -n, ", ", n, ") for ",
-                              what, " (extent ", n, ")"),
-                      {str_cat("input ", input)});
-  }
-}
-
-// "nnvm.ops.empty_axis" when `extent` is the constant 0 but the op reads from it (`reads`: the
-// output is not empty): every index is out of range, and clamping has no element to clamp to.
-inline void check_readable_axis(const ir::Expr& extent, const std::vector<ir::Expr>& out_shape, const std::string& what) {
-  if (!ir::is_const_int(ir::simplify(extent), 0)) return;
-  for (auto& e : out_shape)
-    if (auto* c = ir::as_const_int(ir::simplify(e)); !c || *c == 0) return;
-  throw UserError("nnvm.ops.empty_axis", str_cat(what, " has extent 0, so no index into it is valid"), {"input data"});
-}
-
-// The constant extents of `t`'s axes (-1 for a symbolic one).
-inline int64_t extent_or_unknown(const TensorType& t, size_t axis) {
-  auto* c = axis < t.shape.size() ? ir::as_const_int(ir::simplify(t.shape[axis])) : nullptr;
-  return c ? *c : -1;
-}
-
-// "nnvm.ops.input_dtype" unless `t` holds int32 or int64 (ONNX's index types).
-inline void check_index_dtype(const te::Tensor& t, const char* input) {
-  if (t.dtype() != dtype::int32 && t.dtype() != dtype::int64)
-    throw UserError("nnvm.ops.input_dtype",
-                    str_cat("input ", input, " (tensor ", t.name(), ") is ", t.dtype(), ", expected int32 or int64"),
-                    {"input " + std::string(input)});
-}
-
-// Axis values from a value input or attribute, normalized to [0, rank) and checked for repeats.
-inline std::vector<size_t> normalize_axes(const std::vector<int64_t>& axes, size_t rank, const char* what) {
-  std::vector<size_t> out;
-  for (int64_t a : axes) {
-    size_t n = normalize_axis(a, rank, what);
-    if (std::find(out.begin(), out.end(), n) != out.end())
-      throw UserError("nnvm.ops.attr", str_cat(what, " names axis ", a, " more than once"),
-                      {str_cat("attribute ", what)});
-    out.push_back(n);
-  }
-  return out;
-}
-
-// True when optional input `i` was given (left out at the end, or undefined in the middle).
-inline bool given(const std::vector<te::Tensor>& in, size_t i) { return i < in.size() && in[i].defined(); }
-
-}  // namespace transform_detail
-}  // namespace ops
-NNVM_END_NAMESPACE
-// end nnvm/ops/transform/common.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -17410,158 +18063,6 @@ NNVM_END_NAMESPACE
 // log_softmax along one axis: Y = X - max(X) - log(sum(exp(X - max(X)))). ONNX LogSoftmax with
 // the opset-13 meaning (one axis, default -1).
 
-// begin nnvm/ops/reduce/reduce_common.hpp
-// What the reductions and the ops built on them share: ONNX's axes / keepdims rules, the index
-// plumbing between an input and its reduced output, dtype checks, and the stage lookup their
-// default schedules use.
-
-#include <cmath>
-#include <functional>
-#include <unordered_set>
-
-
-NNVM_BEGIN_NAMESPACE
-namespace ops {
-
-// An ONNX flag attribute (keepdims, exclusive, largest, ...): 0 or 1; "nnvm.ops.attr" otherwise.
-inline bool flag_attr(const Attrs& attrs, const char* name, bool fallback) {
-  int64_t v = attrs.get_int(name, fallback ? 1 : 0);
-  if (v != 0 && v != 1)
-    throw UserError("nnvm.ops.attr", str_cat("attribute '", name, "' is ", v, " but must be 0 or 1"),
-                    {"attribute " + std::string(name)});
-  return v == 1;
-}
-
-// The dimensions an ONNX Reduce* op folds, one flag per input dimension. The "axes" value input
-// (an attribute here) absent or empty means every dimension, or none when noop_with_empty_axes
-// is 1. Negative axes count from the back; an axis out of range or listed twice is
-// "nnvm.ops.attr".
-inline std::vector<bool> reduce_axes_mask(size_t rank, const Attrs& attrs) {
-  std::vector<int64_t> axes = attrs.get_ints("axes", {});
-  bool noop = flag_attr(attrs, "noop_with_empty_axes", false);
-  std::vector<bool> mask(rank, axes.empty() && !noop);
-  for (int64_t a : axes) {
-    size_t d = normalize_axis(a, rank, "axes");
-    if (mask[d])
-      throw UserError("nnvm.ops.attr", str_cat("attribute 'axes' lists dimension ", d, " twice"), {"attribute axes"});
-    mask[d] = true;
-  }
-  return mask;
-}
-
-// The extents after reducing `shape` over `mask`: reduced dimensions become 1 (keepdims) or go.
-inline std::vector<ir::Expr> reduced_shape(const std::vector<ir::Expr>& shape, const std::vector<bool>& mask,
-                                           bool keepdims) {
-  std::vector<ir::Expr> out;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (!mask[d])
-      out.push_back(shape[d]);
-    else if (keepdims)
-      out.emplace_back(int64_t(1));
-  }
-  return out;
-}
-
-// The input index that output index `out` (of reduced_shape) reads, with the reduced dimensions
-// at `r` (one expression per reduced dimension, in dimension order).
-inline std::vector<ir::Expr> unreduced_index(const std::vector<ir::Var>& out, const std::vector<bool>& mask,
-                                             bool keepdims, const std::vector<ir::Expr>& r) {
-  std::vector<ir::Expr> idx;
-  size_t o = 0, k = 0;
-  for (size_t d = 0; d < mask.size(); ++d) {
-    if (mask[d]) {
-      idx.push_back(r.at(k++));
-      if (keepdims) ++o;
-    } else {
-      idx.emplace_back(out.at(o++));
-    }
-  }
-  return idx;
-}
-
-// The index into a keepdims reduction of one dimension `axis` for input index `in`.
-inline std::vector<ir::Expr> row_index(const std::vector<ir::Var>& in, size_t axis) {
-  std::vector<ir::Expr> idx(in.begin(), in.end());
-  idx[axis] = ir::Expr(int64_t(0));
-  return idx;
-}
-
-inline std::vector<ir::Expr> as_index(const std::vector<ir::Var>& v) { return {v.begin(), v.end()}; }
-
-// The type arithmetic on elements of type `t` runs in: float16 and bfloat16 are storage types and
-// compute in float32; bool (only min/max take it) compares as uint8.
-inline DataType compute_dtype(DataType t) {
-  if (t.is_storage_only()) return dtype::float32;
-  if (t.is_bool()) return dtype::uint8;
-  return t;
-}
-// Element `idx` of `x`, in its compute_dtype.
-inline ir::Expr load_compute(const te::Tensor& x, std::vector<ir::Expr> idx) {
-  return ir::cast(compute_dtype(x.dtype()), x(std::move(idx)));
-}
-
-// Which element types an op takes; floats (float16/bfloat16 too) always.
-struct DtypeRule {
-  bool ints = false;  // integers of at least `int_bits` bits, signed or unsigned
-  int int_bits = 32;
-  bool bools = false;
-};
-// "nnvm.ops.input_dtype" unless `x`'s element type is one `rule` allows.
-inline void check_reduce_dtype(const te::Tensor& x, const char* input, DtypeRule rule) {
-  DataType t = x.dtype();
-  bool ok = t.is_scalar() &&
-            (t.is_float() || (rule.bools && t.is_bool()) || (rule.ints && t.is_integer() && t.bits >= rule.int_bits));
-  if (!ok) {
-    std::string want = !rule.ints          ? "a float"
-                       : rule.int_bits > 8 ? str_cat("a float or an integer of at least ", rule.int_bits, " bits")
-                                           : "a number";
-    if (rule.bools) want += " or bool";
-    throw UserError("nnvm.ops.input_dtype",
-                    str_cat("input ", input, " (tensor ", x.name(), ") is ", t, ", expected ", want),
-                    {"input " + std::string(input)});
-  }
-}
-
-// +inf / -inf in a float type, else the type's largest / smallest value: where max and min start,
-// so that an input holding -inf still has -inf as its maximum.
-inline ir::Expr highest_value(DataType t) { return t.is_float() ? ir::make_const(t, INFINITY) : ir::max_value(t); }
-inline ir::Expr lowest_value(DataType t) { return t.is_float() ? ir::make_const(t, -INFINITY) : ir::min_value(t); }
-
-// A reduction stage scheduled by schedule_reduction, anything else by schedule_injective.
-inline void schedule_stage(schedule::Schedule& s, const te::Tensor& t, const Target& target) {
-  if (t.op().reduce_axes.empty())
-    schedule_injective(s[t], target);
-  else
-    schedule_reduction(s[t], target);
-}
-
-// The compute stage named `name` that `t`'s compute reads; how a default schedule finds the
-// intermediate stages its op's compute made without touching the stages of an enclosing
-// computation that feed the op.
-inline te::Tensor stage_read_by(const te::Tensor& t, const std::string& name) {
-  for (auto& in : t.op().inputs)
-    if (in->name == name && in->op->kind == te::OpKind::compute) return te::Tensor(in);
-  throw InternalError("nnvm.ops.schedule", str_cat("stage ", t.name(), " reads no stage named ", name));
-}
-
-// Schedules `outputs` and the intermediate stages the op made for them (schedule_stage each, the
-// intermediates computed at root). By the convention of this family an intermediate is named
-// after the output it feeds, "<output>_<what>", so the walk stops at the op's inputs.
-inline void schedule_op_stages(schedule::Schedule& s, const std::vector<te::Tensor>& outputs, const Target& target) {
-  std::unordered_set<const ir::ProducerNode*> done;
-  std::function<void(const te::Tensor&, const std::string&)> visit = [&](const te::Tensor& t,
-                                                                         const std::string& prefix) {
-    if (!done.insert(t.get()).second) return;
-    schedule_stage(s, t, target);
-    for (auto& in : t.op().inputs)
-      if (in->op->kind == te::OpKind::compute && in->name.rfind(prefix, 0) == 0) visit(te::Tensor(in), prefix);
-  };
-  for (auto& o : outputs) visit(o, o.name() + "_");
-}
-
-}  // namespace ops
-NNVM_END_NAMESPACE
-// end nnvm/ops/reduce/reduce_common.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -17671,6 +18172,100 @@ inline OpDef softmax_cross_entropy_loss_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/nn/softmax_cross_entropy_loss.hpp
+// begin nnvm/ops/nn/stft.hpp
+// stft: ONNX STFT (opset 17). signal is (batch, length, 1 or 2), real or complex; frames of
+// frame_length samples start every frame_step samples, each is multiplied by window (default all
+// ones) and DFT-transformed:
+//   output[b, f, k] = sum_j window[j] signal[b, f * frame_step + j] e^{-2 pi i k j / frame_length}
+// frame_step and frame_length are value inputs; frame_length defaults to the window's length, else
+// the signal's. onesided (default 1) keeps the frame_length/2 + 1 first bins, complex signals too
+// (as the ONNX reference does). Output (batch, frames, bins, 2), frames = (length -
+// frame_length) / frame_step + 1.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct StftSpec {
+  int64_t frame_step = 1;
+  std::optional<int64_t> frame_length;
+  bool onesided = true;
+};
+
+// `window` may be undefined (absent).
+inline te::Tensor stft(const te::Tensor& signal, const te::Tensor& window, const StftSpec& spec,
+                       std::string name = "stft") {
+  using namespace signal_detail;
+  check_rank(signal, "signal", 3);
+  check_norm_float(signal, "signal");
+  int64_t parts = complex_parts(signal, "signal");
+  int64_t length = transform_detail::const_extent(signal.shape()[1], "the length axis of input signal");
+  int64_t step = positive(spec.frame_step, "frame_step");
+  std::optional<int64_t> frame = spec.frame_length;
+  if (frame) positive(*frame, "frame_length");
+  if (window.defined()) {
+    check_rank(window, "window", 1);
+    check_same_dtype(signal, "signal", window, "window");
+    int64_t w = transform_detail::const_extent(window.shape()[0], "the extent of input window");
+    if (frame && *frame != w)
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("input window has length ", w, " but frame_length is ", *frame, "; they must be equal"),
+                      {"input window"});
+    frame = w;
+  }
+  int64_t n = frame.value_or(length);
+  if (n > length)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input signal has ", length, " samples, fewer than one frame of ", n), {"input signal"});
+  int64_t frames = (length - n) / step + 1;
+  std::vector<ir::Expr> shape{signal.shape()[0], ir::Expr(frames), ir::Expr(spec.onesided ? n / 2 + 1 : n),
+                              ir::Expr(int64_t(2))};
+  DataType t = signal.dtype(), ct = norm_compute_type(t);
+  SampleFn sample = [&](const std::vector<ir::Var>& out, const ir::Expr& j) {
+    ir::Expr at = ir::Expr(out[1]) * step + j;
+    Sample s{ir::cast(ct, signal({out[0], at, ir::Expr(int64_t(0))})), ir::Expr()};
+    if (parts == 2) s.im = ir::cast(ct, signal({out[0], at, ir::Expr(int64_t(1))}));
+    if (window.defined()) {
+      ir::Expr w = ir::cast(ct, window({j}));
+      s.re = s.re * w;
+      if (s.im.defined()) s.im = s.im * w;
+    }
+    return s;
+  };
+  return dft_sum(shape, 2, n, n, false, 1.0, t, ct, sample, std::move(name));
+}
+
+inline OpDef stft_def() {
+  return OpDef{
+      .name = "stft",
+      .importer_names = {"onnx:STFT"},
+      .input_names = {"signal", "frame_step", "window", "frame_length"},
+      .optional_inputs = 2,
+      .value_inputs = {"frame_step", "frame_length"},
+      .pattern = OpPattern::reduction,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            StftSpec spec;
+            std::optional<int64_t> step = signal_detail::scalar_input(attrs, "frame_step");
+            if (!step)
+              throw UserError("nnvm.ops.attr", "input frame_step is required", {"input frame_step"});
+            spec.frame_step = *step;
+            spec.frame_length = signal_detail::scalar_input(attrs, "frame_length");
+            spec.onesided = flag_attr(attrs, "onesided", true);
+            te::Tensor window = transform_detail::given(in, 2) ? in[2] : te::Tensor();
+            return std::vector<te::Tensor>{stft(in[0], window, spec)};
+          },
+      .cpu_schedule =
+          [](schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& t) {
+            schedule_op_stages(s, out, t);
+          },
+      .doc = "short-time Fourier transform of (batch, length, 1|2) frames (frame_step, window, frame_length, onesided)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/stft.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -17680,6 +18275,7 @@ inline std::vector<OpDef> nn_ops() {
       attention_def(),
       batch_norm_def(),
       dense_def(),
+      dft_def(),
       einsum_def(),
       group_norm_def(),
       instance_norm_def(),
@@ -17692,6 +18288,7 @@ inline std::vector<OpDef> nn_ops() {
       rms_norm_def(),
       rotary_embedding_def(),
       softmax_cross_entropy_loss_def(),
+      stft_def(),
   };
 }
 
@@ -18699,6 +19296,88 @@ NNVM_END_NAMESPACE
 // Layout and indexing ops: reshape, transpose, slice, gather, concat, pad, casts and shape queries.
 // One sorted list per family; builtin.hpp joins the families.
 
+// begin nnvm/ops/transform/affine_grid.hpp
+// affine_grid (ONNX AffineGrid, PyTorch's affine_grid): the sampling grid grid_sample reads.
+// theta is (N, 2, 3) for 2-D or (N, 3, 4) for 3-D; size (a value input) is (N, C, H, W) or
+// (N, C, D, H, W). Output (N, H, W, 2) or (N, D, H, W, 3): at each point the affine map theta
+// applied to the point's normalized coordinates (x, y[, z], 1), x along the last axis (W).
+// A coordinate along an axis of extent n runs over [-1, 1]: with align_corners, -1 and 1 are the
+// centers of the corner pixels (-1 + 2i / (n - 1), and -1 when n is 1); without, their outer
+// edges (-1 + (2i + 1) / n). Arithmetic in theta's type (float32 for float16 and bfloat16).
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline te::Tensor affine_grid(const te::Tensor& theta, const std::vector<int64_t>& size, bool align_corners = false,
+                              std::string name = "affine_grid") {
+  using namespace transform_detail;
+  check_rank(theta, "theta", 3);
+  check_input_kind(theta, "theta", DtypeKind::float_);
+  if (size.size() != 4 && size.size() != 5)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input size has ", size.size(), " values, expected 4 (N, C, H, W) or 5 (N, C, D, H, W)"),
+                    {"input size"});
+  for (int64_t e : size)
+    if (e < 1 || uint64_t(e) > max_tensor_bytes)
+      throw UserError("nnvm.ops.input_shape", str_cat("input size holds ", e, "; extents must lie in [1, 2^48]"),
+                      {"input size"});
+  size_t r = size.size() - 2;
+  // A symbolic batch extent of theta is taken as size's; a constant one must equal it.
+  if (auto* n = ir::as_const_int(ir::simplify(theta.shape()[0])); n && *n != size[0])
+    throw UserError("nnvm.ops.input_shape", str_cat("input theta has batch extent ", *n, " but size says ", size[0]),
+                    {"input theta"});
+  int64_t rows = const_extent(theta.shape()[1], "axis 1 of theta");
+  int64_t cols = const_extent(theta.shape()[2], "axis 2 of theta");
+  if (rows != int64_t(r) || cols != int64_t(r + 1))
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input theta is (N, ", rows, ", ", cols, "), expected (N, ", r, ", ", r + 1, ") for ", r,
+                            "-D size"),
+                    {"input theta"});
+  std::vector<ir::Expr> shape{theta.shape()[0]};
+  for (size_t d = 0; d < r; ++d) shape.emplace_back(size[2 + d]);
+  shape.emplace_back(int64_t(r));
+  DataType t = theta.dtype(), at = arith_type(t);
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr n = v[0], j = v[r + 1];
+        auto weight = [&](int64_t k) { return ir::cast(at, theta({n, j, ir::Expr(k)})); };
+        ir::Expr value = weight(int64_t(r));
+        // Coordinate k (x, y, z) runs along spatial axis r - 1 - k of the output.
+        for (size_t k = 0; k < r; ++k) {
+          size_t axis = r - 1 - k;
+          double extent = double(size[2 + axis]);
+          ir::Expr i = ir::cast(at, v[1 + axis]), c;
+          if (!align_corners) c = (i * 2.0 + 1.0) / extent - 1.0;
+          else if (extent > 1) c = i * (2.0 / (extent - 1)) - 1.0;
+          else c = ir::make_const(at, -1.0);
+          value = value + weight(int64_t(k)) * c;
+        }
+        return ir::cast(t, value);
+      },
+      std::move(name));
+}
+
+inline OpDef affine_grid_def() {
+  return OpDef{
+      .name = "affine_grid",
+      .importer_names = {"onnx:AffineGrid"},
+      .input_names = {"theta", "size"},
+      .value_inputs = {"size"},
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{
+                affine_grid(in[0], attrs.get_ints("size"), attrs.get_int("align_corners", 0) != 0)};
+          },
+      .doc = "the sampling grid of the affine maps theta over a 2-D or 3-D size (value input; attribute align_corners)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/affine_grid.hpp
 // begin nnvm/ops/transform/center_crop_pad.hpp
 // center_crop_pad: ONNX CenterCropPad (opset 18). Each axis in attribute `axes` (default: all) is
 // cropped or zero-padded to the extent in value input `shape`, keeping the center: a crop drops
@@ -18769,6 +19448,127 @@ inline OpDef center_crop_pad_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/transform/center_crop_pad.hpp
+// begin nnvm/ops/transform/col2im.hpp
+// col2im (ONNX Col2Im, PyTorch's fold): input (N, C * prod(block_shape), L) holds, per channel
+// and kernel offset k, one column of L sliding blocks; image_shape and block_shape (value inputs,
+// r >= 1 values each) give the output (N, C, image_shape...). Block b (row-major over the block
+// grid) with offset k lands on image position b * strides - pads_begin + k * dilations; positions
+// in the padding are dropped, and overlapping blocks add up.
+//
+// Written as a compute over the output, not a scatter: pixel p sums, over the kernel offsets k,
+// the block b with b * strides = p + pads_begin - k * dilations when one exists (divisible by the
+// stride and inside the block grid). The condition guards every read, so no read leaves input.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct Col2ImSpec {
+  std::vector<int64_t> image_shape, block_shape;
+  std::vector<int64_t> strides, dilations, pads;  // empty: ONNX's defaults (1, 1, 0)
+};
+
+inline te::Tensor col2im(const te::Tensor& input, const Col2ImSpec& spec, std::string name = "col2im") {
+  using namespace transform_detail;
+  check_rank(input, "input", 3);
+  check_input_kind(input, "input", DtypeKind::number);
+  size_t r = spec.image_shape.size();
+  if (r == 0 || spec.block_shape.size() != r)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("inputs image_shape and block_shape have ", r, " and ", spec.block_shape.size(),
+                            " values; they need the same number, at least one"),
+                    {"input block_shape"});
+  for (auto [values, what] : {std::pair{&spec.image_shape, "image_shape"}, std::pair{&spec.block_shape, "block_shape"}})
+    for (int64_t v : *values)
+      if (v < 1 || uint64_t(v) > max_tensor_bytes)
+        throw UserError("nnvm.ops.input_shape", str_cat("input ", what, " holds ", v, "; extents must lie in [1, 2^48]"),
+                        {str_cat("input ", what)});
+  std::vector<int64_t> strides = spatial_ints(spec.strides, "strides", r, 1, 1);
+  std::vector<int64_t> dilations = spatial_ints(spec.dilations, "dilations", r, 1, 1);
+  auto [pad_begin, pad_end] = split_window_pads(spec.pads, r);
+  // Attributes and value inputs may be hostile: this arithmetic must not overflow.
+  auto checked = [](int64_t a, int64_t b, bool add) {
+    int64_t v;
+    if (add ? __builtin_add_overflow(a, b, &v) : __builtin_mul_overflow(a, b, &v))
+      throw UserError("nnvm.ops.too_large", "the window attributes and shapes overflow 64-bit extents");
+    return v;
+  };
+  std::vector<int64_t> blocks(r);
+  int64_t kernel_size = 1, block_count = 1;
+  for (size_t d = 0; d < r; ++d) {
+    int64_t span = checked(spec.block_shape[d] - 1, dilations[d], false) + 1;
+    int64_t room = checked(checked(spec.image_shape[d], pad_begin[d], true), pad_end[d], true) - span;
+    if (room < 0)
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("axis ", d, ": a block spans ", span, " pixels, the padded image only ", room + span),
+                      {"input block_shape"});
+    blocks[d] = room / strides[d] + 1;
+    kernel_size = checked(kernel_size, spec.block_shape[d], false);
+    block_count = checked(block_count, blocks[d], false);
+  }
+  int64_t rows = const_extent(input.shape()[1], "axis 1 of input");
+  if (rows % kernel_size != 0)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("axis 1 of input has extent ", rows, ", not a multiple of prod(block_shape) = ",
+                            kernel_size),
+                    {"input input"});
+  if (const_extent(input.shape()[2], "axis 2 of input") != block_count)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("axis 2 of input has extent ", ir::to_string(input.shape()[2]), " but the block grid ",
+                            list_string(blocks), " has ", block_count, " blocks"),
+                    {"input input"});
+
+  std::vector<ir::Expr> shape{input.shape()[0], ir::Expr(rows / kernel_size)};
+  for (int64_t e : spec.image_shape) shape.emplace_back(e);
+  std::vector<ir::Expr> kernel_extents(spec.block_shape.begin(), spec.block_shape.end());
+  std::vector<ir::Expr> block_extents(blocks.begin(), blocks.end());
+  DataType t = input.dtype(), at = arith_type(t);
+  te::Tensor sum = te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        std::vector<ir::IterVar> k;
+        std::vector<ir::Expr> kv, b;
+        ir::Expr cond;
+        for (size_t d = 0; d < r; ++d) {
+          k.push_back(te::reduce_axis(ir::Expr(spec.block_shape[d]), str_cat("k", d)));
+          kv.push_back(k.back()->var);
+          ir::Expr q = v[2 + d] + pad_begin[d] - kv[d] * dilations[d];
+          ir::Expr in = q >= int64_t(0) && q <= (blocks[d] - 1) * strides[d];
+          if (strides[d] != 1) in = in && q % strides[d] == int64_t(0);
+          cond = cond.defined() ? (cond && in) : in;
+          b.push_back(strides[d] == 1 ? q : q / strides[d]);
+        }
+        ir::Expr row = v[1] * kernel_size + ravel(kv, kernel_extents);
+        ir::Expr value = ir::cast(at, input({v[0], row, ravel(b, block_extents)}));
+        return ir::Reduce::make(ir::Combiner::sum, value, k, ir::Expr(), cond);
+      },
+      at == t ? name : name + "_sum");
+  if (at == t) return sum;
+  return te::compute(
+      shape, [&](const std::vector<ir::Var>& v) { return ir::cast(t, sum(exprs(v))); }, std::move(name));
+}
+
+inline OpDef col2im_def() {
+  return OpDef{
+      .name = "col2im",
+      .importer_names = {"onnx:Col2Im"},
+      .input_names = {"input", "image_shape", "block_shape"},
+      .value_inputs = {"image_shape", "block_shape"},
+      .pattern = OpPattern::reduction,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            Col2ImSpec spec{attrs.get_ints("image_shape"), attrs.get_ints("block_shape"),
+                            attrs.get_ints("strides", {}), attrs.get_ints("dilations", {}), attrs.get_ints("pads", {})};
+            return std::vector<te::Tensor>{col2im(in[0], spec)};
+          },
+      .doc = "sliding blocks (columns) summed back into an image (value inputs image_shape, block_shape; "
+             "attributes strides, dilations, pads)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/col2im.hpp
 // begin nnvm/ops/transform/concat.hpp
 // concat (ONNX Concat): inputs joined along `axis`. ONNX takes any number of inputs; this op
 // takes 1 to 256 (inputs0 .. inputs255, all after the first optional): DenseNets join every
@@ -19557,6 +20357,359 @@ inline OpDef grid_sample_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/transform/grid_sample.hpp
+// begin nnvm/ops/transform/max_unpool.hpp
+// max_unpool (ONNX MaxUnpool): the partial inverse of max_pool. X (N, C, D1..Dr) holds pooled
+// values and I (X's shape) their flat positions in the unpooled tensor (N, C, U1..Ur), as
+// MaxPool's Indices output gives them, with Ud = (Dd - 1) * strides - pads_begin - pads_end +
+// kernel_shape. Every other element is 0. Given output_shape (a value input, no smaller than
+// (N, C, U..)), the result is that unpooled tensor padded with zeros at the end of each spatial
+// axis: the indices still address (N, C, U..), as in the ONNX reference and its tests.
+//
+// Written as a compute over the output, bounded by the pooling windows: element p takes the
+// input whose index equals p's flat position among the at most ceil(kernel / stride) windows
+// per axis that contain p; an index that points outside its own window is dropped. When several
+// inputs hit p (overlapping windows picking one maximum), the last in X's order wins, as in the
+// reference: a first stage finds its position (max over the hits), the second reads it.
+
+// begin nnvm/ops/transform/scatter.hpp
+// The scatters: scatter_elements (ONNX ScatterElements) and scatter_nd (ONNX ScatterND), with
+// reduction none, add, mul, max or min.
+//
+// Written as computes over the output: element p looks at every update that could land on it
+// (along `axis` for scatter_elements, every index row for scatter_nd) and combines those whose
+// index hits p, in update order. With reduction none the last such update wins (ONNX leaves
+// duplicates undefined), found as the largest hitting update position. Negative indices count
+// from the end; an index still out of range hits nothing, so its update is dropped.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+namespace transform_detail {
+
+inline ir::Combiner scatter_combiner(const std::string& reduction) {
+  if (reduction == "add") return ir::Combiner::sum;
+  if (reduction == "mul") return ir::Combiner::prod;
+  if (reduction == "max") return ir::Combiner::max;
+  if (reduction == "min") return ir::Combiner::min;
+  throw UserError("nnvm.ops.attr",
+                  str_cat("attribute 'reduction' is '", reduction, "' but must be none, add, mul, max or min"),
+                  {"attribute reduction"});
+}
+
+inline void check_scatter_inputs(const te::Tensor& data, const te::Tensor& indices, const te::Tensor& updates,
+                                 const std::string& reduction) {
+  check_index_dtype(indices, "indices");
+  check_same_dtype(data, "data", updates, "updates");
+  if (reduction == "none") return;
+  scatter_combiner(reduction);
+  DataType t = data.dtype();
+  if (t.is_bool() || t.is_storage_only() || !t.is_scalar())
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("input data (tensor ", data.name(), ") is ", t, "; reduction ", reduction,
+                            " needs a number type with arithmetic"),
+                    {"input data"});
+}
+
+// The output: data where no update hits, else the hitting updates combined. `hit(p, r)` is the
+// condition that update row `r` (the reduce axes' vars) lands on p; `update(p, r)` reads it;
+// `flat(r)` numbers the rows in update order.
+using ScatterFn = std::function<ir::Expr(const std::vector<ir::Var>&, const std::vector<ir::Expr>&)>;
+inline te::Tensor scatter_compute(const te::Tensor& data, const std::vector<ir::Expr>& rows, const ScatterFn& hit,
+                                  const ScatterFn& update, const std::string& reduction, const std::string& name) {
+  auto axes = [&] {
+    std::vector<ir::IterVar> r;
+    for (size_t d = 0; d < rows.size(); ++d) r.push_back(te::reduce_axis(rows[d], str_cat("r", d)));
+    return r;
+  };
+  auto vars = [](const std::vector<ir::IterVar>& r) {
+    std::vector<ir::Expr> v;
+    for (auto& iv : r) v.push_back(iv->var);
+    return v;
+  };
+  if (reduction != "none") {
+    return te::compute(
+        data.shape(),
+        [&](const std::vector<ir::Var>& p) {
+          auto r = axes();
+          return ir::Reduce::make(scatter_combiner(reduction), update(p, vars(r)), r, data(exprs(p)), hit(p, vars(r)));
+        },
+        name);
+  }
+  te::Tensor last = te::compute(
+      data.shape(),
+      [&](const std::vector<ir::Var>& p) {
+        auto r = axes();
+        return ir::Reduce::make(ir::Combiner::max, ravel(vars(r), rows), r, ir::Expr(int64_t(-1)), hit(p, vars(r)));
+      },
+      name + "_last");
+  return te::compute(
+      data.shape(),
+      [&](const std::vector<ir::Var>& p) {
+        ir::Expr l = last(exprs(p));
+        return ir::select(l >= int64_t(0), update(p, unravel(ir::max(l, ir::Expr(int64_t(0))), rows)), data(exprs(p)));
+      },
+      name);
+}
+
+inline void schedule_scatter(schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& target) {
+  const te::Tensor& y = out[0];
+  if (!y.op().reduce_axes.empty()) {
+    schedule_reduction(s[y], target);
+    return;
+  }
+  for (auto& in : y.op().inputs)
+    if (in->name == y.name() + "_last") schedule_reduction(s[te::Tensor(in)], target);
+  schedule_injective(s[y], target);
+}
+
+}  // namespace transform_detail
+
+// indices and updates share a shape, of data's rank, no larger than data off `axis`: update u
+// at position q goes to data's position q with q[axis] = indices[q].
+inline te::Tensor scatter_elements(const te::Tensor& data, const te::Tensor& indices, const te::Tensor& updates,
+                                   int64_t axis = 0, const std::string& reduction = "none",
+                                   std::string name = "scatter_elements") {
+  using namespace transform_detail;
+  check_rank(data, "data", 1, SIZE_MAX);
+  check_rank(indices, "indices", data.rank());
+  check_rank(updates, "updates", data.rank());
+  check_scatter_inputs(data, indices, updates, reduction);
+  size_t a = normalize_axis(axis, data.rank(), "axis");
+  // Off `axis`, an output position beyond indices' extent gets no update; reads clamp there.
+  std::vector<bool> shorter(data.rank(), false);
+  for (size_t d = 0; d < data.rank(); ++d) {
+    check_same_extent(indices.shape()[d], updates.shape()[d], str_cat("axis ", d, " of indices and updates"));
+    if (d == a || same_extent(indices.shape()[d], data.shape()[d])) continue;
+    auto *ci = ir::as_const_int(ir::simplify(indices.shape()[d])), *cd = ir::as_const_int(ir::simplify(data.shape()[d]));
+    if (!ci || !cd || *ci > *cd)
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("indices axis ", d, " has extent ", ir::to_string(indices.shape()[d]),
+                              ", more than data's ", ir::to_string(data.shape()[d])),
+                      {"input indices"});
+    shorter[d] = true;
+  }
+  auto at = [&](const std::vector<ir::Var>& p, const ir::Expr& k) {
+    std::vector<ir::Expr> q;
+    for (size_t d = 0; d < p.size(); ++d)
+      q.push_back(d == a ? k : shorter[d] ? ir::min(ir::Expr(p[d]), indices.shape()[d] - int64_t(1)) : ir::Expr(p[d]));
+    return q;
+  };
+  ScatterFn hit = [&](const std::vector<ir::Var>& p, const std::vector<ir::Expr>& r) {
+    ir::Expr h = wrap_negative(indices(at(p, r[0])), data.shape()[a]) == ir::Expr(p[a]);
+    for (size_t d = 0; d < p.size(); ++d)
+      if (shorter[d]) h = h && p[d] < indices.shape()[d];
+    return h;
+  };
+  ScatterFn update = [&](const std::vector<ir::Var>& p, const std::vector<ir::Expr>& r) {
+    return updates(at(p, r[0]));
+  };
+  return scatter_compute(data, {indices.shape()[a]}, hit, update, reduction, std::move(name));
+}
+
+// indices' last axis (constant extent K <= data's rank) holds coordinates of data's first K
+// axes; updates has shape indices.shape[:-1] + data.shape[K:].
+inline te::Tensor scatter_nd(const te::Tensor& data, const te::Tensor& indices, const te::Tensor& updates,
+                             const std::string& reduction = "none", std::string name = "scatter_nd") {
+  using namespace transform_detail;
+  check_rank(data, "data", 1, SIZE_MAX);
+  check_rank(indices, "indices", 1, SIZE_MAX);
+  check_scatter_inputs(data, indices, updates, reduction);
+  size_t q = indices.rank(), r = data.rank();
+  int64_t k = const_extent(indices.shape()[q - 1], "the last axis of indices");
+  if (k < 1 || size_t(k) > r)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("the last axis of indices has extent ", k, " but data has rank ", r), {"input indices"});
+  std::vector<ir::Expr> rows(indices.shape().begin(), indices.shape().end() - 1);
+  std::vector<ir::Expr> want = rows;
+  want.insert(want.end(), data.shape().begin() + k, data.shape().end());
+  check_rank(updates, "updates", want.size());
+  for (size_t d = 0; d < want.size(); ++d)
+    check_same_extent(updates.shape()[d], want[d], str_cat("axis ", d, " of updates and indices.shape[:-1] + data.shape[K:]"));
+  // One index row (indices of rank 1) still needs a reduce axis: a single row of extent 1.
+  bool single = rows.empty();
+  if (single) rows.emplace_back(int64_t(1));
+  auto row = [&](const std::vector<ir::Expr>& m) {
+    return single ? std::vector<ir::Expr>{} : m;
+  };
+  ScatterFn hit = [&](const std::vector<ir::Var>& p, const std::vector<ir::Expr>& m) {
+    std::vector<ir::Expr> at = row(m);
+    at.emplace_back(int64_t(0));
+    ir::Expr h;
+    for (int64_t j = 0; j < k; ++j) {
+      at.back() = ir::Expr(j);
+      ir::Expr e = wrap_negative(indices(at), data.shape()[size_t(j)]) == ir::Expr(p[size_t(j)]);
+      h = h.defined() ? (h && e) : e;
+    }
+    return h;
+  };
+  ScatterFn update = [&](const std::vector<ir::Var>& p, const std::vector<ir::Expr>& m) {
+    std::vector<ir::Expr> at = row(m);
+    at.insert(at.end(), p.begin() + k, p.end());
+    return updates(at);
+  };
+  return scatter_compute(data, rows, hit, update, reduction, std::move(name));
+}
+
+inline OpDef scatter_elements_def() {
+  return OpDef{
+      .name = "scatter_elements",
+      .importer_names = {"onnx:ScatterElements", "onnx:Scatter"},
+      .input_names = {"data", "indices", "updates"},
+      .pattern = OpPattern::opaque,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{
+                scatter_elements(in[0], in[1], in[2], attrs.get_int("axis", 0), attrs.get_string("reduction", "none"))};
+          },
+      .cpu_schedule = transform_detail::schedule_scatter,
+      .doc = "data with updates written at indices along attribute axis (attribute reduction none/add/mul/max/min)",
+  };
+}
+
+inline OpDef scatter_nd_def() {
+  return OpDef{
+      .name = "scatter_nd",
+      .importer_names = {"onnx:ScatterND"},
+      .input_names = {"data", "indices", "updates"},
+      .pattern = OpPattern::opaque,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{scatter_nd(in[0], in[1], in[2], attrs.get_string("reduction", "none"))};
+          },
+      .cpu_schedule = transform_detail::schedule_scatter,
+      .doc = "data with updates written at the coordinates in indices' last axis (attribute reduction)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/scatter.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct MaxUnpoolSpec {
+  std::vector<int64_t> kernel_shape;  // required
+  std::vector<int64_t> strides, pads;  // empty: ONNX's defaults (1, 0)
+  std::vector<int64_t> output_shape;   // empty: the unpooled shape
+};
+
+inline te::Tensor max_unpool(const te::Tensor& x, const te::Tensor& indices, const MaxUnpoolSpec& spec,
+                             std::string name = "max_unpool") {
+  using namespace transform_detail;
+  check_rank(x, "X", 3, 8);
+  check_rank(indices, "I", x.rank());
+  check_index_dtype(indices, "I");
+  for (size_t d = 0; d < x.rank(); ++d)
+    check_same_extent(indices.shape()[d], x.shape()[d], str_cat("axis ", d, " of I and X"));
+  size_t r = x.rank() - 2;
+  if (spec.kernel_shape.empty())
+    detail::bad_window_attr("kernel_shape", "attribute 'kernel_shape' is required");
+  std::vector<int64_t> kernel = spatial_ints(spec.kernel_shape, "kernel_shape", r, 1, 1);
+  std::vector<int64_t> strides = spatial_ints(spec.strides, "strides", r, 1, 1);
+  auto [pad_begin, pad_end] = split_window_pads(spec.pads, r);
+  std::vector<int64_t> in = spatial_extents(x, "X"), unpooled(r), windows(r);
+  std::vector<ir::Expr> shape{x.shape()[0], x.shape()[1]};
+  for (size_t d = 0; d < r; ++d) {
+    // Hostile attributes must not overflow: an overflow is out of range too.
+    int64_t& u = unpooled[d];
+    bool over = __builtin_mul_overflow(in[d] - 1, strides[d], &u) || __builtin_sub_overflow(u, pad_begin[d], &u) ||
+                __builtin_sub_overflow(u, pad_end[d], &u) || __builtin_add_overflow(u, kernel[d], &u);
+    if (over || u < 1 || uint64_t(u) > max_tensor_bytes)
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("spatial axis ", 2 + d, ": the unpooled extent (X extent - 1) * strides - pads + ",
+                              "kernel_shape is outside [1, 2^48]"),
+                      {"input X"});
+    // Windows containing one point: ceil(kernel / stride), and no more than there are windows.
+    windows[d] = std::min(in[d], kernel[d] / strides[d] + (kernel[d] % strides[d] != 0));
+    shape.emplace_back(unpooled[d]);
+  }
+  std::vector<ir::Expr> out_shape = shape;
+  bool padded = false;
+  if (!spec.output_shape.empty()) {
+    const auto& os = spec.output_shape;
+    auto bad = [&](const std::string& why) {
+      throw UserError("nnvm.ops.input_shape", str_cat("input output_shape is ", list_string(os), "; ", why),
+                      {"input output_shape"});
+    };
+    if (os.size() != x.rank()) bad(str_cat("it needs ", x.rank(), " values, one per axis of X"));
+    for (size_t d = 0; d < 2; ++d)
+      if (auto* c = ir::as_const_int(ir::simplify(x.shape()[d])); c && *c != os[d])
+        bad(str_cat("axis ", d, " must equal X's ", *c));
+    for (size_t d = 0; d < r; ++d) {
+      if (os[2 + d] < unpooled[d] || uint64_t(os[2 + d]) > max_tensor_bytes)
+        bad(str_cat("spatial axis ", 2 + d, " must lie in [", unpooled[d], ", 2^48], from the unpooled extent"));
+      padded = padded || os[2 + d] != unpooled[d];
+      out_shape[2 + d] = ir::Expr(os[2 + d]);
+    }
+  }
+  std::vector<ir::Expr> in_extents(in.begin(), in.end());
+
+  te::Tensor last = te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& p) {
+        std::vector<ir::IterVar> w;
+        std::vector<ir::Expr> o, at{p[0], p[1]};
+        ir::Expr cond;
+        for (size_t d = 0; d < r; ++d) {
+          w.push_back(te::reduce_axis(ir::Expr(windows[d]), str_cat("w", d)));
+          // The windows containing p start at or before it (o * stride - pad_begin <= p) and end after
+          // it; counting down from the last such window that exists, at most `windows` of them.
+          ir::Expr first = ir::min((p[2 + d] + pad_begin[d]) / strides[d], ir::Expr(in[d] - 1));
+          o.push_back(first - w.back()->var);
+          ir::Expr covers = o[d] >= int64_t(0) && o[d] * strides[d] - pad_begin[d] + kernel[d] > p[2 + d];
+          cond = cond.defined() ? (cond && covers) : covers;
+          // Clamped, so the read stays inside I wherever the condition is evaluated.
+          at.push_back(ir::min(ir::max(o[d], ir::Expr(int64_t(0))), ir::Expr(in[d] - 1)));
+        }
+        cond = cond && ir::cast(dtype::int64, indices(at)) == ravel(exprs(p), shape);
+        return ir::Reduce::make(ir::Combiner::max, ravel(o, in_extents), w, ir::Expr(int64_t(-1)), cond);
+      },
+      name + "_last");
+  return te::compute(
+      out_shape,
+      [&](const std::vector<ir::Var>& p) {
+        std::vector<ir::Expr> at = exprs(p);
+        ir::Expr inside;
+        if (padded)
+          for (size_t d = 0; d < r; ++d) {
+            ir::Expr in_d = p[2 + d] < unpooled[d];
+            inside = inside.defined() ? (inside && in_d) : in_d;
+            at[2 + d] = ir::min(ir::Expr(p[2 + d]), ir::Expr(unpooled[d] - 1));
+          }
+        ir::Expr l = last(at);
+        std::vector<ir::Expr> src{p[0], p[1]};
+        for (auto& e : unravel(ir::max(l, ir::Expr(int64_t(0))), in_extents)) src.push_back(e);
+        ir::Expr hit = inside.defined() ? (inside && l >= int64_t(0)) : (l >= int64_t(0));
+        return ir::select(hit, x(src), ir::make_zero(x.dtype()));
+      },
+      std::move(name));
+}
+
+inline OpDef max_unpool_def() {
+  return OpDef{
+      .name = "max_unpool",
+      .importer_names = {"onnx:MaxUnpool"},
+      .input_names = {"X", "I", "output_shape"},
+      .optional_inputs = 1,
+      .value_inputs = {"output_shape"},
+      .pattern = OpPattern::opaque,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            MaxUnpoolSpec spec{attrs.get_ints("kernel_shape", {}), attrs.get_ints("strides", {}),
+                               attrs.get_ints("pads", {}), attrs.get_ints("output_shape", {})};
+            return std::vector<te::Tensor>{max_unpool(in[0], in[1], spec)};
+          },
+      .cpu_schedule = transform_detail::schedule_scatter,
+      .doc = "X written at the flat positions I into zeros (attributes kernel_shape, strides, pads; value input "
+             "output_shape)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/max_unpool.hpp
 // begin nnvm/ops/transform/one_hot.hpp
 // one_hot (ONNX OneHot): a new axis of extent depth (value input) at `axis` of the output; the
 // element is values[1] (on) where its position on that axis equals the index, else values[0]
@@ -20141,220 +21294,60 @@ inline OpDef resize_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/transform/resize.hpp
-// begin nnvm/ops/transform/scatter.hpp
-// The scatters: scatter_elements (ONNX ScatterElements) and scatter_nd (ONNX ScatterND), with
-// reduction none, add, mul, max or min.
-//
-// Written as computes over the output: element p looks at every update that could land on it
-// (along `axis` for scatter_elements, every index row for scatter_nd) and combines those whose
-// index hits p, in update order. With reduction none the last such update wins (ONNX leaves
-// duplicates undefined), found as the largest hitting update position. Negative indices count
-// from the end; an index still out of range hits nothing, so its update is dropped.
+// begin nnvm/ops/transform/reverse_sequence.hpp
+// reverse_sequence (ONNX ReverseSequence): for each index i along batch_axis, the first
+// sequence_lens[i] elements along time_axis are reversed and the rest copied. sequence_lens is a
+// tensor read by the kernel; a length outside [0, T] (T: the time extent) is clamped into it, so
+// no read leaves input (ONNX leaves such lengths undefined).
 
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
-namespace transform_detail {
-
-inline ir::Combiner scatter_combiner(const std::string& reduction) {
-  if (reduction == "add") return ir::Combiner::sum;
-  if (reduction == "mul") return ir::Combiner::prod;
-  if (reduction == "max") return ir::Combiner::max;
-  if (reduction == "min") return ir::Combiner::min;
-  throw UserError("nnvm.ops.attr",
-                  str_cat("attribute 'reduction' is '", reduction, "' but must be none, add, mul, max or min"),
-                  {"attribute reduction"});
-}
-
-inline void check_scatter_inputs(const te::Tensor& data, const te::Tensor& indices, const te::Tensor& updates,
-                                 const std::string& reduction) {
-  check_index_dtype(indices, "indices");
-  check_same_dtype(data, "data", updates, "updates");
-  if (reduction == "none") return;
-  scatter_combiner(reduction);
-  DataType t = data.dtype();
-  if (t.is_bool() || t.is_storage_only() || !t.is_scalar())
-    throw UserError("nnvm.ops.input_dtype",
-                    str_cat("input data (tensor ", data.name(), ") is ", t, "; reduction ", reduction,
-                            " needs a number type with arithmetic"),
-                    {"input data"});
-}
-
-// The output: data where no update hits, else the hitting updates combined. `hit(p, r)` is the
-// condition that update row `r` (the reduce axes' vars) lands on p; `update(p, r)` reads it;
-// `flat(r)` numbers the rows in update order.
-using ScatterFn = std::function<ir::Expr(const std::vector<ir::Var>&, const std::vector<ir::Expr>&)>;
-inline te::Tensor scatter_compute(const te::Tensor& data, const std::vector<ir::Expr>& rows, const ScatterFn& hit,
-                                  const ScatterFn& update, const std::string& reduction, const std::string& name) {
-  auto axes = [&] {
-    std::vector<ir::IterVar> r;
-    for (size_t d = 0; d < rows.size(); ++d) r.push_back(te::reduce_axis(rows[d], str_cat("r", d)));
-    return r;
-  };
-  auto vars = [](const std::vector<ir::IterVar>& r) {
-    std::vector<ir::Expr> v;
-    for (auto& iv : r) v.push_back(iv->var);
-    return v;
-  };
-  if (reduction != "none") {
-    return te::compute(
-        data.shape(),
-        [&](const std::vector<ir::Var>& p) {
-          auto r = axes();
-          return ir::Reduce::make(scatter_combiner(reduction), update(p, vars(r)), r, data(exprs(p)), hit(p, vars(r)));
-        },
-        name);
-  }
-  te::Tensor last = te::compute(
-      data.shape(),
-      [&](const std::vector<ir::Var>& p) {
-        auto r = axes();
-        return ir::Reduce::make(ir::Combiner::max, ravel(vars(r), rows), r, ir::Expr(int64_t(-1)), hit(p, vars(r)));
-      },
-      name + "_last");
+// input: rank >= 2; sequence_lens: (batch extent,), int32 or int64. ONNX allows only the axes 0
+// and 1; any two different axes work here.
+inline te::Tensor reverse_sequence(const te::Tensor& input, const te::Tensor& sequence_lens, int64_t batch_axis = 1,
+                                   int64_t time_axis = 0, std::string name = "reverse_sequence") {
+  using namespace transform_detail;
+  check_rank(input, "input", 2, SIZE_MAX);
+  check_rank(sequence_lens, "sequence_lens", 1);
+  check_index_dtype(sequence_lens, "sequence_lens");
+  size_t b = normalize_axis(batch_axis, input.rank(), "batch_axis");
+  size_t t = normalize_axis(time_axis, input.rank(), "time_axis");
+  if (b == t)
+    throw UserError("nnvm.ops.attr", str_cat("attributes 'batch_axis' and 'time_axis' both name axis ", b),
+                    {"attribute time_axis"});
+  check_same_extent(sequence_lens.shape()[0], input.shape()[b], "the extent of sequence_lens and input's batch axis");
   return te::compute(
-      data.shape(),
-      [&](const std::vector<ir::Var>& p) {
-        ir::Expr l = last(exprs(p));
-        return ir::select(l >= int64_t(0), update(p, unravel(ir::max(l, ir::Expr(int64_t(0))), rows)), data(exprs(p)));
+      input.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr time = input.shape()[t];
+        ir::Expr len = ir::min(ir::max(ir::cast(dtype::int64, sequence_lens({v[b]})), ir::Expr(int64_t(0))), time);
+        std::vector<ir::Expr> at = exprs(v);
+        at[t] = ir::select(v[t] < len, len - int64_t(1) - v[t], ir::Expr(v[t]));
+        return input(at);
       },
-      name);
+      std::move(name));
 }
 
-inline void schedule_scatter(schedule::Schedule& s, const std::vector<te::Tensor>& out, const Target& target) {
-  const te::Tensor& y = out[0];
-  if (!y.op().reduce_axes.empty()) {
-    schedule_reduction(s[y], target);
-    return;
-  }
-  for (auto& in : y.op().inputs)
-    if (in->name == y.name() + "_last") schedule_reduction(s[te::Tensor(in)], target);
-  schedule_injective(s[y], target);
-}
-
-}  // namespace transform_detail
-
-// indices and updates share a shape, of data's rank, no larger than data off `axis`: update u
-// at position q goes to data's position q with q[axis] = indices[q].
-inline te::Tensor scatter_elements(const te::Tensor& data, const te::Tensor& indices, const te::Tensor& updates,
-                                   int64_t axis = 0, const std::string& reduction = "none",
-                                   std::string name = "scatter_elements") {
-  using namespace transform_detail;
-  check_rank(data, "data", 1, SIZE_MAX);
-  check_rank(indices, "indices", data.rank());
-  check_rank(updates, "updates", data.rank());
-  check_scatter_inputs(data, indices, updates, reduction);
-  size_t a = normalize_axis(axis, data.rank(), "axis");
-  // Off `axis`, an output position beyond indices' extent gets no update; reads clamp there.
-  std::vector<bool> shorter(data.rank(), false);
-  for (size_t d = 0; d < data.rank(); ++d) {
-    check_same_extent(indices.shape()[d], updates.shape()[d], str_cat("axis ", d, " of indices and updates"));
-    if (d == a || same_extent(indices.shape()[d], data.shape()[d])) continue;
-    auto *ci = ir::as_const_int(ir::simplify(indices.shape()[d])), *cd = ir::as_const_int(ir::simplify(data.shape()[d]));
-    if (!ci || !cd || *ci > *cd)
-      throw UserError("nnvm.ops.input_shape",
-                      str_cat("indices axis ", d, " has extent ", ir::to_string(indices.shape()[d]),
-                              ", more than data's ", ir::to_string(data.shape()[d])),
-                      {"input indices"});
-    shorter[d] = true;
-  }
-  auto at = [&](const std::vector<ir::Var>& p, const ir::Expr& k) {
-    std::vector<ir::Expr> q;
-    for (size_t d = 0; d < p.size(); ++d)
-      q.push_back(d == a ? k : shorter[d] ? ir::min(ir::Expr(p[d]), indices.shape()[d] - int64_t(1)) : ir::Expr(p[d]));
-    return q;
-  };
-  ScatterFn hit = [&](const std::vector<ir::Var>& p, const std::vector<ir::Expr>& r) {
-    ir::Expr h = wrap_negative(indices(at(p, r[0])), data.shape()[a]) == ir::Expr(p[a]);
-    for (size_t d = 0; d < p.size(); ++d)
-      if (shorter[d]) h = h && p[d] < indices.shape()[d];
-    return h;
-  };
-  ScatterFn update = [&](const std::vector<ir::Var>& p, const std::vector<ir::Expr>& r) {
-    return updates(at(p, r[0]));
-  };
-  return scatter_compute(data, {indices.shape()[a]}, hit, update, reduction, std::move(name));
-}
-
-// indices' last axis (constant extent K <= data's rank) holds coordinates of data's first K
-// axes; updates has shape indices.shape[:-1] + data.shape[K:].
-inline te::Tensor scatter_nd(const te::Tensor& data, const te::Tensor& indices, const te::Tensor& updates,
-                             const std::string& reduction = "none", std::string name = "scatter_nd") {
-  using namespace transform_detail;
-  check_rank(data, "data", 1, SIZE_MAX);
-  check_rank(indices, "indices", 1, SIZE_MAX);
-  check_scatter_inputs(data, indices, updates, reduction);
-  size_t q = indices.rank(), r = data.rank();
-  int64_t k = const_extent(indices.shape()[q - 1], "the last axis of indices");
-  if (k < 1 || size_t(k) > r)
-    throw UserError("nnvm.ops.input_shape",
-                    str_cat("the last axis of indices has extent ", k, " but data has rank ", r), {"input indices"});
-  std::vector<ir::Expr> rows(indices.shape().begin(), indices.shape().end() - 1);
-  std::vector<ir::Expr> want = rows;
-  want.insert(want.end(), data.shape().begin() + k, data.shape().end());
-  check_rank(updates, "updates", want.size());
-  for (size_t d = 0; d < want.size(); ++d)
-    check_same_extent(updates.shape()[d], want[d], str_cat("axis ", d, " of updates and indices.shape[:-1] + data.shape[K:]"));
-  // One index row (indices of rank 1) still needs a reduce axis: a single row of extent 1.
-  bool single = rows.empty();
-  if (single) rows.emplace_back(int64_t(1));
-  auto row = [&](const std::vector<ir::Expr>& m) {
-    return single ? std::vector<ir::Expr>{} : m;
-  };
-  ScatterFn hit = [&](const std::vector<ir::Var>& p, const std::vector<ir::Expr>& m) {
-    std::vector<ir::Expr> at = row(m);
-    at.emplace_back(int64_t(0));
-    ir::Expr h;
-    for (int64_t j = 0; j < k; ++j) {
-      at.back() = ir::Expr(j);
-      ir::Expr e = wrap_negative(indices(at), data.shape()[size_t(j)]) == ir::Expr(p[size_t(j)]);
-      h = h.defined() ? (h && e) : e;
-    }
-    return h;
-  };
-  ScatterFn update = [&](const std::vector<ir::Var>& p, const std::vector<ir::Expr>& m) {
-    std::vector<ir::Expr> at = row(m);
-    at.insert(at.end(), p.begin() + k, p.end());
-    return updates(at);
-  };
-  return scatter_compute(data, rows, hit, update, reduction, std::move(name));
-}
-
-inline OpDef scatter_elements_def() {
+inline OpDef reverse_sequence_def() {
   return OpDef{
-      .name = "scatter_elements",
-      .importer_names = {"onnx:ScatterElements", "onnx:Scatter"},
-      .input_names = {"data", "indices", "updates"},
-      .pattern = OpPattern::opaque,
+      .name = "reverse_sequence",
+      .importer_names = {"onnx:ReverseSequence"},
+      .input_names = {"input", "sequence_lens"},
+      .pattern = OpPattern::injective,
       .compute =
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             return std::vector<te::Tensor>{
-                scatter_elements(in[0], in[1], in[2], attrs.get_int("axis", 0), attrs.get_string("reduction", "none"))};
+                reverse_sequence(in[0], in[1], attrs.get_int("batch_axis", 1), attrs.get_int("time_axis", 0))};
           },
-      .cpu_schedule = transform_detail::schedule_scatter,
-      .doc = "data with updates written at indices along attribute axis (attribute reduction none/add/mul/max/min)",
-  };
-}
-
-inline OpDef scatter_nd_def() {
-  return OpDef{
-      .name = "scatter_nd",
-      .importer_names = {"onnx:ScatterND"},
-      .input_names = {"data", "indices", "updates"},
-      .pattern = OpPattern::opaque,
-      .compute =
-          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
-            return std::vector<te::Tensor>{scatter_nd(in[0], in[1], in[2], attrs.get_string("reduction", "none"))};
-          },
-      .cpu_schedule = transform_detail::schedule_scatter,
-      .doc = "data with updates written at the coordinates in indices' last axis (attribute reduction)",
+      .doc = "the first sequence_lens[i] elements along time_axis reversed, for each i along batch_axis",
   };
 }
 
 }  // namespace ops
 NNVM_END_NAMESPACE
-// end nnvm/ops/transform/scatter.hpp
+// end nnvm/ops/transform/reverse_sequence.hpp
 // begin nnvm/ops/transform/shape.hpp
 // shape (ONNX Shape) and size (ONNX Size): the input's extents as int64 data. Neither reads the
 // input's elements; a symbolic extent becomes the size variable's value at run time.
@@ -20707,6 +21700,261 @@ inline OpDef unsqueeze_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/transform/squeeze.hpp
+// begin nnvm/ops/transform/tensor_scatter.hpp
+// tensor_scatter (ONNX TensorScatter, a KV-cache update): past_cache (B, ..., M, ...) with update
+// (B, ..., S, ...) written along `axis` (S <= M) from position write_indices[b] of each batch row
+// b (0 when write_indices is left out); mode circular wraps positions modulo M. Written as a
+// compute over the output: position t along `axis` takes update's element t - w (circular:
+// (t - w) mod M) when that lies in [0, S), else past_cache's. A linear write outside [0, M) is dropped
+// (ONNX calls it an error; a kernel cannot report one).
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// write_indices: undefined, or (B,) int32/int64. axis: any but the batch axis 0.
+inline te::Tensor tensor_scatter(const te::Tensor& past_cache, const te::Tensor& update,
+                                 const te::Tensor& write_indices, int64_t axis = -2, const std::string& mode = "linear",
+                                 std::string name = "tensor_scatter") {
+  using namespace transform_detail;
+  if (mode != "linear" && mode != "circular")
+    throw UserError("nnvm.ops.attr", str_cat("attribute 'mode' is '", mode, "' but must be linear or circular"),
+                    {"attribute mode"});
+  check_rank(past_cache, "past_cache", 2, SIZE_MAX);
+  check_rank(update, "update", past_cache.rank());
+  check_same_dtype(past_cache, "past_cache", update, "update");
+  size_t a = normalize_axis(axis, past_cache.rank(), "axis");
+  if (a == 0)
+    throw UserError("nnvm.ops.attr", "attribute 'axis' names the batch axis 0; the sequence axis must come after it",
+                    {"attribute axis"});
+  for (size_t d = 0; d < past_cache.rank(); ++d)
+    if (d != a)
+      check_same_extent(update.shape()[d], past_cache.shape()[d], str_cat("axis ", d, " of update and past_cache"));
+  int64_t m = const_extent(past_cache.shape()[a], str_cat("axis ", a, " of past_cache"));
+  int64_t s = const_extent(update.shape()[a], str_cat("axis ", a, " of update"));
+  if (s > m)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("update has ", s, " positions along axis ", a, ", more than past_cache's ", m),
+                    {"input update"});
+  if (write_indices.defined()) {
+    check_rank(write_indices, "write_indices", 1);
+    check_index_dtype(write_indices, "write_indices");
+    check_same_extent(write_indices.shape()[0], past_cache.shape()[0],
+                      "the extents of write_indices and the batch axis (0)");
+  }
+  return te::compute(
+      past_cache.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr j = v[a];
+        if (write_indices.defined()) j = j - ir::cast(dtype::int64, write_indices({v[0]}));
+        // C's % keeps the dividend's sign; adding M once more makes it a true modulo.
+        if (mode == "circular") j = (j % m + m) % m;
+        std::vector<ir::Expr> at = exprs(v);
+        at[a] = ir::min(ir::max(j, ir::Expr(int64_t(0))), ir::Expr(s - 1));
+        return ir::select(j >= int64_t(0) && j < s, update(at), past_cache(exprs(v)));
+      },
+      std::move(name));
+}
+
+inline OpDef tensor_scatter_def() {
+  return OpDef{
+      .name = "tensor_scatter",
+      .importer_names = {"onnx:TensorScatter"},
+      .input_names = {"past_cache", "update", "write_indices"},
+      .optional_inputs = 1,
+      .pattern = OpPattern::injective,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            te::Tensor w = transform_detail::given(in, 2) ? in[2] : te::Tensor();
+            return std::vector<te::Tensor>{
+                tensor_scatter(in[0], in[1], w, attrs.get_int("axis", -2), attrs.get_string("mode", "linear"))};
+          },
+      .doc = "past_cache with update written along attribute axis from write_indices[b] (mode linear or circular)",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/tensor_scatter.hpp
+// begin nnvm/ops/transform/tfidf_vectorizer.hpp
+// tfidf_vectorizer (ONNX TfIdfVectorizer): counts the n-grams of a fixed pool (attribute
+// pool_int64s) in each row of X (int32 or int64, (C) or (N, C)) and writes float32 (C_out) or
+// (N, C_out), C_out = max(ngram_indexes) + 1, weighted by mode (TF, IDF, TFIDF).
+//
+// The pool lists the n-grams size by size: ngram_counts[i] is where the (i + 1)-grams start. The
+// g-th n-gram of the pool, over all sizes, lands on output column ngram_indexes[g]; only sizes in
+// [min_gram_length, max_gram_length] are counted, and an n-gram listed twice counts only for its
+// last column (ONNX's reference builds a trie and the later id overwrites the earlier).
+//
+// Occurrences follow the reference: an n-gram of size n >= 2 matches at start s with distance
+// d in [1, max_skip_count + 1] when X[s + k * d] is its k-th token for every k < n; a unigram
+// matches once per position (the reference counts unigrams for distance 1 only). So one
+// occurrence of each (s, d) pair is counted, for every n-gram that matches there.
+//
+// Written as a compute over the output: the pool is an attribute, so each n-gram's tokens are
+// constants in the expression. counts[b, j] reduces over starts s and distances d a balanced
+// select tree on j whose leaf for column c sums the matches of c's n-grams; a second stage
+// weights the counts. Reads past the row end are clamped to it, and the fit test makes them not
+// count.
+
+#include <map>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct TfIdfSpec {
+  std::string mode;  // TF, IDF or TFIDF
+  int64_t min_gram_length = 1, max_gram_length = 1, max_skip_count = 0;
+  std::vector<int64_t> ngram_counts, ngram_indexes, pool_int64s;
+  std::vector<double> weights;  // empty: 1 for every column
+};
+
+namespace tfidf_detail {
+
+[[noreturn]] inline void bad_attr(const char* attr, const std::string& why) {
+  throw UserError("nnvm.ops.attr", str_cat("attribute ", attr, " ", why), {str_cat("attribute ", attr)});
+}
+
+// The counted n-grams (tokens -> output column; a repeat keeps the last column), and C_out.
+inline std::pair<std::map<std::vector<int64_t>, int64_t>, int64_t> counted_grams(const TfIdfSpec& s) {
+  if (s.mode != "TF" && s.mode != "IDF" && s.mode != "TFIDF")
+    bad_attr("mode", str_cat("is '", s.mode, "'; expected TF, IDF or TFIDF"));
+  if (s.min_gram_length < 1 || s.max_gram_length < s.min_gram_length)
+    bad_attr("max_gram_length", str_cat("and min_gram_length are ", s.max_gram_length, " and ", s.min_gram_length,
+                                        "; they need 1 <= min_gram_length <= max_gram_length"));
+  if (s.max_skip_count < 0 || uint64_t(s.max_skip_count) > max_tensor_bytes)
+    bad_attr("max_skip_count", str_cat("is ", s.max_skip_count, "; it must lie in [0, 2^48]"));
+  int64_t pool = int64_t(s.pool_int64s.size()), grams = 0, out = 0;
+  for (size_t i = 0; i < s.ngram_counts.size(); ++i) {
+    int64_t begin = s.ngram_counts[i], end = i + 1 < s.ngram_counts.size() ? s.ngram_counts[i + 1] : pool;
+    if (begin < 0 || end < begin || end > pool)
+      bad_attr("ngram_counts", str_cat("is ", transform_detail::list_string(s.ngram_counts),
+                                       "; it must not decrease and must stay within pool_int64s (", pool, " items)"));
+    if ((end - begin) % int64_t(i + 1) != 0)
+      bad_attr("ngram_counts", str_cat("gives the ", i + 1, "-grams ", end - begin, " pool items, not a multiple of ",
+                                       i + 1));
+    grams += (end - begin) / int64_t(i + 1);
+  }
+  if (int64_t(s.ngram_indexes.size()) != grams || grams == 0)
+    bad_attr("ngram_indexes", str_cat("has ", s.ngram_indexes.size(), " entries but the pool holds ", grams,
+                                      " n-grams; it needs one per n-gram, at least one"));
+  for (int64_t c : s.ngram_indexes) {
+    if (c < 0 || uint64_t(c) >= max_tensor_bytes) bad_attr("ngram_indexes", str_cat("holds ", c, ", not in [0, 2^48)"));
+    out = std::max(out, c + 1);
+  }
+  if (!s.weights.empty() && int64_t(s.weights.size()) < out)
+    bad_attr("weights",
+             str_cat("has ", s.weights.size(), " entries; it is indexed by output column, so it needs ", out));
+  std::map<std::vector<int64_t>, int64_t> counted;
+  size_t g = 0;
+  for (size_t i = 0; i < s.ngram_counts.size(); ++i) {
+    int64_t n = int64_t(i) + 1, end = i + 1 < s.ngram_counts.size() ? s.ngram_counts[i + 1] : pool;
+    for (int64_t p = s.ngram_counts[i]; p < end; p += n, ++g)
+      if (n >= s.min_gram_length && n <= s.max_gram_length)
+        counted[std::vector<int64_t>(s.pool_int64s.begin() + p, s.pool_int64s.begin() + p + n)] = s.ngram_indexes[g];
+  }
+  return {std::move(counted), out};
+}
+
+// leaves (sorted by key) as a balanced select tree on j: the leaf whose key is j, else `none`.
+inline ir::Expr pick(const ir::Expr& j, const std::vector<std::pair<int64_t, ir::Expr>>& leaves, size_t lo, size_t hi,
+                     const ir::Expr& none) {
+  if (hi - lo == 1) return ir::select(j == ir::Expr(leaves[lo].first), leaves[lo].second, none);
+  size_t mid = (lo + hi) / 2;
+  return ir::select(j < ir::Expr(leaves[mid].first), pick(j, leaves, lo, mid, none), pick(j, leaves, mid, hi, none));
+}
+
+}  // namespace tfidf_detail
+
+inline te::Tensor tfidf_vectorizer(const te::Tensor& x, const TfIdfSpec& spec, std::string name = "tfidf_vectorizer") {
+  using namespace transform_detail;
+  check_rank(x, "X", 1, 2);
+  check_index_dtype(x, "X");
+  auto counted = tfidf_detail::counted_grams(spec);
+  const auto& grams = counted.first;
+  int64_t out = counted.second;
+  DataType xt = x.dtype();
+  bool batch = x.rank() == 2;
+  ir::Expr c = x.shape().back();
+  std::vector<ir::Expr> shape{ir::Expr(out)};
+  if (batch) shape.insert(shape.begin(), x.shape()[0]);
+  // Distances past C - 1 fit no n-gram of size 2 or more, so a constant row caps the axis.
+  int64_t distances = spec.max_gram_length > 1 ? spec.max_skip_count + 1 : 1;
+  if (auto* cc = ir::as_const_int(ir::simplify(c))) distances = std::max<int64_t>(1, std::min(distances, *cc - 1));
+
+  te::Tensor counts = te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        ir::IterVar s = te::reduce_axis(c, "s"), d = te::reduce_axis(ir::Expr(distances), "d");
+        ir::Expr step = ir::Expr(d->var) + int64_t(1), last = c - int64_t(1);
+        auto token = [&](int64_t k) {
+          ir::Expr at = k == 0 ? ir::Expr(s->var) : ir::min(s->var + step * k, last);
+          return batch ? x({ir::Expr(v[0]), at}) : x({at});
+        };
+        std::map<int64_t, ir::Expr> per_column;
+        for (auto& [tokens, column] : grams) {
+          // An int32 X holds no token outside int32: such an n-gram never matches.
+          if (xt == dtype::int32 &&
+              std::any_of(tokens.begin(), tokens.end(), [](int64_t t) { return int64_t(int32_t(t)) != t; }))
+            continue;
+          int64_t n = int64_t(tokens.size());
+          ir::Expr match = n == 1 ? ir::Expr(d->var) == int64_t(0) : s->var + step * (n - 1) <= last;
+          for (int64_t k = 0; k < n; ++k) match = match && token(k) == ir::make_int_const(xt, tokens[k]);
+          ir::Expr one = ir::cast(dtype::int32, match);
+          auto [it, fresh] = per_column.try_emplace(column, one);
+          if (!fresh) it->second = it->second + one;
+        }
+        std::vector<std::pair<int64_t, ir::Expr>> leaves(per_column.begin(), per_column.end());
+        ir::Expr zero = ir::make_zero(dtype::int32);
+        ir::Expr body = leaves.empty() ? zero : tfidf_detail::pick(v.back(), leaves, 0, leaves.size(), zero);
+        return ir::Reduce::make(ir::Combiner::sum, body, {s, d});
+      },
+      name + "_counts");
+
+  std::vector<std::pair<int64_t, ir::Expr>> weights;
+  if (!spec.weights.empty() && spec.mode != "TF") {
+    std::map<int64_t, ir::Expr> used;  // only columns with n-grams can have a count above 0
+    for (auto& [tokens, column] : grams) used.try_emplace(column, ir::make_const(dtype::float32, spec.weights[column]));
+    weights.assign(used.begin(), used.end());
+  }
+  return te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr n = counts(exprs(v)), f = ir::cast(dtype::float32, n);
+        ir::Expr w = weights.empty() ? ir::make_const(dtype::float32, 1)
+                                     : tfidf_detail::pick(v.back(), weights, 0, weights.size(),
+                                                          ir::make_zero(dtype::float32));
+        if (spec.mode == "TF") return f;
+        if (spec.mode == "IDF") return ir::select(n > 0, w, ir::make_zero(dtype::float32));
+        return weights.empty() ? f : w * f;
+      },
+      std::move(name));
+}
+
+inline OpDef tfidf_vectorizer_def() {
+  return OpDef{
+      .name = "tfidf_vectorizer",
+      .importer_names = {"onnx:TfIdfVectorizer"},
+      .input_names = {"X"},
+      .pattern = OpPattern::reduction,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            if (attrs.has("pool_strings"))
+              tfidf_detail::bad_attr("pool_strings", "is given, but nnvm has no string tensors; use pool_int64s");
+            TfIdfSpec spec{attrs.get_string("mode"),          attrs.get_int("min_gram_length"),
+                           attrs.get_int("max_gram_length"),  attrs.get_int("max_skip_count"),
+                           attrs.get_ints("ngram_counts"),    attrs.get_ints("ngram_indexes"),
+                           attrs.get_ints("pool_int64s"),     attrs.get_floats("weights", {})};
+            return std::vector<te::Tensor>{tfidf_vectorizer(in[0], spec)};
+          },
+      .doc = "n-gram counts of int rows over a fixed pool (attribute pool_int64s), weighted by mode TF, IDF or TFIDF",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/transform/tfidf_vectorizer.hpp
 // begin nnvm/ops/transform/transpose.hpp
 // transpose (ONNX Transpose): output axis d is input axis perm[d]; perm defaults to reversing
 // the axes.
@@ -20817,9 +22065,11 @@ namespace ops {
 
 inline std::vector<OpDef> transform_ops() {
   return {
+      affine_grid_def(),
       cast_def(),
       cast_like_def(),
       center_crop_pad_def(),
+      col2im_def(),
       concat_def(),
       constant_of_shape_def(),
       depth_to_space_def(),
@@ -20830,11 +22080,13 @@ inline std::vector<OpDef> transform_ops() {
       gather_elements_def(),
       gather_nd_def(),
       grid_sample_def(),
+      max_unpool_def(),
       one_hot_def(),
       pad_def(),
       range_def(),
       reshape_def(),
       resize_def(),
+      reverse_sequence_def(),
       scatter_elements_def(),
       scatter_nd_def(),
       shape_def(),
@@ -20843,6 +22095,8 @@ inline std::vector<OpDef> transform_ops() {
       space_to_depth_def(),
       split_def(),
       squeeze_def(),
+      tensor_scatter_def(),
+      tfidf_vectorizer_def(),
       tile_def(),
       transpose_def(),
       trilu_def(),
@@ -21553,6 +22807,22 @@ NNVM_END_NAMESPACE
 NNVM_BEGIN_NAMESPACE
 namespace graph {
 
+// The name of the graph input that `v` is computed from (the latest declared one when there are
+// several), or "" when only constants feed it. Errors about values that must be known at compile
+// time end with "graph input <name>", which tools (nnvmc check) read to bind that input.
+inline std::string input_behind(const Graph& g, const Value& v) {
+  std::vector<bool> reached(v.node + 1, false);
+  reached[v.node] = true;
+  for (size_t i = v.node + 1; i-- > 0;) {  // producers come before their users
+    if (!reached[i]) continue;
+    const Node& n = g.nodes[i];
+    if (n.kind == NodeKind::input) return n.name;
+    for (const Value& in : n.inputs)
+      if (in.defined()) reached[in.node] = true;
+  }
+  return "";
+}
+
 namespace detail {
 // The op's errors keep their ids (nnvm.ops.input_shape, nnvm.ops.attr) and gain graph › node as
 // the outermost context, so a message reads "(graph mlp › node fc1 › op dense › input B)".
@@ -21617,11 +22887,14 @@ inline Attrs node_attrs(const Graph& g, const Node& n, const ops::OpDef& def) {
     if (!n.inputs[k].defined() || !ops::is_value_input(def, k)) continue;
     const Node& p = g.node(n.inputs[k]);
     std::string in = def.input_names[k];
-    if (p.kind != NodeKind::constant)
+    if (p.kind != NodeKind::constant) {
+      std::string from = p.kind == NodeKind::input ? "" : input_behind(g, n.inputs[k]);
       throw UserError("nnvm.graph.not_constant",
                       str_cat("input ", k, " (", in, ") of op ", n.op, " must be known at compile time, but it is ",
-                              p.kind == NodeKind::input ? "graph input " : "computed by node ", p.name),
+                              p.kind == NodeKind::input ? "graph input " : "computed by node ", p.name,
+                              from.empty() ? "" : ", from graph input " + from),
                       where(g, &n));
+    }
     try {
       attrs.set(in, value_attr(*p.data));
     } catch (const UserError& e) {

@@ -292,24 +292,24 @@ TEST_CASE("onnx: everything unsupported is reported at once, and check_support l
   m.input("names", T::STRING, {2});
   m.node("FusedGemm", {"x"}, {"a"}, "ms_op")->set_domain("com.microsoft");
   m.node("NoSuchOp", {"a"}, {"b"}, "mystery");
-  auto* iff = m.node("If", {"x"}, {"c"}, "branch");
-  auto* g = iff->add_attribute();
-  g->set_name("then_branch");
+  auto* loop = m.node("Loop", {"", "", "x"}, {"c"}, "repeat");
+  auto* g = loop->add_attribute();
+  g->set_name("body");
   g->set_type(onnx::AttributeProto::GRAPH);
-  g->mutable_g()->set_name("then");
+  g->mutable_g()->set_name("body");
   m.output("b");
   std::string path = m.save(scratch("unsupported"));
   oi::SupportReport r = oi::check_support(path);
   CHECK(!r.supported());
-  CHECK(r.items.size() == 5);  // If is both unregistered and has a subgraph
+  CHECK(r.items.size() == 5);  // Loop is both unregistered and has a subgraph
   CHECK(r.ir_version == 8);
   CHECK(r.opsets.at("") == 18);
   CHECK(r.op_counts.at("com.microsoft:FusedGemm") == 1);
   std::string listing = r.to_string();
   auto [id, text] = error_of([&] { oi::import_model(path); });
   CHECK(id == "nnvm.onnx.unsupported");
-  for (const char* s : {"'ms_op'", "com.microsoft", "'mystery'", "onnx:NoSuchOp", "'names'", "STRING", "'branch'",
-                        "then_branch", "[x: FLOAT]"}) {
+  for (const char* s : {"'ms_op'", "com.microsoft", "'mystery'", "onnx:NoSuchOp", "'names'", "STRING", "'repeat'",
+                        "'body' is a subgraph", "[x: FLOAT]"}) {
     CHECK_MESSAGE(text.find(s) != std::string::npos, s, " missing from ", text);
     CHECK(listing.find(s) != std::string::npos);
   }

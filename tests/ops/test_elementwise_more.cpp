@@ -141,6 +141,8 @@ TEST_CASE("more unary float ops: activations, trigonometry, rounding, classifica
   unary("hard_swish", {}, -5, 5, [](double x) { return x * std::max(0.0, std::min(1.0, x / 6 + 0.5)); });
   unary("softsign", {}, -5, 5, [](double x) { return x / (1 + std::fabs(x)); });
   unary("mish", {}, -30, 30, [](double x) { return x * std::tanh(std::log1p(std::exp(x))); });
+  unary("swish", {}, -30, 30, [](double x) { return x / (1 + std::exp(-x)); });
+  unary("swish", ops::Attrs().set_float("alpha", 0.5), -30, 30, [](double x) { return x / (1 + std::exp(-0.5 * x)); });
   unary("thresholded_relu", {}, -3, 3, [](double x) { return x > 1 ? x : 0; });
   unary("thresholded_relu", ops::Attrs().set_float("alpha", -0.5), -3, 3, [](double x) { return x > -0.5 ? x : 0; });
   unary("shrink", {}, -2, 2, [](double x) { return x < -0.5 ? x : x > 0.5 ? x : 0; });
@@ -215,6 +217,7 @@ TEST_CASE("more unary float ops: activations, trigonometry, rounding, classifica
                                                         {"onnx:HardSwish", "hard_swish"},
                                                         {"onnx:Softsign", "softsign"},
                                                         {"onnx:Mish", "mish"},
+                                                        {"onnx:Swish", "swish"},
                                                         {"onnx:ThresholdedRelu", "thresholded_relu"},
                                                         {"onnx:Shrink", "shrink"},
                                                         {"onnx:Round", "round"},
@@ -275,12 +278,16 @@ TEST_CASE("unary ops on integers and bools; Dropout and Identity; dtype and attr
     cases.push_back(OpCheck{"dropout", "dropout", {x}, {}, {x, all_true}});
     cases.push_back(OpCheck{"dropout ratio, training_mode false", "dropout", {x, ratio, off}, {}, {x, all_true}});
     cases.push_back(OpCheck{"dropout without ratio", "dropout", {x, std::nullopt, off}, {}, {x, all_true}});
+    NDArray zero = NDArray::from<float>({0.0f}, {}), on = NDArray::from<bool>({true}, {});
+    cases.push_back(OpCheck{"dropout training, ratio 0", "dropout", {x, zero, on}, {}, {x, all_true}});
   }
   nnvm_test::check_ops(cases, "unary_int");
 
   ops::TensorType f32{dtype::float32, {4}}, i32{dtype::int32, {4}}, b8{dtype::boolean, {4}};
   CHECK(infer_error("dropout", {f32, {dtype::float32, {}}, {dtype::boolean, {}}},
-                    ops::Attrs().set_ints("training_mode", {1})) == "nnvm.ops.attr");
+                    ops::Attrs().set_ints("training_mode", {1})) == "nnvm.ops.attr");  // default ratio 0.5
+  CHECK(infer_error("dropout", {f32, {dtype::float32, {}}, {dtype::boolean, {}}},
+                    ops::Attrs().set_ints("training_mode", {1}).set_floats("ratio", {0.25})) == "nnvm.ops.attr");
   CHECK(infer_error("not", {f32}) == "nnvm.ops.input_dtype");
   CHECK(infer_error("bitwise_not", {f32}) == "nnvm.ops.input_dtype");
   CHECK(infer_error("bitwise_not", {b8}) == "nnvm.ops.input_dtype");

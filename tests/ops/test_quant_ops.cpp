@@ -11,6 +11,7 @@ namespace ops_quant_ops {
 
 using namespace nnvm;
 using nnvm_test::OpCheck;
+using nnvm_test::infer_error;
 
 namespace {
 
@@ -80,15 +81,6 @@ NDArray quantize(const NDArray& x, const NDArray& s, const NDArray* zp, Layout l
     q = std::nearbyint(q) + (zp ? get(*zp, p) : 0);
     return std::clamp(q, lo, hi);
   });
-}
-
-std::string infer_error(const char* op, const std::vector<ops::TensorType>& in, const ops::Attrs& attrs = {}) {
-  try {
-    ops::infer_types(ops::get_op(op), in, attrs);
-  } catch (const Error& e) {
-    return e.id();
-  }
-  return "(no error)";
 }
 
 const DataType f32 = dtype::float32;

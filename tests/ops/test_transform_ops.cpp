@@ -15,24 +15,9 @@ namespace {
 
 using Dims = std::vector<int64_t>;
 
-int64_t count(const Dims& s) {
-  int64_t n = 1;
-  for (int64_t e : s) n *= e;
-  return n;
-}
-Dims unravel(int64_t flat, const Dims& s) {
-  Dims idx(s.size());
-  for (size_t d = s.size(); d-- > 0;) {
-    idx[d] = flat % s[d];
-    flat /= s[d];
-  }
-  return idx;
-}
-int64_t ravel(const Dims& idx, const Dims& s) {
-  int64_t flat = 0;
-  for (size_t d = 0; d < s.size(); ++d) flat = flat * s[d] + idx[d];
-  return flat;
-}
+using nnvm_test::ravel;
+using nnvm_test::unravel;
+int64_t count(const Dims& s) { return nnvm_test::element_count(s); }
 
 // float16 bits of a value that float16 holds exactly (a normal number or zero).
 uint16_t half_bits(double v) {

@@ -70,4 +70,24 @@ std::pair<std::string, std::string> error_of(F&& f) {
   return {"(no error)", ""};
 }
 
+// Row-major index arithmetic for reference loops: element count, flat index -> index, and back.
+inline int64_t element_count(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t e : shape) n *= e;
+  return n;
+}
+inline std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    idx[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return idx;
+}
+inline int64_t ravel(const std::vector<int64_t>& idx, const std::vector<int64_t>& shape) {
+  int64_t flat = 0;
+  for (size_t d = 0; d < shape.size(); ++d) flat = flat * shape[d] + idx[d];
+  return flat;
+}
+
 }  // namespace nnvm_test

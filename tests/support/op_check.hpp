@@ -134,4 +134,10 @@ inline void check_ops(const std::vector<OpCheck>& cases, const std::string& grou
 #endif
 }
 
+// The error id the op's type inference throws for inputs of these types, or "(no error)".
+inline std::string infer_error(const std::string& op, const std::vector<nnvm::ops::TensorType>& in,
+                               const nnvm::ops::Attrs& attrs = {}) {
+  return error_of([&] { nnvm::ops::infer_types(nnvm::ops::get_op(op), in, attrs); }).first;
+}
+
 }  // namespace nnvm_test

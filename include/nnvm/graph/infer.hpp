@@ -14,6 +14,22 @@
 NNVM_BEGIN_NAMESPACE
 namespace graph {
 
+// The name of the graph input that `v` is computed from (the latest declared one when there are
+// several), or "" when only constants feed it. Errors about values that must be known at compile
+// time end with "graph input <name>", which tools (nnvmc check) read to bind that input.
+inline std::string input_behind(const Graph& g, const Value& v) {
+  std::vector<bool> reached(v.node + 1, false);
+  reached[v.node] = true;
+  for (size_t i = v.node + 1; i-- > 0;) {  // producers come before their users
+    if (!reached[i]) continue;
+    const Node& n = g.nodes[i];
+    if (n.kind == NodeKind::input) return n.name;
+    for (const Value& in : n.inputs)
+      if (in.defined()) reached[in.node] = true;
+  }
+  return "";
+}
+
 namespace detail {
 // The op's errors keep their ids (nnvm.ops.input_shape, nnvm.ops.attr) and gain graph › node as
 // the outermost context, so a message reads "(graph mlp › node fc1 › op dense › input B)".
@@ -78,11 +94,14 @@ inline Attrs node_attrs(const Graph& g, const Node& n, const ops::OpDef& def) {
     if (!n.inputs[k].defined() || !ops::is_value_input(def, k)) continue;
     const Node& p = g.node(n.inputs[k]);
     std::string in = def.input_names[k];
-    if (p.kind != NodeKind::constant)
+    if (p.kind != NodeKind::constant) {
+      std::string from = p.kind == NodeKind::input ? "" : input_behind(g, n.inputs[k]);
       throw UserError("nnvm.graph.not_constant",
                       str_cat("input ", k, " (", in, ") of op ", n.op, " must be known at compile time, but it is ",
-                              p.kind == NodeKind::input ? "graph input " : "computed by node ", p.name),
+                              p.kind == NodeKind::input ? "graph input " : "computed by node ", p.name,
+                              from.empty() ? "" : ", from graph input " + from),
                       where(g, &n));
+    }
     try {
       attrs.set(in, value_attr(*p.data));
     } catch (const UserError& e) {

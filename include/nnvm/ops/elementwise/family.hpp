@@ -17,6 +17,7 @@
 #include "nnvm/ops/elementwise/sign.hpp"
 #include "nnvm/ops/elementwise/softplus.hpp"
 #include "nnvm/ops/elementwise/softsign.hpp"
+#include "nnvm/ops/elementwise/swish.hpp"
 #include "nnvm/ops/elementwise/thresholded_relu.hpp"
 #include "nnvm/ops/elementwise/unary.hpp"
 
@@ -66,6 +67,7 @@ inline std::vector<OpDef> elementwise_ops() {
       softplus_def(),
       softsign_def(),
       sqrt_def(),
+      swish_def(),
       tan_def(),
       tanh_def(),
       thresholded_relu_def(),

@@ -13,32 +13,39 @@ inline OpDef identity_def() {
       [](const Attrs&) -> ScalarFn { return [](const ir::Expr& e) { return e; }; }, DtypeKind::any);
 }
 
-// ONNX Dropout (opset 22) for inference: output = data, and the optional mask output is all true.
-// ratio is not read (it scales nothing when no element is dropped). training_mode is a value
-// input; true asks for random dropping, which nnvm does not do ("nnvm.ops.attr").
+// ONNX Dropout (opset 22) without random dropping: output = data, and the optional mask output is
+// all true. That is inference mode, and training mode with ratio 0 (nothing dropped, scale 1).
+// ratio and training_mode are value inputs; training mode with a ratio above 0 draws random
+// numbers, which nnvm does not do ("nnvm.ops.attr").
 inline OpDef dropout_def() {
   return OpDef{
       .name = "dropout",
       .importer_names = {"onnx:Dropout"},
       .input_names = {"data", "ratio", "training_mode"},
       .optional_inputs = 2,
-      .value_inputs = {"training_mode"},
+      .value_inputs = {"ratio", "training_mode"},
       .pattern = OpPattern::elementwise,
       .compute =
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             const te::Tensor& x = in[0];
             check_input_kind(x, "data", DtypeKind::any);
-            for (int64_t v : attrs.get_ints("training_mode", {}))
-              if (v != 0)
-                throw UserError("nnvm.ops.attr", "training mode is not supported: Dropout runs as the identity",
-                                {"input training_mode"});
+            bool training = false;
+            for (int64_t v : attrs.get_ints("training_mode", {})) training = training || v != 0;
+            double ratio = 0.5;  // ONNX's default
+            for (double r : attrs.get_floats("ratio", {})) ratio = r;
+            if (training && ratio != 0)
+              throw UserError("nnvm.ops.attr",
+                              str_cat("training mode with ratio ", ratio,
+                                      " drops random elements, which nnvm does not do (inference mode, or ratio 0, "
+                                      "runs as the identity)"),
+                              {"input training_mode"});
             te::Tensor out = unary_elementwise(
                 x, [](const ir::Expr& e) { return e; }, DtypeKind::any, "dropout");
             te::Tensor mask = te::compute(
                 x.shape(), [](const std::vector<ir::Var>&) { return ir::const_true(); }, "dropout_mask");
             return std::vector<te::Tensor>{out, mask};
           },
-      .doc = "inference-mode dropout: output = data, mask = all true (training_mode must be false)",
+      .doc = "dropout that drops nothing: output = data, mask = all true (inference mode, or ratio 0)",
   };
 }
 

@@ -1,10 +1,11 @@
-// Neural-network ops: dense/matmul, normalizations, attention.
+// Neural-network ops: dense/matmul, normalizations, attention, Fourier transforms.
 // One sorted list per family; builtin.hpp joins the families.
 #pragma once
 
 #include "nnvm/ops/nn/attention.hpp"
 #include "nnvm/ops/nn/batch_norm.hpp"
 #include "nnvm/ops/nn/dense.hpp"
+#include "nnvm/ops/nn/dft.hpp"
 #include "nnvm/ops/nn/einsum.hpp"
 #include "nnvm/ops/nn/group_norm.hpp"
 #include "nnvm/ops/nn/instance_norm.hpp"
@@ -17,6 +18,7 @@
 #include "nnvm/ops/nn/rms_norm.hpp"
 #include "nnvm/ops/nn/rotary_embedding.hpp"
 #include "nnvm/ops/nn/softmax_cross_entropy_loss.hpp"
+#include "nnvm/ops/nn/stft.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -26,6 +28,7 @@ inline std::vector<OpDef> nn_ops() {
       attention_def(),
       batch_norm_def(),
       dense_def(),
+      dft_def(),
       einsum_def(),
       group_norm_def(),
       instance_norm_def(),
@@ -38,6 +41,7 @@ inline std::vector<OpDef> nn_ops() {
       rms_norm_def(),
       rotary_embedding_def(),
       softmax_cross_entropy_loss_def(),
+      stft_def(),
   };
 }
 
