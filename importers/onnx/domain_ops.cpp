@@ -29,6 +29,10 @@ struct Arith {
   Value sub(Value a, Value b, const std::string& n) { return op("Sub", {a, b}, n); }
   Value mul(Value a, Value b, const std::string& n) { return op("Mul", {a, b}, n); }
   Value div(Value a, Value b, const std::string& n) { return op("Div", {a, b}, n); }
+  // The gradient plus the L2 regularization term's: norm_coefficient * x + g (every optimizer).
+  Value regularized(Value x, Value g, double norm) {
+    return add(mul(c(norm, "norm_coefficient"), x, "x_norm"), g, "g_regularized");
+  }
   Value as_t(Value v, const std::string& n) {
     return ctx.type(v).dtype == t ? v : ctx.op("Cast", {v}, ops::Attrs().set_dtype("to", t), n).at(0);
   }
@@ -62,7 +66,7 @@ std::vector<Value> adagrad(NodeBuild& n, BuildContext& ctx) {
   std::vector<Value> xs, hs;
   for (size_t i = 0; i < count; ++i) {
     Value x = n.inputs[2 + i], g = n.inputs[2 + count + i], h = n.inputs[2 + 2 * count + i];
-    Value g_reg = a.add(a.mul(a.c(norm, "norm_coefficient"), x, "x_norm"), g, "g_regularized");
+    Value g_reg = a.regularized(x, g, norm);
     Value h_new = a.add(h, a.mul(g_reg, g_reg, "g_squared"), "h_new");
     Value scale = a.add(a.op("Sqrt", {h_new}, "h_sqrt"), a.c(eps, "epsilon"), "h_sqrt_eps");
     xs.push_back(a.sub(x, a.div(a.mul(rate, g_reg, "step"), scale, "scaled_step"), "x_new"));
@@ -88,7 +92,7 @@ std::vector<Value> adam(NodeBuild& n, BuildContext& ctx) {
   for (size_t i = 0; i < count; ++i) {
     Value x = n.inputs[2 + i], g = n.inputs[2 + count + i], v = n.inputs[2 + 2 * count + i],
           h = n.inputs[2 + 3 * count + i];
-    Value g_reg = a.add(a.mul(a.c(norm, "norm_coefficient"), x, "x_norm"), g, "g_regularized");
+    Value g_reg = a.regularized(x, g, norm);
     Value v_new = a.add(a.mul(a.c(alpha, "alpha"), v, "v_kept"), a.mul(a.c(1 - alpha, "one_minus_alpha"), g_reg, "v_added"), "v_new");
     Value h_new = a.add(a.mul(a.c(beta, "beta"), h, "h_kept"),
                         a.mul(a.c(1 - beta, "one_minus_beta"), a.mul(g_reg, g_reg, "g_squared"), "h_added"), "h_new");
@@ -118,7 +122,7 @@ std::vector<Value> momentum(NodeBuild& n, BuildContext& ctx) {
   std::vector<Value> xs, vs;
   for (size_t i = 0; i < count; ++i) {
     Value x = n.inputs[2 + i], g = n.inputs[2 + count + i], v = n.inputs[2 + 2 * count + i];
-    Value g_reg = a.add(a.mul(a.c(norm, "norm_coefficient"), x, "x_norm"), g, "g_regularized");
+    Value g_reg = a.regularized(x, g, norm);
     Value v_new = a.add(a.mul(a.c(alpha, "alpha"), v, "v_kept"), a.mul(coeff, g_reg, "v_added"), "v_new");
     Value step = mode == "standard" ? v_new : a.add(g_reg, a.mul(a.c(alpha, "alpha"), v_new, "lookahead"), "nesterov_step");
     xs.push_back(a.sub(x, a.mul(r, step, "step"), "x_new"));
