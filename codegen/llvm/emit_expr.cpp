@@ -27,6 +27,7 @@ llvm::Value* LlvmEmitter::expr(const ir::Expr& e) {
       auto* op = e.as<ir::Cast>();
       return cast(expr(op->value), op->value.dtype(), t);
     }
+    case K::BitCast: return b_.CreateBitCast(expr(e.as<ir::BitCast>()->value), reg_type(t));
     case K::Call: return call(e.as<ir::Call>());
     case K::Load: return load(e.as<ir::Load>());
     case K::Ramp: {

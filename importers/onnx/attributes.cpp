@@ -94,6 +94,7 @@ ops::Attrs convert_attributes(const ::onnx::NodeProto& node, const std::string& 
 
 std::span<const importers::DtypeAttribute> dtype_attributes() {
   static const importers::DtypeAttribute table[] = {
+      {"BitCast", "to"},
       {"Cast", "to"},
       {"EyeLike", "dtype"},
       {"LayerNormalization", "stash_type"},

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "adapters.hpp"
 #include "attributes.hpp"
 #include "files.hpp"
 #include "nnvm/graph/infer.hpp"
+#include "nnvm/graph/printer.hpp"
 #include "nnvm/importers/error_context.hpp"
 #include "nnvm/importers/files.hpp"
 #include "nnvm/importers/graph_assembly.hpp"
@@ -90,7 +92,10 @@ class Importer final : public BuildContext {
     add_inputs(available);
     for (size_t i : node_order(g, available, {file_})) build_node(g.node(int(i)), i);
     if (g.output_size() == 0) throw ImportError("nnvm.onnx.graph", "the model has no outputs", {file_});
-    for (auto& out : g.output()) a_.output(out.name(), {file_});
+    for (auto& out : g.output()) {
+      if (empty_values_.count(out.name())) refuse_empty_value(out.name(), "graph output", std::vector<std::string>{file_});
+      a_.output(out.name(), {file_});
+    }
     return guarded({file_}, [&] { return a_.builder().build(); });
   }
 
@@ -284,16 +289,22 @@ class Importer final : public BuildContext {
       }
       NodeBuild nb{.op_type = n.op_type(), .attrs = convert_attributes(n, base_dir_, where_),
                    .num_outputs = size_t(n.output_size()), .proto = &n};
-      for (auto& in : n.input()) nb.inputs.push_back(in.empty() ? graph::Value{} : *a_.find(in));  // node_order checked
+      if (n.op_type() == "Concat" && concat_of_empty_values(n, nb.attrs)) return;
+      for (auto& in : n.input()) {
+        if (!in.empty() && empty_values_.count(in) && n.op_type() != "Concat") refuse_empty_value(in, "an input");
+        if (!in.empty() && empty_values_.count(in)) continue;  // Concat leaves it out
+        nb.inputs.push_back(in.empty() ? graph::Value{} : *a_.find(in));  // node_order checked
+      }
       for (const VersionAdapter* step : find_adapters(qualified_op_type(n), opset_))
         if (!(outs = step->rewrite(nb, *this)).empty()) return;
       while (!nb.inputs.empty() && !nb.inputs.back().defined()) nb.inputs.pop_back();
+      if (nb.op_type == "Split" && (outs = split_around_empty_pieces(n, nb)).size()) return;
       translate_dtype_codes(nb.op_type, nb.attrs, where_);
       outs = a_.builder().op_outputs(a_.op_name(nb.op_type, where_), std::move(nb.inputs), std::move(nb.attrs),
                                      node_name_);
     });
     for (int k = 0; k < n.output_size(); ++k) {
-      if (n.output(k).empty()) continue;
+      if (n.output(k).empty() || empty_values_.count(n.output(k))) continue;
       if (size_t(k) >= outs.size())
         throw ImportError("nnvm.onnx.graph",
                           str_cat("the node declares output ", k, " ('", n.output(k), "') but its op computes ",
@@ -301,6 +312,72 @@ class Importer final : public BuildContext {
                           where_);
       a_.define(n.output(k), outs[size_t(k)]);
     }
+  }
+
+  // Empty tensors (an extent of 0) are never computed: a kernel has no empty buffers. ONNX
+  // functions make them all the same: RotaryEmbedding's body splits each head into [rotary,
+  // rest] with rest = 0 when the whole head rotates, then concatenates the pieces back. Such a
+  // value is kept as its type alone (empty_values_): Concat leaves it out, any other use is an
+  // error that names it.
+  [[noreturn]] void refuse_empty_value(const std::string& name, const std::string& as,
+                                       const std::optional<std::vector<std::string>>& where = std::nullopt) {
+    throw ImportError("nnvm.onnx.shape",
+                      str_cat(as, " '", printable(name), "' is an empty tensor (", graph::to_string(empty_values_.at(name)),
+                              "); nnvm computes no empty tensors (only Concat may take one, and leaves it out)"),
+                      where ? *where : where_);
+  }
+
+  // A Split whose sizes (a constant input, after the version adapters) hold zeros as well as
+  // positive sizes: the Split of the positive pieces, with an undefined Value at each empty one
+  // (recorded in empty_values_). {} when the node has no empty piece.
+  std::vector<graph::Value> split_around_empty_pieces(const NodeProto& n, NodeBuild& nb) {
+    const NDArray* sizes = nb.inputs.size() > 1 && nb.inputs[1].defined() ? data(nb.inputs[1]) : nullptr;
+    if (!sizes || sizes->dtype() != dtype::int64) return {};  // the op checks what it is
+    const int64_t* s = sizes->data<int64_t>();
+    std::vector<int64_t> kept;
+    for (int64_t i = 0; i < sizes->numel(); ++i)
+      if (s[i] != 0) kept.push_back(s[i]);
+    if (kept.size() == size_t(sizes->numel()) || kept.empty() || sizes->numel() != n.output_size()) return {};
+    ops::TensorType x = type(nb.inputs[0]);
+    int64_t axis = nb.attrs.get_int("axis", 0);
+    if (axis < -int64_t(x.shape.size()) || axis >= int64_t(x.shape.size())) return {};  // the op reports it
+    ops::TensorType empty = x;
+    empty.shape[size_t(axis < 0 ? axis + int64_t(x.shape.size()) : axis)] = ir::Expr(int64_t(0));
+    nb.inputs[1] = constant("nonempty_split", NDArray::from(kept, {int64_t(kept.size())}));
+    std::vector<graph::Value> pieces =
+        a_.builder().op_outputs(a_.op_name("Split", where_), std::move(nb.inputs), std::move(nb.attrs), node_name_);
+    std::vector<graph::Value> outs;
+    for (int64_t i = 0, next = 0; i < sizes->numel(); ++i) {
+      if (s[i] != 0) {
+        outs.push_back(pieces.at(size_t(next++)));
+        continue;
+      }
+      outs.emplace_back();
+      if (!n.output(int(i)).empty()) empty_values_.emplace(n.output(int(i)), empty);
+    }
+    return outs;
+  }
+
+  // A Concat whose inputs are all empty values gives an empty value (true); one with some
+  // non-empty inputs is built from those (false, and build_node leaves the empty ones out).
+  bool concat_of_empty_values(const NodeProto& n, const ops::Attrs& attrs) {
+    std::optional<ops::TensorType> sum;
+    for (auto& in : n.input()) {
+      if (in.empty()) continue;
+      auto it = empty_values_.find(in);
+      if (it == empty_values_.end()) return false;
+      if (!sum) {
+        sum = it->second;
+        continue;
+      }
+      int64_t axis = attrs.get_int("axis", 0), r = int64_t(sum->shape.size());
+      if (axis < -r || axis >= r) return false;  // the op reports it
+      size_t a = size_t(axis < 0 ? axis + r : axis);
+      sum->shape[a] = ir::simplify(sum->shape[a] + it->second.shape[a]);
+    }
+    if (!sum || n.output_size() < 1) return false;
+    empty_values_.emplace(n.output(0), *sum);
+    return true;
   }
 
   // An If whose condition is a constant when the node is imported (the builder folds constant
@@ -373,6 +450,7 @@ class Importer final : public BuildContext {
     where_ = outer_where;
     std::vector<graph::Value> outs;
     for (auto& o : g.output()) {
+      if (empty_values_.count(o.name())) refuse_empty_value(o.name(), what + " output");
       const graph::Value* v = a_.find(o.name());
       if (!v)
         throw ImportError("nnvm.onnx.graph", str_cat(what, " output '", printable(o.name()), "' is never computed"), where_);
@@ -388,6 +466,7 @@ class Importer final : public BuildContext {
   const ImportOptions& options_;
   int64_t opset_;
   importers::GraphAssembly a_;
+  std::map<std::string, ops::TensorType> empty_values_;  // values with an extent of 0, by name
   std::string node_name_;          // the graph name of the node being built
   std::vector<std::string> where_;  // its error context
 };

@@ -385,7 +385,7 @@ namespace ir {
   X(IntImm, IntImm) X(UIntImm, UIntImm) X(FloatImm, FloatImm) X(Var, VarNode)                     \
   X(Add, Add) X(Sub, Sub) X(Mul, Mul) X(Div, Div) X(Mod, Mod) X(Min, Min) X(Max, Max)             \
   X(EQ, EQ) X(NE, NE) X(LT, LT) X(LE, LE) X(GT, GT) X(GE, GE) X(And, And) X(Or, Or) X(Not, Not)   \
-  X(Select, Select) X(Cast, Cast) X(Call, Call) X(Load, Load) X(Ramp, Ramp)                       \
+  X(Select, Select) X(Cast, Cast) X(BitCast, BitCast) X(Call, Call) X(Load, Load) X(Ramp, Ramp)                       \
   X(Broadcast, Broadcast) X(Let, Let) X(Reduce, Reduce) X(ProducerLoad, ProducerLoad)
 
 enum class ExprKind : uint8_t {
@@ -530,6 +530,15 @@ struct Select : ExprNodeBase<Select, ExprKind::Select> {
 struct Cast : ExprNodeBase<Cast, ExprKind::Cast> {
   Expr value;
   Cast(DataType t, Expr v) : ExprNodeBase(t), value(std::move(v)) {}
+  static Expr make(DataType t, Expr v);
+};
+
+// The bits of `value` read as another type of the same width (C++'s std::bit_cast). Only a float
+// to or from an integer makes this node: between integers of one width a Cast already keeps the
+// bits (two's complement), and bool (one byte holding 0 or 1) converts as a Cast.
+struct BitCast : ExprNodeBase<BitCast, ExprKind::BitCast> {
+  Expr value;
+  BitCast(DataType t, Expr v) : ExprNodeBase(t), value(std::move(v)) {}
   static Expr make(DataType t, Expr v);
 };
 
@@ -1009,6 +1018,24 @@ inline Expr Cast::make(DataType t, Expr v) {
   if (v.dtype() == t) return v;
   return make_expr<Cast>(t, std::move(v));
 }
+inline Expr BitCast::make(DataType t, Expr v) {
+  DataType from = v.dtype();
+  t = t.with_lanes(from.lanes);
+  if (from.is_storage_only() || t.is_storage_only() || from.is_handle() || t.is_handle())
+    throw UserError("nnvm.ir.bitcast_dtype", str_cat("bit cast from ", from, " to ", t,
+                                                      ": storage and handle types are not supported"));
+  if (from.is_bool() || t.is_bool()) {
+    if (from.bits > 8 || t.bits > 8)
+      throw UserError("nnvm.ir.bitcast_dtype", str_cat("bit cast from ", from, " to ", t, " changes the width"));
+    return Cast::make(t, std::move(v));
+  }
+  if (from.bits != t.bits)
+    throw UserError("nnvm.ir.bitcast_dtype", str_cat("bit cast from ", from, " to ", t, " changes the width (",
+                                                      from.bits, " to ", t.bits, " bits)"));
+  if (from == t) return v;
+  if (from.is_integer() && t.is_integer()) return Cast::make(t, std::move(v));
+  return make_expr<BitCast>(t, std::move(v));
+}
 inline Expr Call::make(CallOp op, std::vector<Expr> args) {
   if (int(args.size()) != call_op_arity(op))
     throw UserError("nnvm.ir.call_arity", str_cat(call_op_name(op), " takes ", call_op_arity(op),
@@ -1155,6 +1182,7 @@ inline Expr select(Expr c, Expr t, Expr f) {
   return Select::make(std::move(c), std::move(t), std::move(f));
 }
 inline Expr cast(DataType t, Expr v) { return Cast::make(t, std::move(v)); }
+inline Expr bit_cast(DataType t, Expr v) { return BitCast::make(t, std::move(v)); }
 inline Expr call(CallOp op, Expr a) { return Call::make(op, {std::move(a)}); }
 inline Expr call(CallOp op, Expr a, Expr b) {
   match_lanes(a, b);
@@ -1383,6 +1411,7 @@ class IRVisitor {
     visit_expr(op->condition); visit_expr(op->true_value); visit_expr(op->false_value);
   }
   virtual void visit(const Cast* op) { visit_expr(op->value); }
+  virtual void visit(const BitCast* op) { visit_expr(op->value); }
   virtual void visit(const Call* op) { for (auto& a : op->args) visit_expr(a); }
   virtual void visit(const Load* op) { visit_expr(op->index); }
   virtual void visit(const Ramp* op) { visit_expr(op->base); visit_expr(op->stride); }
@@ -1475,6 +1504,10 @@ class IRMutator {
   virtual Expr visit(const Cast* op, const Expr& e) {
     Expr v = mutate(op->value);
     return v.same_as(op->value) ? e : Cast::make(op->dtype.with_lanes(v.dtype().lanes), v);
+  }
+  virtual Expr visit(const BitCast* op, const Expr& e) {
+    Expr v = mutate(op->value);
+    return v.same_as(op->value) ? e : BitCast::make(op->dtype, v);
   }
   virtual Expr visit(const Call* op, const Expr& e) {
     std::vector<Expr> args;
@@ -2022,6 +2055,10 @@ class Printer {
         os_ << e.dtype();
         call("", {e.as<Cast>()->value});
         break;
+      case ExprKind::BitCast:
+        os_ << "bit_cast<" << e.dtype() << ">";
+        call("", {e.as<BitCast>()->value});
+        break;
       case ExprKind::Call: {
         auto* op = e.as<Call>();
         os_ << call_op_name(op->op) << "(";
@@ -2214,6 +2251,7 @@ class ExprOrder {
         return compare(x->false_value, y->false_value);
       }
       case ExprKind::Cast: return compare(a.as<Cast>()->value, b.as<Cast>()->value);
+      case ExprKind::BitCast: return compare(a.as<BitCast>()->value, b.as<BitCast>()->value);
       case ExprKind::Call: {
         auto *x = a.as<Call>(), *y = b.as<Call>();
         if (x->op != y->op) return x->op < y->op ? -1 : 1;
@@ -2633,6 +2671,7 @@ class ConstBounder {
         Interval v = bound(o->value), range = dtype_range(e.dtype().element_of());
         return v.within(range) ? v : range;
       }
+      case ExprKind::BitCast: return {};  // the bits of a float read as an integer: any value of the type
       case ExprKind::Ramp: {
         auto* o = e.as<Ramp>();
         Interval base = bound(o->base), stride = bound(o->stride);
@@ -2817,6 +2856,7 @@ class SymBounder {
         SymInterval v = eval(op->value);
         return {v.min.defined() ? cast(to, v.min) : Expr(), v.max.defined() ? cast(to, v.max) : Expr()};
       }
+      case ExprKind::BitCast: return {};
       case ExprKind::Broadcast: return eval(e.as<Broadcast>()->value);
       case ExprKind::Ramp: {
         auto* op = e.as<Ramp>();
@@ -8308,6 +8348,14 @@ inline Lane cast_lane(Elem to, int to_bits, Elem from, Lane v, DataType::Code sm
   return {0};
 }
 
+// The low `bits` of a lane (a float's bits, or an integer's two's complement) read as `to`:
+// a signed integer is sign-extended to 64 bits, as every integer lane is.
+inline Lane bit_cast_lane(Elem to, int bits, Lane v) {
+  uint64_t low = bits >= 64 ? v.u : v.u & ((uint64_t(1) << bits) - 1);
+  if (to == Elem::i && bits < 64 && (low >> (bits - 1)) & 1) low |= ~uint64_t(0) << bits;
+  return {low};
+}
+
 template <class T>
 Lane float_binop(ir::ExprKind k, T a, T b) {
   using K = ir::ExprKind;
@@ -8737,6 +8785,8 @@ class Machine {
         auto* op = static_cast<const ir::Cast*>(n);
         return cast_lane(elem_of(n->dtype), n->dtype.bits, elem_of(op->value.dtype()), eval(op->value), n->dtype.code);
       }
+      case K::BitCast:
+        return bit_cast_lane(elem_of(n->dtype), n->dtype.bits, eval(static_cast<const ir::BitCast*>(n)->value));
       case K::Call: {
         auto* op = static_cast<const ir::Call*>(n);
         DataType t = op->args[0].dtype();
@@ -8817,6 +8867,12 @@ class Machine {
         eval_vec(op->value, out);
         expect_lanes(out, lanes);
         for (int k = 0; k < lanes; ++k) out[k] = cast_lane(to, n->dtype.bits, from, out[k], n->dtype.element_of().code);
+        return;
+      }
+      case K::BitCast: {
+        eval_vec(static_cast<const ir::BitCast*>(n)->value, out);
+        expect_lanes(out, lanes);
+        for (int k = 0; k < lanes; ++k) out[k] = bit_cast_lane(elem_of(n->dtype), n->dtype.bits, out[k]);
         return;
       }
       case K::Call: {
@@ -9180,6 +9236,9 @@ struct Dialect {
   // Statement copying the 4 bytes of ${src} into ${dst} (a float and a uint32 variable), for
   // the float16/bfloat16 conversion helpers.
   std::string bit_copy;
+  // Expression: the bits of ${value} (a scalar ${from}) read as the scalar type ${to}, of the
+  // same width (ir::BitCast: a float to or from an integer).
+  std::string bit_cast;
 
   // Identifiers the emitted code must avoid (keywords, library names); the emitter adds its own.
   const std::unordered_set<std::string>* reserved_names = nullptr;
@@ -9908,6 +9967,19 @@ class CLikeEmitter : public ir::IRVisitor {
     }
   }
 
+  void visit(const ir::BitCast* op) override {
+    DataType to = op->dtype.element_of();
+    if (op->dtype.is_vector()) {
+      result_ = lanewise({op->value}, [to](const std::vector<ir::Expr>& x) { return ir::BitCast::make(to, x[0]); });
+      return;
+    }
+    if (dialect_.bit_cast.empty())
+      throw BackendError("nnvm.codegen.bit_cast", str_cat("the dialect spells no bit cast (", op->value.dtype(), " to ", to, ")"));
+    result_ = {fill(dialect_.bit_cast, {{"from", scalar_type(op->value.dtype())}, {"to", scalar_type(to)},
+                                        {"value", print(op->value).text}}),
+               cprec::primary};
+  }
+
   void visit(const ir::Call* op) override {
     if (op->dtype.is_vector() || op->args[0].dtype().is_vector()) {
       ir::CallOp c = op->op;
@@ -10619,7 +10691,7 @@ NNVM_BEGIN_NAMESPACE
 namespace target {
 
 // C99 with GCC/Clang vector extensions: typedef'd vector types indexed by lane, compound-literal
-// broadcasts, and memcpy for the bit casts of the float16/bfloat16 helpers.
+// broadcasts, memcpy for the bit casts of the float16/bfloat16 helpers, and a union for ir::BitCast.
 inline const Dialect& c_dialect() {
   static const Dialect d = [] {
     Dialect c;
@@ -10642,6 +10714,7 @@ inline const Dialect& c_dialect() {
     c.math_names = {{ir::CallOp::abs, "fabs"}, {ir::CallOp::round, "nearbyint"}};
     c.float32_math_suffix = "f";
     c.bit_copy = "__builtin_memcpy(&${dst}, &${src}, 4);";
+    c.bit_cast = "((union { ${from} from; ${to} to; }){.from = ${value}}).to";  // C99 type punning
     c.reserved_names = &reserved_c_names();
     c.max_private_bytes = kMaxStackBytes;
     return c;
@@ -11996,6 +12069,7 @@ inline const Dialect& cuda_dialect() {
     c.math_names = {{ir::CallOp::abs, "fabs"}, {ir::CallOp::round, "rint"}};
     c.float32_math_suffix = "f";
     c.bit_copy = "memcpy(&${dst}, &${src}, 4);";
+    c.bit_cast = "__builtin_bit_cast(${to}, ${value})";  // nvcc and NVRTC have the builtin
     c.kernel_signature = "extern \"C\" __global__ void ${name}(${params})";
     c.buffer_param = "${const}${type}* ${restrict}${name}";
     return c;
@@ -12022,6 +12096,7 @@ inline const Dialect& opencl_dialect() {
     c.barrier = "barrier(CLK_LOCAL_MEM_FENCE);";
     c.math_names = {{ir::CallOp::abs, "fabs"}, {ir::CallOp::round, "rint"}};
     c.bit_copy = "*(__private uint*)&${dst} = *(__private uint*)&${src};";
+    c.bit_cast = "as_${to}(${value})";
     c.kernel_signature = "__kernel void ${name}(${params})";
     c.buffer_param = "${space}${const}${type}* ${restrict}${name}";
     return c;
@@ -12050,6 +12125,7 @@ inline const Dialect& metal_dialect() {
     c.math_names = {{ir::CallOp::abs, "fabs"},        {ir::CallOp::round, "rint"},  {ir::CallOp::erf, "nnvm_erf"},
                     {ir::CallOp::log1p, "nnvm_log1p"}, {ir::CallOp::expm1, "nnvm_expm1"}};
     c.bit_copy = "${dst} = as_type<decltype(${dst})>(${src});";
+    c.bit_cast = "as_type<${to}>(${value})";
     c.kernel_signature = "kernel void ${name}(${params})";
     c.buffer_param = "${space}${const}${type}* ${name}";
     return c;
@@ -17497,6 +17573,257 @@ inline OpDef layer_norm_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/nn/layer_norm.hpp
+// begin nnvm/ops/nn/linear_attention.hpp
+// linear_attention: ONNX LinearAttention (opset 27), update rules "linear" and "gated". Query,
+// key and value are (B, T, H * D) with the heads packed in the last axis (q_num_heads heads of
+// d_k for the query, kv_num_heads of d_k for the key and of d_v for the value); grouped-query:
+// query head h reads key/value head h / (q_num_heads / kv_num_heads). Per key/value head the
+// op runs the recurrence, decay first, then the write, then the read:
+//   S_t = exp(g_t) * S_{t-1} + k_t v_t^T        (S_0 = past_state, or zeros; g = 0 for "linear")
+//   o_t = scale * q_t^T S_t                      (scale 0 or absent: 1 / sqrt(d_k))
+// where g_t is decay's log-space gate, one per head (last axis kv_num_heads) or one per key
+// dimension (last axis kv_num_heads * d_k). Outputs: output (B, T, q_num_heads * d_v) in the
+// query's dtype and present_state = S_T (B, kv_num_heads, d_k, d_v) in past_state's dtype (the
+// query's without one). chunk_size is a tuning hint and is ignored.
+//
+// No scan: the recurrence is unrolled into its closed form, with G_t = g_1 + ... + g_t,
+//   S_t = exp(G_t) S_0 + sum_{s <= t} exp(G_t - G_s) k_s v_s^T,
+// computed as a chain of reductions:
+//   G  (B, Hkv, T, 1 or d_k)  running sum of decay over time             ("_cum_decay", gated)
+//   A  (B, Hq, T, T)           scale * sum_j q_t k_s exp(G_t - G_s), s <= t ("_scores")
+//   P  (B, T, Hq * d_v)        scale * q_t^T (exp(G_t) S_0)                ("_past", with past_state)
+//   O  = P + sum_{s <= t} A_ts v_s                                         (the output)
+//   S_T = exp(G_T) S_0 + sum_s exp(G_T - G_s) k_s v_s^T                    ("_present_state")
+// Cost: O(T^2) per head (the cumulative sum and the scores), like causal softmax attention; a
+// chunked or scan form would make it O(T). exp(G_t - G_s) is taken from the difference of two
+// running sums, so very long, strongly decaying sequences lose some float32 precision to
+// cancellation that the sequential form does not have.
+//
+// Refused: "delta" and "gated_delta" (the ONNX default): their update v_t <- beta_t (v_t - S^T k_t)
+// reads the state the previous step wrote, which has no closed form here and needs a sequential
+// scan that nnvm does not have yet. float16/bfloat16 compute in float32 and round the outputs.
+
+#include <cmath>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+struct LinearAttentionParams {
+  int64_t q_num_heads = 0, kv_num_heads = 0;  // required
+  double scale = 0.0;                          // 0: 1 / sqrt(d_k)
+  std::string update_rule = "gated_delta";     // the ONNX default, refused
+};
+
+namespace detail {
+inline int64_t linear_attention_const(const ir::Expr& e, const std::string& what) {
+  const int64_t* c = ir::as_const_int(ir::simplify(e));
+  if (!c) throw UserError("nnvm.ops.input_shape", str_cat(what, " must be a constant extent"));
+  return *c;
+}
+}  // namespace detail
+
+// `past_state`, `decay` and `beta` may be undefined (absent). Returns {output, present_state}.
+inline std::vector<te::Tensor> linear_attention(const te::Tensor& query, const te::Tensor& key, const te::Tensor& value,
+                                                const te::Tensor& past_state, const te::Tensor& decay,
+                                                const te::Tensor& beta, const LinearAttentionParams& p,
+                                                const std::string& name = "linear_attention") {
+  const std::string& rule = p.update_rule;
+  if (rule == "delta" || rule == "gated_delta")
+    throw UserError("nnvm.ops.attr",
+                    str_cat("attribute 'update_rule' is '", rule, "'", rule == "gated_delta" ? " (the default)" : "",
+                            ": the delta rules need a sequential scan over time, which nnvm does not have yet; "
+                            "only 'linear' and 'gated' are supported"),
+                    {"attribute update_rule"});
+  if (rule != "linear" && rule != "gated")
+    throw UserError("nnvm.ops.attr",
+                    str_cat("attribute 'update_rule' is '", rule, "', expected 'linear', 'gated', 'delta' or 'gated_delta'"),
+                    {"attribute update_rule"});
+  bool gated = rule == "gated";
+  if (gated && !decay.defined())
+    throw UserError("nnvm.ops.input_count", "update_rule 'gated' needs input decay", {"input decay"});
+  if (!gated && decay.defined())
+    throw UserError("nnvm.ops.input_count", "update_rule 'linear' takes no input decay", {"input decay"});
+  if (beta.defined())
+    throw UserError("nnvm.ops.input_count", str_cat("update_rule '", rule, "' takes no input beta (only the delta rules do)"),
+                    {"input beta"});
+  int64_t Hq = p.q_num_heads, Hkv = p.kv_num_heads;
+  if (Hq <= 0 || Hkv <= 0 || Hq % Hkv != 0)
+    throw UserError("nnvm.ops.attr",
+                    str_cat("attributes q_num_heads (", Hq, ") and kv_num_heads (", Hkv,
+                            ") must be positive, q_num_heads a multiple of kv_num_heads"),
+                    {"attribute q_num_heads"});
+  int64_t group = Hq / Hkv;
+
+  check_rank(query, "query", 3);
+  check_rank(key, "key", 3);
+  check_rank(value, "value", 3);
+  check_norm_float(query, "query");
+  check_same_dtype(query, "query", key, "key");
+  check_same_dtype(query, "query", value, "value");
+  ir::Expr B = query.shape()[0], T = query.shape()[1];
+  for (auto [x, input] : {std::pair{&key, "key"}, std::pair{&value, "value"}}) {
+    check_same_extent(x->shape()[0], B, str_cat("the batch extents of ", input, " and query"));
+    check_same_extent(x->shape()[1], T, str_cat("the sequence extents of ", input, " and query"));
+  }
+  int64_t qh = detail::linear_attention_const(query.shape()[2], "the last axis of query"),
+          kh = detail::linear_attention_const(key.shape()[2], "the last axis of key"),
+          vh = detail::linear_attention_const(value.shape()[2], "the last axis of value");
+  if (qh % Hq || kh % Hkv || vh % Hkv || qh / Hq != kh / Hkv)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("the last axes of query (", qh, "), key (", kh, ") and value (", vh,
+                            ") must split into q_num_heads (", Hq, ") and kv_num_heads (", Hkv,
+                            ") heads, query's and key's of one size"),
+                    {"input query"});
+  int64_t dk = qh / Hq, dv = vh / Hkv;
+
+  int64_t dg = 0;  // decay values per head: 1 or d_k
+  if (gated) {
+    check_rank(decay, "decay", 3);
+    check_same_dtype(query, "query", decay, "decay");
+    check_same_extent(decay.shape()[0], B, "the batch extents of decay and query");
+    check_same_extent(decay.shape()[1], T, "the sequence extents of decay and query");
+    int64_t last = detail::linear_attention_const(decay.shape()[2], "the last axis of decay");
+    if (last != Hkv && last != Hkv * dk)
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("the last axis of decay has extent ", last, ", expected kv_num_heads (", Hkv,
+                              ") or kv_num_heads * d_k (", Hkv * dk, ")"),
+                      {"input decay"});
+    dg = last / Hkv;
+  }
+  if (past_state.defined()) {
+    check_rank(past_state, "past_state", 4);
+    check_norm_float(past_state, "past_state");
+    const ir::Expr want[] = {B, ir::Expr(Hkv), ir::Expr(dk), ir::Expr(dv)};
+    for (size_t d = 0; d < 4; ++d)
+      check_same_extent(past_state.shape()[d], want[d],
+                        str_cat("axis ", d, " of past_state and of (batch, kv_num_heads, d_k, d_v)"));
+  }
+  DataType t = query.dtype(), ct = norm_compute_type(t);
+  DataType st = past_state.defined() ? past_state.dtype() : t;
+  double scale = p.scale != 0.0 ? p.scale : 1.0 / std::sqrt(double(dk));
+  ir::Expr Dk(dk), Dv(dv), Grp(group);
+  auto load = [&](const te::Tensor& x, ir::Expr b, ir::Expr s, ir::Expr h, ir::Expr d, ir::Expr hd) {
+    return ir::cast(ct, x(b, s, h * hd + d));
+  };
+
+  // G: running sum of decay over time, per batch, key/value head and (per-key decay) key dim.
+  te::Tensor G;
+  if (gated) {
+    auto r = te::reduce_axis(T, "s");
+    G = te::compute(
+        {B, ir::Expr(Hkv), T, ir::Expr(dg)},
+        [&](const std::vector<ir::Var>& v) {
+          return ir::Reduce::make(ir::Combiner::sum, load(decay, v[0], r.var(), v[1], v[3], ir::Expr(dg)), {r}, ir::Expr(),
+                                  r.var() <= v[2]);
+        },
+        name + "_cum_decay");
+  }
+  // exp(G[b, h, t, j] - G[b, h, s, j]) (exp(G[b, h, t, j]) when s is undefined) for key dim j.
+  auto gate = [&](ir::Expr b, ir::Expr h, ir::Expr tt, ir::Expr s, ir::Expr j) {
+    ir::Expr jg = dg == 1 ? ir::Expr(int64_t(0)) : j;
+    ir::Expr e = G(b, h, tt, jg);
+    if (s.defined()) e = e - G(b, h, s, jg);
+    return ir::call(ir::CallOp::exp, e);
+  };
+  ir::Expr sc = ir::make_const(ct, scale);
+
+  // A[b, hq, t, s] = scale * sum_j q_t[j] k_s[j] exp(G_t[j] - G_s[j]), zero for s > t.
+  auto kj = te::reduce_axis(Dk, "j");
+  te::Tensor A = te::compute(
+      {B, ir::Expr(Hq), T, T},
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr b = v[0], hq = v[1], hk = v[1] / Grp, j = kj.var();
+        ir::Expr term = load(query, b, v[2], hq, j, Dk) * load(key, b, v[3], hk, j, Dk);
+        if (gated) term = term * gate(b, hk, v[2], v[3], j);
+        return ir::Reduce::make(ir::Combiner::sum, term * sc, {kj}, ir::Expr(), v[3] <= v[2]);
+      },
+      name + "_scores");
+
+  std::vector<ir::Expr> out_shape = {B, T, ir::Expr(Hq * dv)};
+  // P[b, t, hq * d_v + m] = scale * sum_j q_t[j] exp(G_t[j]) S_0[j, m].
+  te::Tensor P;
+  if (past_state.defined()) {
+    auto pj = te::reduce_axis(Dk, "j");
+    P = te::compute(
+        out_shape,
+        [&](const std::vector<ir::Var>& v) {
+          ir::Expr b = v[0], hq = v[2] / Dv, m = v[2] % Dv, hk = hq / Grp, j = pj.var();
+          ir::Expr term = load(query, b, v[1], hq, j, Dk) * ir::cast(ct, past_state(b, hk, j, m));
+          if (gated) term = term * gate(b, hk, v[1], ir::Expr(), j);
+          return te::sum(term * sc, {pj});
+        },
+        name + "_past");
+  }
+  auto os = te::reduce_axis(T, "s");
+  bool cast_out = ct != t;
+  te::Tensor O = te::compute(
+      out_shape,
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr b = v[0], hq = v[2] / Dv, m = v[2] % Dv, s = os.var();
+        ir::Expr init = P.defined() ? P(b, v[1], v[2]) : ir::Expr();
+        return ir::Reduce::make(ir::Combiner::sum, A(b, hq, v[1], s) * load(value, b, s, hq / Grp, m, Dv), {os}, init,
+                                s <= v[1]);
+      },
+      cast_out ? name + "_acc" : name);
+  te::Tensor out = O;
+  if (cast_out)
+    out = te::compute(out_shape, [&](const std::vector<ir::Var>& v) { return ir::cast(t, O(v[0], v[1], v[2])); }, name);
+
+  // S_T[b, h, j, m] = exp(G_T[j]) S_0[j, m] + sum_s exp(G_T[j] - G_s[j]) k_s[j] v_s[m].
+  std::vector<ir::Expr> state_shape = {B, ir::Expr(Hkv), Dk, Dv};
+  ir::Expr last = ir::simplify(T - int64_t(1));
+  auto ss = te::reduce_axis(T, "s");
+  bool cast_state = ct != st;
+  te::Tensor S = te::compute(
+      state_shape,
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr b = v[0], h = v[1], j = v[2], m = v[3], s = ss.var();
+        ir::Expr term = load(key, b, s, h, j, Dk) * load(value, b, s, h, m, Dv);
+        if (gated) term = term * gate(b, h, last, s, j);
+        ir::Expr init;
+        if (past_state.defined()) {
+          init = ir::cast(ct, past_state(b, h, j, m));
+          if (gated) init = init * gate(b, h, last, ir::Expr(), j);
+        }
+        return te::sum(term, {ss}, init);
+      },
+      cast_state ? name + "_present_state_acc" : name + "_present_state");
+  te::Tensor present = S;
+  if (cast_state)
+    present = te::compute(
+        state_shape, [&](const std::vector<ir::Var>& v) { return ir::cast(st, S(v[0], v[1], v[2], v[3])); },
+        name + "_present_state");
+  return {out, present};
+}
+
+inline OpDef linear_attention_def() {
+  return OpDef{
+      .name = "linear_attention",
+      .importer_names = {"onnx:LinearAttention"},
+      .input_names = {"query", "key", "value", "past_state", "decay", "beta"},
+      .optional_inputs = 3,
+      .pattern = OpPattern::opaque,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            LinearAttentionParams p;
+            p.q_num_heads = attrs.get_int("q_num_heads", 0);
+            p.kv_num_heads = attrs.get_int("kv_num_heads", 0);
+            p.scale = attrs.get_float("scale", 0.0);
+            p.update_rule = attrs.get_string("update_rule", "gated_delta");
+            auto opt = [&](size_t i) { return i < in.size() ? in[i] : te::Tensor(); };
+            return linear_attention(in[0], in[1], in[2], opt(3), opt(4), opt(5), p);
+          },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                         const Target& t) { schedule_stages(s, out, t); },
+      .doc = "linear attention, update rules linear and gated (closed form, O(T^2) per head), grouped-query heads, "
+             "past_state; outputs output, present_state; the delta rules are refused",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/linear_attention.hpp
 // begin nnvm/ops/nn/lp_normalization.hpp
 // lp_normalization: ONNX LpNormalization. X divided by its L1 (p = 1) or L2 (p = 2, default) norm
 // along attribute axis (default -1): Y = X / (sum |X|^p)^(1/p). Where the norm is 0, Y is 0 (as the
@@ -18280,6 +18607,7 @@ inline std::vector<OpDef> nn_ops() {
       group_norm_def(),
       instance_norm_def(),
       layer_norm_def(),
+      linear_attention_def(),
       lp_normalization_def(),
       lrn_def(),
       matmul_def(),
@@ -18542,6 +18870,24 @@ inline te::Tensor cast(const te::Tensor& x, DataType to, std::string name = "cas
       std::move(name));
 }
 
+// bit_cast (ONNX BitCast): each element's bits read as `to`, a type of the same width (numpy's
+// view). bool is one byte holding 0 or 1, so it bit casts to and from the 8-bit integers as a
+// conversion. The storage types (float16, bfloat16, float8, int4...) are refused: their
+// elements are computed through float32, and no emitter keeps their raw bits yet.
+inline te::Tensor bit_cast(const te::Tensor& x, DataType to, std::string name = "bit_cast") {
+  DataType from = x.dtype();
+  auto refuse = [&](const std::string& why) {
+    throw UserError("nnvm.ops.attr", str_cat("bit cast of input (tensor ", x.name(), ", ", from, ") to ", to, ": ", why),
+                    {"attribute to"});
+  };
+  if (!from.is_scalar() || from.is_handle() || !to.is_scalar() || to.is_handle()) refuse("both must be scalar types");
+  if (from.is_storage_only() || to.is_storage_only()) refuse("storage types are not supported");
+  if (from.bits != to.bits) refuse(str_cat("the widths differ (", from.bits, " and ", to.bits, " bits)"));
+  return te::compute(
+      x.shape(), [&](const std::vector<ir::Var>& v) { return ir::bit_cast(to, x(transform_detail::exprs(v))); },
+      std::move(name));
+}
+
 // ONNX's saturate and round_mode attributes.
 inline CastSpec cast_spec(const Attrs& attrs) {
   CastSpec spec;
@@ -18568,6 +18914,20 @@ inline OpDef cast_def() {
           },
       .doc = "input converted to the dtype of attribute to (a data type name, e.g. float32); saturate and round_mode "
              "as ONNX's for float8/float4",
+  };
+}
+
+inline OpDef bit_cast_def() {
+  return OpDef{
+      .name = "bit_cast",
+      .importer_names = {"onnx:BitCast"},
+      .input_names = {"input"},
+      .pattern = OpPattern::elementwise,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{bit_cast(in[0], attrs.get_dtype("to"))};
+          },
+      .doc = "input's bits read as the dtype of attribute to, of the same width (not a storage type)",
   };
 }
 
@@ -21021,7 +21381,10 @@ NNVM_END_NAMESPACE
 // separable with 4 taps per axis (cubic_coeff_a, exclude_outside). Taps outside the input are
 // clamped to the border, as the ONNX reference pads with edge values, so no read leaves the
 // tensor; tf_crop_and_resize gives extrapolation_value where a coordinate falls outside.
-// Coordinates and weights are computed in float64. antialias = 1 is not supported.
+// antialias = 1 (linear and cubic; nearest ignores it, as the spec says) stretches the kernel by
+// 1/scale on each downsampled axis (scale < 1): 2 * ceil(support / scale) taps per axis, their
+// weights normalized to sum 1, all unrolled into one expression (capped, see max_antialias_terms).
+// Coordinates and weights are computed in float64.
 
 #include <cmath>
 
@@ -21041,6 +21404,7 @@ struct ResizeSpec {
   bool exclude_outside = false;
   double extrapolation_value = 0;
   std::string keep_aspect_ratio_policy = "stretch";
+  bool antialias = false;  // linear and cubic only; applies on axes with scale < 1
 };
 
 namespace resize_detail {
@@ -21086,12 +21450,63 @@ inline ir::Expr clamp_index(const ir::Expr& i, int64_t n) {
   return ir::min(ir::max(i, ir::Expr(int64_t(0))), ir::Expr(n - 1));
 }
 
+// The cubic convolution kernel (coefficient a) at distance d >= 0: one piece for d <= 1, one for
+// 1 < d < 2, zero beyond.
+inline ir::Expr cubic_near(const ir::Expr& d, double a) { return ((ir::Expr(a + 2) * d - (a + 3)) * d) * d + 1.0; }
+inline ir::Expr cubic_far(const ir::Expr& d, double a) { return ((ir::Expr(a) * d - 5 * a) * d + 8 * a) * d - 4 * a; }
+
 // Cubic convolution weights of the taps at floor(x) - 1 .. floor(x) + 2, t = x - floor(x).
 inline std::vector<ir::Expr> cubic_weights(const ir::Expr& t, double a) {
-  auto near = [&](const ir::Expr& d) { return ((ir::Expr(a + 2) * d - (a + 3)) * d) * d + 1.0; };  // |d| <= 1
-  auto far = [&](const ir::Expr& d) { return ((ir::Expr(a) * d - 5 * a) * d + 8 * a) * d - 4 * a; };  // 1 < |d| < 2
   ir::Expr u = ir::Expr(1.0) - t;
-  return {far(t + 1.0), near(t), near(u), far(u + 1.0)};
+  return {cubic_far(t + 1.0, a), cubic_near(t, a), cubic_near(u, a), cubic_far(u + 1.0, a)};
+}
+
+// The taps of one resized axis (linear and cubic): input index floor(x) + first + q has weight
+// weight[q]; where `norm` is defined the weights are not yet normalized and the sum over the
+// taps must still be divided by it.
+struct Taps {
+  int64_t first = 0;
+  std::vector<ir::Expr> weight;
+  ir::Expr norm;
+};
+
+// Antialias unrolls prod(taps per axis) terms into one expression; past this many a model is
+// refused rather than building an expression too large to compile (cubic downsampling by 1/16
+// on two axes: 64 * 64 terms, right at the cap; linear needs half the taps per axis).
+inline constexpr double max_antialias_terms = 4096;
+
+// Antialias downsampling by scale s < 1 stretches the kernel (support 1 linear, 2 cubic) by 1/s:
+// tap i, at floor(x) + i, is at distance |i - t| from x and gets kernel(|i - t| * s). As the ONNX
+// reference does, the taps are i = first .. 1 - first with first = floor(-support / s) + 1,
+// which covers every tap with a nonzero weight; the weights are normalized by their sum.
+inline double antialias_first_tap(double support, double s) { return std::floor(-support / s) + 1; }
+
+inline Taps antialias_taps(const ir::Expr& t, double s, bool cubic, double a) {
+  Taps k;
+  k.first = int64_t(antialias_first_tap(cubic ? 2 : 1, s));
+  for (int64_t i = k.first; i <= 1 - k.first; ++i) {
+    // t is in [0, 1), so the sign of i - t is known here: no abs needed.
+    ir::Expr d = (i >= 1 ? ir::Expr(double(i)) - t : t - double(i)) * s;
+    ir::Expr w = cubic ? ir::select(d <= 1.0, cubic_near(d, a),
+                                    ir::select(d < 2.0, cubic_far(d, a), ir::Expr(0.0)))
+                       : ir::max(ir::Expr(1.0) - d, ir::Expr(0.0));
+    k.weight.push_back(w);
+  }
+  return k;
+}
+
+// Drops the taps that fall outside [0, n) (exclude_outside): their weight becomes 0.
+inline void exclude_outside_taps(Taps& k, const ir::Expr& floor_i, int64_t n) {
+  for (size_t q = 0; q < k.weight.size(); ++q) {
+    ir::Expr p = floor_i + (k.first + int64_t(q));
+    k.weight[q] = ir::select(p >= int64_t(0) && p < n, k.weight[q], ir::Expr(0.0));
+  }
+}
+
+inline ir::Expr sum_of(const std::vector<ir::Expr>& w) {
+  ir::Expr total = w[0];
+  for (size_t q = 1; q < w.size(); ++q) total = total + w[q];
+  return total;
 }
 
 }  // namespace resize_detail
@@ -21183,6 +21598,22 @@ inline te::Tensor resize(const te::Tensor& x, const ResizeSpec& spec, std::strin
     act.push_back(info[i]);
   }
 
+  // Antialias widens the kernel on the downsampled axes only (scale >= 1 gives the plain kernel,
+  // as the reference's min(scale, 1) does); nearest ignores it.
+  // An empty output axis keeps the plain kernel: there is nothing to filter.
+  auto antialias_axis = [&](const Axis& a) {
+    return spec.antialias && spec.mode != "nearest" && a.m > 0 && a.scale < 1;
+  };
+  double terms = 1;
+  for (const Axis& a : act)
+    if (antialias_axis(a)) terms *= 2 - 2 * resize_detail::antialias_first_tap(spec.mode == "cubic" ? 2 : 1, a.scale);
+  if (terms > resize_detail::max_antialias_terms)
+    throw UserError("nnvm.ops.too_large",
+                    str_cat("antialias ", spec.mode, " resize of input X (tensor ", x.name(), ") needs ", terms,
+                            " taps per output element over its downsampled axes (the kernel widens by 1/scale); "
+                            "nnvm unrolls at most ", resize_detail::max_antialias_terms),
+                    {"attribute antialias"});
+
   return te::compute(
       shape,
       [&](const std::vector<ir::Var>& v) -> ir::Expr {
@@ -21211,42 +21642,50 @@ inline te::Tensor resize(const te::Tensor& x, const ResizeSpec& spec, std::strin
           value = x(idx);
         } else {
           bool cubic = spec.mode == "cubic";
-          int64_t taps = cubic ? 4 : 2, first = cubic ? -1 : 0;
           std::vector<ir::Expr> floor_i(act.size());
-          std::vector<std::vector<ir::Expr>> weight(act.size());
+          std::vector<resize_detail::Taps> taps(act.size());
           for (size_t j = 0; j < act.size(); ++j) {
             ir::Expr f = ir::call(ir::CallOp::floor, coord[j]);
             ir::Expr frac = coord[j] - f;
             floor_i[j] = ir::cast(dtype::int64, f);
-            weight[j] = cubic ? resize_detail::cubic_weights(frac, spec.cubic_coeff_a)
-                              : std::vector<ir::Expr>{ir::Expr(1.0) - frac, frac};
+            resize_detail::Taps& k = taps[j];
+            if (antialias_axis(act[j])) {
+              k = resize_detail::antialias_taps(frac, act[j].scale, cubic, spec.cubic_coeff_a);
+              if (spec.exclude_outside) resize_detail::exclude_outside_taps(k, floor_i[j], act[j].n);
+              k.norm = resize_detail::sum_of(k.weight);  // divided out once, after the sum
+              continue;
+            }
+            k.first = cubic ? -1 : 0;
+            k.weight = cubic ? resize_detail::cubic_weights(frac, spec.cubic_coeff_a)
+                             : std::vector<ir::Expr>{ir::Expr(1.0) - frac, frac};
             if (spec.exclude_outside) {  // drop taps outside the input, renormalize the rest
-              ir::Expr total(0.0);
-              for (int64_t q = 0; q < taps; ++q) {
-                ir::Expr p = floor_i[j] + (first + q);
-                weight[j][q] = ir::select(p >= int64_t(0) && p < act[j].n, weight[j][q], ir::Expr(0.0));
-                total = total + weight[j][q];
-              }
-              for (auto& w : weight[j]) w = w / total;
+              resize_detail::exclude_outside_taps(k, floor_i[j], act[j].n);
+              ir::Expr total = resize_detail::sum_of(k.weight);
+              for (auto& w : k.weight) w = w / total;
             }
           }
-          // Sum over every combination of taps: taps^active terms.
+          // Sum over every combination of taps: prod(taps per axis) terms, the tap of axis j
+          // being digit j of a mixed-radix count.
           size_t terms = 1;
-          for (size_t j = 0; j < act.size(); ++j) terms *= size_t(taps);
+          for (const auto& k : taps) terms *= k.weight.size();
           for (size_t c = 0; c < terms; ++c) {
             std::vector<ir::Expr> idx = base;
             ir::Expr w;
             size_t rest = c;
             for (size_t j = 0; j < act.size(); ++j) {
-              int64_t q = int64_t(rest % size_t(taps));
-              rest /= size_t(taps);
-              idx[active[j]] = resize_detail::clamp_index(floor_i[j] + (first + q), act[j].n);
-              w = w.defined() ? w * weight[j][q] : weight[j][q];
+              size_t q = rest % taps[j].weight.size();
+              rest /= taps[j].weight.size();
+              idx[active[j]] = resize_detail::clamp_index(floor_i[j] + (taps[j].first + int64_t(q)), act[j].n);
+              w = w.defined() ? w * taps[j].weight[q] : taps[j].weight[q];
             }
             ir::Expr term = ir::cast(dtype::float64, x(idx));
             if (w.defined()) term = term * w;
             value = value.defined() ? value + term : term;
           }
+          ir::Expr norm;
+          for (const auto& k : taps)
+            if (k.norm.defined()) norm = norm.defined() ? norm * k.norm : k.norm;
+          if (norm.defined()) value = value / norm;
           value = t.is_storage_only() ? ir::cast(t, ir::cast(dtype::float32, value)) : ir::cast(t, value);
         }
         if (outside.defined()) {
@@ -21270,10 +21709,8 @@ inline OpDef resize_def() {
       .compute =
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             using transform_detail::given;
-            if (attrs.get_int("antialias", 0) != 0)
-              throw UserError("nnvm.ops.attr", "attribute 'antialias' is 1, which nnvm does not support (use 0)",
-                              {"attribute antialias"});
             ResizeSpec spec;
+            spec.antialias = attrs.get_int("antialias", 0) != 0;
             if (given(in, 1)) spec.roi = attrs.get_floats("roi", {});
             if (given(in, 2)) spec.scales = attrs.get_floats("scales", {});
             if (given(in, 3)) spec.sizes = attrs.get_ints("sizes", {});
@@ -22066,6 +22503,7 @@ namespace ops {
 inline std::vector<OpDef> transform_ops() {
   return {
       affine_grid_def(),
+      bit_cast_def(),
       cast_def(),
       cast_like_def(),
       center_crop_pad_def(),

@@ -8,6 +8,7 @@
 // instead (support/gpu_check.hpp): run on OpenCL, or compiled by nvcc for CUDA.
 #pragma once
 
+#include <cstring>
 #include <optional>
 
 #include "support/check.hpp"
@@ -64,9 +65,12 @@ inline std::string compare_arrays(const nnvm::NDArray& got, const nnvm::NDArray&
   if (got.dtype() != want.dtype()) return "dtype " + got.dtype().str() + " != " + want.dtype().str();
   if (got.shape() != want.shape()) return "shape differs";
   bool exact = !want.dtype().is_float();
+  const size_t bytes = size_t(want.dtype().bytes());
   for (int64_t i = 0; i < want.numel(); ++i) {
     double g = element(got, i), w = element(want, i);
-    bool ok = exact ? g == w
+    // Integers compare as bytes: a double holds int64 values above 2^53 only approximately.
+    bool ok = exact ? std::memcmp(static_cast<const char*>(got.raw()) + size_t(i) * bytes,
+                                  static_cast<const char*>(want.raw()) + size_t(i) * bytes, bytes) == 0
               : std::isnan(w) ? std::isnan(g)
               : std::isinf(w) ? g == w
                               : std::abs(g - w) <= atol + rtol * std::abs(w);

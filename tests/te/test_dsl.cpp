@@ -1,5 +1,6 @@
 #include "support/pch.hpp"
 
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <unordered_map>
@@ -63,6 +64,7 @@ struct IrEq {
                expr(x->false_value, y->false_value);
       }
       case ir::ExprKind::Cast: return expr(as<ir::Cast>(a)->value, as<ir::Cast>(b)->value);
+      case ir::ExprKind::BitCast: return expr(as<ir::BitCast>(a)->value, as<ir::BitCast>(b)->value);
       case ir::ExprKind::Call:
         return as<ir::Call>(a)->op == as<ir::Call>(b)->op && all(as<ir::Call>(a)->args, as<ir::Call>(b)->args, &IrEq::expr);
       case ir::ExprKind::Reduce: {
@@ -117,6 +119,18 @@ struct Eval {
     if (t == dtype::float32) return float(v);
     return v;
   }
+  // float32 <-> int32/uint32 and float64 <-> int64/uint64, the bit casts ir::BitCast makes.
+  static double bit_cast(DataType from, DataType to, double v) {
+    uint64_t bits = from == dtype::float32   ? std::bit_cast<uint32_t>(float(v))
+                    : from == dtype::float64 ? std::bit_cast<uint64_t>(v)
+                    : from.is_int()          ? uint64_t(int64_t(v))
+                                             : uint64_t(v);
+    if (to == dtype::float32) return std::bit_cast<float>(uint32_t(bits));
+    if (to == dtype::float64) return std::bit_cast<double>(bits);
+    if (to == dtype::int32) return double(int32_t(uint32_t(bits)));
+    if (to == dtype::uint32) return double(uint32_t(bits));
+    return to.is_int() ? double(int64_t(bits)) : double(bits);
+  }
   double call(ir::CallOp op, const std::vector<double>& a) {
     switch (op) {
       case ir::CallOp::exp: return std::exp(a[0]);
@@ -163,6 +177,7 @@ struct Eval {
         return eval(s->condition) != 0 ? eval(s->true_value) : eval(s->false_value);
       }
       case K::Cast: return convert(e.dtype(), eval(e.as<ir::Cast>()->value));
+      case K::BitCast: return bit_cast(e.as<ir::BitCast>()->value.dtype(), e.dtype(), eval(e.as<ir::BitCast>()->value));
       case K::Call: {
         std::vector<double> args;
         for (auto& a : e.as<ir::Call>()->args) args.push_back(eval(a));

@@ -70,6 +70,7 @@ class ExprOrder {
         return compare(x->false_value, y->false_value);
       }
       case ExprKind::Cast: return compare(a.as<Cast>()->value, b.as<Cast>()->value);
+      case ExprKind::BitCast: return compare(a.as<BitCast>()->value, b.as<BitCast>()->value);
       case ExprKind::Call: {
         auto *x = a.as<Call>(), *y = b.as<Call>();
         if (x->op != y->op) return x->op < y->op ? -1 : 1;

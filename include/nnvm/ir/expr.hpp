@@ -22,7 +22,7 @@ namespace ir {
   X(IntImm, IntImm) X(UIntImm, UIntImm) X(FloatImm, FloatImm) X(Var, VarNode)                     \
   X(Add, Add) X(Sub, Sub) X(Mul, Mul) X(Div, Div) X(Mod, Mod) X(Min, Min) X(Max, Max)             \
   X(EQ, EQ) X(NE, NE) X(LT, LT) X(LE, LE) X(GT, GT) X(GE, GE) X(And, And) X(Or, Or) X(Not, Not)   \
-  X(Select, Select) X(Cast, Cast) X(Call, Call) X(Load, Load) X(Ramp, Ramp)                       \
+  X(Select, Select) X(Cast, Cast) X(BitCast, BitCast) X(Call, Call) X(Load, Load) X(Ramp, Ramp)                       \
   X(Broadcast, Broadcast) X(Let, Let) X(Reduce, Reduce) X(ProducerLoad, ProducerLoad)
 
 enum class ExprKind : uint8_t {
@@ -167,6 +167,15 @@ struct Select : ExprNodeBase<Select, ExprKind::Select> {
 struct Cast : ExprNodeBase<Cast, ExprKind::Cast> {
   Expr value;
   Cast(DataType t, Expr v) : ExprNodeBase(t), value(std::move(v)) {}
+  static Expr make(DataType t, Expr v);
+};
+
+// The bits of `value` read as another type of the same width (C++'s std::bit_cast). Only a float
+// to or from an integer makes this node: between integers of one width a Cast already keeps the
+// bits (two's complement), and bool (one byte holding 0 or 1) converts as a Cast.
+struct BitCast : ExprNodeBase<BitCast, ExprKind::BitCast> {
+  Expr value;
+  BitCast(DataType t, Expr v) : ExprNodeBase(t), value(std::move(v)) {}
   static Expr make(DataType t, Expr v);
 };
 

@@ -45,6 +45,7 @@ class IRVisitor {
     visit_expr(op->condition); visit_expr(op->true_value); visit_expr(op->false_value);
   }
   virtual void visit(const Cast* op) { visit_expr(op->value); }
+  virtual void visit(const BitCast* op) { visit_expr(op->value); }
   virtual void visit(const Call* op) { for (auto& a : op->args) visit_expr(a); }
   virtual void visit(const Load* op) { visit_expr(op->index); }
   virtual void visit(const Ramp* op) { visit_expr(op->base); visit_expr(op->stride); }
@@ -137,6 +138,10 @@ class IRMutator {
   virtual Expr visit(const Cast* op, const Expr& e) {
     Expr v = mutate(op->value);
     return v.same_as(op->value) ? e : Cast::make(op->dtype.with_lanes(v.dtype().lanes), v);
+  }
+  virtual Expr visit(const BitCast* op, const Expr& e) {
+    Expr v = mutate(op->value);
+    return v.same_as(op->value) ? e : BitCast::make(op->dtype, v);
   }
   virtual Expr visit(const Call* op, const Expr& e) {
     std::vector<Expr> args;

@@ -247,6 +247,7 @@ class ConstBounder {
         Interval v = bound(o->value), range = dtype_range(e.dtype().element_of());
         return v.within(range) ? v : range;
       }
+      case ExprKind::BitCast: return {};  // the bits of a float read as an integer: any value of the type
       case ExprKind::Ramp: {
         auto* o = e.as<Ramp>();
         Interval base = bound(o->base), stride = bound(o->stride);
@@ -431,6 +432,7 @@ class SymBounder {
         SymInterval v = eval(op->value);
         return {v.min.defined() ? cast(to, v.min) : Expr(), v.max.defined() ? cast(to, v.max) : Expr()};
       }
+      case ExprKind::BitCast: return {};
       case ExprKind::Broadcast: return eval(e.as<Broadcast>()->value);
       case ExprKind::Ramp: {
         auto* op = e.as<Ramp>();

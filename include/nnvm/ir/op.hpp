@@ -141,6 +141,24 @@ inline Expr Cast::make(DataType t, Expr v) {
   if (v.dtype() == t) return v;
   return make_expr<Cast>(t, std::move(v));
 }
+inline Expr BitCast::make(DataType t, Expr v) {
+  DataType from = v.dtype();
+  t = t.with_lanes(from.lanes);
+  if (from.is_storage_only() || t.is_storage_only() || from.is_handle() || t.is_handle())
+    throw UserError("nnvm.ir.bitcast_dtype", str_cat("bit cast from ", from, " to ", t,
+                                                      ": storage and handle types are not supported"));
+  if (from.is_bool() || t.is_bool()) {
+    if (from.bits > 8 || t.bits > 8)
+      throw UserError("nnvm.ir.bitcast_dtype", str_cat("bit cast from ", from, " to ", t, " changes the width"));
+    return Cast::make(t, std::move(v));
+  }
+  if (from.bits != t.bits)
+    throw UserError("nnvm.ir.bitcast_dtype", str_cat("bit cast from ", from, " to ", t, " changes the width (",
+                                                      from.bits, " to ", t.bits, " bits)"));
+  if (from == t) return v;
+  if (from.is_integer() && t.is_integer()) return Cast::make(t, std::move(v));
+  return make_expr<BitCast>(t, std::move(v));
+}
 inline Expr Call::make(CallOp op, std::vector<Expr> args) {
   if (int(args.size()) != call_op_arity(op))
     throw UserError("nnvm.ir.call_arity", str_cat(call_op_name(op), " takes ", call_op_arity(op),
@@ -287,6 +305,7 @@ inline Expr select(Expr c, Expr t, Expr f) {
   return Select::make(std::move(c), std::move(t), std::move(f));
 }
 inline Expr cast(DataType t, Expr v) { return Cast::make(t, std::move(v)); }
+inline Expr bit_cast(DataType t, Expr v) { return BitCast::make(t, std::move(v)); }
 inline Expr call(CallOp op, Expr a) { return Call::make(op, {std::move(a)}); }
 inline Expr call(CallOp op, Expr a, Expr b) {
   match_lanes(a, b);

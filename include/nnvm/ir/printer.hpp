@@ -322,6 +322,10 @@ class Printer {
         os_ << e.dtype();
         call("", {e.as<Cast>()->value});
         break;
+      case ExprKind::BitCast:
+        os_ << "bit_cast<" << e.dtype() << ">";
+        call("", {e.as<BitCast>()->value});
+        break;
       case ExprKind::Call: {
         auto* op = e.as<Call>();
         os_ << call_op_name(op->op) << "(";

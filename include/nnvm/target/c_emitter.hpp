@@ -34,7 +34,7 @@ NNVM_BEGIN_NAMESPACE
 namespace target {
 
 // C99 with GCC/Clang vector extensions: typedef'd vector types indexed by lane, compound-literal
-// broadcasts, and memcpy for the bit casts of the float16/bfloat16 helpers.
+// broadcasts, memcpy for the bit casts of the float16/bfloat16 helpers, and a union for ir::BitCast.
 inline const Dialect& c_dialect() {
   static const Dialect d = [] {
     Dialect c;
@@ -57,6 +57,7 @@ inline const Dialect& c_dialect() {
     c.math_names = {{ir::CallOp::abs, "fabs"}, {ir::CallOp::round, "nearbyint"}};
     c.float32_math_suffix = "f";
     c.bit_copy = "__builtin_memcpy(&${dst}, &${src}, 4);";
+    c.bit_cast = "((union { ${from} from; ${to} to; }){.from = ${value}}).to";  // C99 type punning
     c.reserved_names = &reserved_c_names();
     c.max_private_bytes = kMaxStackBytes;
     return c;

@@ -452,6 +452,19 @@ class CLikeEmitter : public ir::IRVisitor {
     }
   }
 
+  void visit(const ir::BitCast* op) override {
+    DataType to = op->dtype.element_of();
+    if (op->dtype.is_vector()) {
+      result_ = lanewise({op->value}, [to](const std::vector<ir::Expr>& x) { return ir::BitCast::make(to, x[0]); });
+      return;
+    }
+    if (dialect_.bit_cast.empty())
+      throw BackendError("nnvm.codegen.bit_cast", str_cat("the dialect spells no bit cast (", op->value.dtype(), " to ", to, ")"));
+    result_ = {fill(dialect_.bit_cast, {{"from", scalar_type(op->value.dtype())}, {"to", scalar_type(to)},
+                                        {"value", print(op->value).text}}),
+               cprec::primary};
+  }
+
   void visit(const ir::Call* op) override {
     if (op->dtype.is_vector() || op->args[0].dtype().is_vector()) {
       ir::CallOp c = op->op;

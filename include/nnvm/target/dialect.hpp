@@ -81,6 +81,9 @@ struct Dialect {
   // Statement copying the 4 bytes of ${src} into ${dst} (a float and a uint32 variable), for
   // the float16/bfloat16 conversion helpers.
   std::string bit_copy;
+  // Expression: the bits of ${value} (a scalar ${from}) read as the scalar type ${to}, of the
+  // same width (ir::BitCast: a float to or from an integer).
+  std::string bit_cast;
 
   // Identifiers the emitted code must avoid (keywords, library names); the emitter adds its own.
   const std::unordered_set<std::string>* reserved_names = nullptr;

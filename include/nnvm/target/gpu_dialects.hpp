@@ -87,6 +87,7 @@ inline const Dialect& cuda_dialect() {
     c.math_names = {{ir::CallOp::abs, "fabs"}, {ir::CallOp::round, "rint"}};
     c.float32_math_suffix = "f";
     c.bit_copy = "memcpy(&${dst}, &${src}, 4);";
+    c.bit_cast = "__builtin_bit_cast(${to}, ${value})";  // nvcc and NVRTC have the builtin
     c.kernel_signature = "extern \"C\" __global__ void ${name}(${params})";
     c.buffer_param = "${const}${type}* ${restrict}${name}";
     return c;
@@ -113,6 +114,7 @@ inline const Dialect& opencl_dialect() {
     c.barrier = "barrier(CLK_LOCAL_MEM_FENCE);";
     c.math_names = {{ir::CallOp::abs, "fabs"}, {ir::CallOp::round, "rint"}};
     c.bit_copy = "*(__private uint*)&${dst} = *(__private uint*)&${src};";
+    c.bit_cast = "as_${to}(${value})";
     c.kernel_signature = "__kernel void ${name}(${params})";
     c.buffer_param = "${space}${const}${type}* ${restrict}${name}";
     return c;
@@ -141,6 +143,7 @@ inline const Dialect& metal_dialect() {
     c.math_names = {{ir::CallOp::abs, "fabs"},        {ir::CallOp::round, "rint"},  {ir::CallOp::erf, "nnvm_erf"},
                     {ir::CallOp::log1p, "nnvm_log1p"}, {ir::CallOp::expm1, "nnvm_expm1"}};
     c.bit_copy = "${dst} = as_type<decltype(${dst})>(${src});";
+    c.bit_cast = "as_type<${to}>(${value})";
     c.kernel_signature = "kernel void ${name}(${params})";
     c.buffer_param = "${space}${const}${type}* ${name}";
     return c;

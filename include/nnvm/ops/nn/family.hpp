@@ -10,6 +10,7 @@
 #include "nnvm/ops/nn/group_norm.hpp"
 #include "nnvm/ops/nn/instance_norm.hpp"
 #include "nnvm/ops/nn/layer_norm.hpp"
+#include "nnvm/ops/nn/linear_attention.hpp"
 #include "nnvm/ops/nn/lp_normalization.hpp"
 #include "nnvm/ops/nn/lrn.hpp"
 #include "nnvm/ops/nn/matmul.hpp"
@@ -33,6 +34,7 @@ inline std::vector<OpDef> nn_ops() {
       group_norm_def(),
       instance_norm_def(),
       layer_norm_def(),
+      linear_attention_def(),
       lp_normalization_def(),
       lrn_def(),
       matmul_def(),

@@ -58,6 +58,24 @@ inline te::Tensor cast(const te::Tensor& x, DataType to, std::string name = "cas
       std::move(name));
 }
 
+// bit_cast (ONNX BitCast): each element's bits read as `to`, a type of the same width (numpy's
+// view). bool is one byte holding 0 or 1, so it bit casts to and from the 8-bit integers as a
+// conversion. The storage types (float16, bfloat16, float8, int4...) are refused: their
+// elements are computed through float32, and no emitter keeps their raw bits yet.
+inline te::Tensor bit_cast(const te::Tensor& x, DataType to, std::string name = "bit_cast") {
+  DataType from = x.dtype();
+  auto refuse = [&](const std::string& why) {
+    throw UserError("nnvm.ops.attr", str_cat("bit cast of input (tensor ", x.name(), ", ", from, ") to ", to, ": ", why),
+                    {"attribute to"});
+  };
+  if (!from.is_scalar() || from.is_handle() || !to.is_scalar() || to.is_handle()) refuse("both must be scalar types");
+  if (from.is_storage_only() || to.is_storage_only()) refuse("storage types are not supported");
+  if (from.bits != to.bits) refuse(str_cat("the widths differ (", from.bits, " and ", to.bits, " bits)"));
+  return te::compute(
+      x.shape(), [&](const std::vector<ir::Var>& v) { return ir::bit_cast(to, x(transform_detail::exprs(v))); },
+      std::move(name));
+}
+
 // ONNX's saturate and round_mode attributes.
 inline CastSpec cast_spec(const Attrs& attrs) {
   CastSpec spec;
@@ -84,6 +102,20 @@ inline OpDef cast_def() {
           },
       .doc = "input converted to the dtype of attribute to (a data type name, e.g. float32); saturate and round_mode "
              "as ONNX's for float8/float4",
+  };
+}
+
+inline OpDef bit_cast_def() {
+  return OpDef{
+      .name = "bit_cast",
+      .importer_names = {"onnx:BitCast"},
+      .input_names = {"input"},
+      .pattern = OpPattern::elementwise,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{bit_cast(in[0], attrs.get_dtype("to"))};
+          },
+      .doc = "input's bits read as the dtype of attribute to, of the same width (not a storage type)",
   };
 }
 

@@ -35,6 +35,7 @@ namespace ops {
 inline std::vector<OpDef> transform_ops() {
   return {
       affine_grid_def(),
+      bit_cast_def(),
       cast_def(),
       cast_like_def(),
       center_crop_pad_def(),

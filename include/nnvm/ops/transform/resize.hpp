@@ -5,7 +5,10 @@
 // separable with 4 taps per axis (cubic_coeff_a, exclude_outside). Taps outside the input are
 // clamped to the border, as the ONNX reference pads with edge values, so no read leaves the
 // tensor; tf_crop_and_resize gives extrapolation_value where a coordinate falls outside.
-// Coordinates and weights are computed in float64. antialias = 1 is not supported.
+// antialias = 1 (linear and cubic; nearest ignores it, as the spec says) stretches the kernel by
+// 1/scale on each downsampled axis (scale < 1): 2 * ceil(support / scale) taps per axis, their
+// weights normalized to sum 1, all unrolled into one expression (capped, see max_antialias_terms).
+// Coordinates and weights are computed in float64.
 #pragma once
 
 #include <cmath>
@@ -27,6 +30,7 @@ struct ResizeSpec {
   bool exclude_outside = false;
   double extrapolation_value = 0;
   std::string keep_aspect_ratio_policy = "stretch";
+  bool antialias = false;  // linear and cubic only; applies on axes with scale < 1
 };
 
 namespace resize_detail {
@@ -72,12 +76,63 @@ inline ir::Expr clamp_index(const ir::Expr& i, int64_t n) {
   return ir::min(ir::max(i, ir::Expr(int64_t(0))), ir::Expr(n - 1));
 }
 
+// The cubic convolution kernel (coefficient a) at distance d >= 0: one piece for d <= 1, one for
+// 1 < d < 2, zero beyond.
+inline ir::Expr cubic_near(const ir::Expr& d, double a) { return ((ir::Expr(a + 2) * d - (a + 3)) * d) * d + 1.0; }
+inline ir::Expr cubic_far(const ir::Expr& d, double a) { return ((ir::Expr(a) * d - 5 * a) * d + 8 * a) * d - 4 * a; }
+
 // Cubic convolution weights of the taps at floor(x) - 1 .. floor(x) + 2, t = x - floor(x).
 inline std::vector<ir::Expr> cubic_weights(const ir::Expr& t, double a) {
-  auto near = [&](const ir::Expr& d) { return ((ir::Expr(a + 2) * d - (a + 3)) * d) * d + 1.0; };  // |d| <= 1
-  auto far = [&](const ir::Expr& d) { return ((ir::Expr(a) * d - 5 * a) * d + 8 * a) * d - 4 * a; };  // 1 < |d| < 2
   ir::Expr u = ir::Expr(1.0) - t;
-  return {far(t + 1.0), near(t), near(u), far(u + 1.0)};
+  return {cubic_far(t + 1.0, a), cubic_near(t, a), cubic_near(u, a), cubic_far(u + 1.0, a)};
+}
+
+// The taps of one resized axis (linear and cubic): input index floor(x) + first + q has weight
+// weight[q]; where `norm` is defined the weights are not yet normalized and the sum over the
+// taps must still be divided by it.
+struct Taps {
+  int64_t first = 0;
+  std::vector<ir::Expr> weight;
+  ir::Expr norm;
+};
+
+// Antialias unrolls prod(taps per axis) terms into one expression; past this many a model is
+// refused rather than building an expression too large to compile (cubic downsampling by 1/16
+// on two axes: 64 * 64 terms, right at the cap; linear needs half the taps per axis).
+inline constexpr double max_antialias_terms = 4096;
+
+// Antialias downsampling by scale s < 1 stretches the kernel (support 1 linear, 2 cubic) by 1/s:
+// tap i, at floor(x) + i, is at distance |i - t| from x and gets kernel(|i - t| * s). As the ONNX
+// reference does, the taps are i = first .. 1 - first with first = floor(-support / s) + 1,
+// which covers every tap with a nonzero weight; the weights are normalized by their sum.
+inline double antialias_first_tap(double support, double s) { return std::floor(-support / s) + 1; }
+
+inline Taps antialias_taps(const ir::Expr& t, double s, bool cubic, double a) {
+  Taps k;
+  k.first = int64_t(antialias_first_tap(cubic ? 2 : 1, s));
+  for (int64_t i = k.first; i <= 1 - k.first; ++i) {
+    // t is in [0, 1), so the sign of i - t is known here: no abs needed.
+    ir::Expr d = (i >= 1 ? ir::Expr(double(i)) - t : t - double(i)) * s;
+    ir::Expr w = cubic ? ir::select(d <= 1.0, cubic_near(d, a),
+                                    ir::select(d < 2.0, cubic_far(d, a), ir::Expr(0.0)))
+                       : ir::max(ir::Expr(1.0) - d, ir::Expr(0.0));
+    k.weight.push_back(w);
+  }
+  return k;
+}
+
+// Drops the taps that fall outside [0, n) (exclude_outside): their weight becomes 0.
+inline void exclude_outside_taps(Taps& k, const ir::Expr& floor_i, int64_t n) {
+  for (size_t q = 0; q < k.weight.size(); ++q) {
+    ir::Expr p = floor_i + (k.first + int64_t(q));
+    k.weight[q] = ir::select(p >= int64_t(0) && p < n, k.weight[q], ir::Expr(0.0));
+  }
+}
+
+inline ir::Expr sum_of(const std::vector<ir::Expr>& w) {
+  ir::Expr total = w[0];
+  for (size_t q = 1; q < w.size(); ++q) total = total + w[q];
+  return total;
 }
 
 }  // namespace resize_detail
@@ -169,6 +224,22 @@ inline te::Tensor resize(const te::Tensor& x, const ResizeSpec& spec, std::strin
     act.push_back(info[i]);
   }
 
+  // Antialias widens the kernel on the downsampled axes only (scale >= 1 gives the plain kernel,
+  // as the reference's min(scale, 1) does); nearest ignores it.
+  // An empty output axis keeps the plain kernel: there is nothing to filter.
+  auto antialias_axis = [&](const Axis& a) {
+    return spec.antialias && spec.mode != "nearest" && a.m > 0 && a.scale < 1;
+  };
+  double terms = 1;
+  for (const Axis& a : act)
+    if (antialias_axis(a)) terms *= 2 - 2 * resize_detail::antialias_first_tap(spec.mode == "cubic" ? 2 : 1, a.scale);
+  if (terms > resize_detail::max_antialias_terms)
+    throw UserError("nnvm.ops.too_large",
+                    str_cat("antialias ", spec.mode, " resize of input X (tensor ", x.name(), ") needs ", terms,
+                            " taps per output element over its downsampled axes (the kernel widens by 1/scale); "
+                            "nnvm unrolls at most ", resize_detail::max_antialias_terms),
+                    {"attribute antialias"});
+
   return te::compute(
       shape,
       [&](const std::vector<ir::Var>& v) -> ir::Expr {
@@ -197,42 +268,50 @@ inline te::Tensor resize(const te::Tensor& x, const ResizeSpec& spec, std::strin
           value = x(idx);
         } else {
           bool cubic = spec.mode == "cubic";
-          int64_t taps = cubic ? 4 : 2, first = cubic ? -1 : 0;
           std::vector<ir::Expr> floor_i(act.size());
-          std::vector<std::vector<ir::Expr>> weight(act.size());
+          std::vector<resize_detail::Taps> taps(act.size());
           for (size_t j = 0; j < act.size(); ++j) {
             ir::Expr f = ir::call(ir::CallOp::floor, coord[j]);
             ir::Expr frac = coord[j] - f;
             floor_i[j] = ir::cast(dtype::int64, f);
-            weight[j] = cubic ? resize_detail::cubic_weights(frac, spec.cubic_coeff_a)
-                              : std::vector<ir::Expr>{ir::Expr(1.0) - frac, frac};
+            resize_detail::Taps& k = taps[j];
+            if (antialias_axis(act[j])) {
+              k = resize_detail::antialias_taps(frac, act[j].scale, cubic, spec.cubic_coeff_a);
+              if (spec.exclude_outside) resize_detail::exclude_outside_taps(k, floor_i[j], act[j].n);
+              k.norm = resize_detail::sum_of(k.weight);  // divided out once, after the sum
+              continue;
+            }
+            k.first = cubic ? -1 : 0;
+            k.weight = cubic ? resize_detail::cubic_weights(frac, spec.cubic_coeff_a)
+                             : std::vector<ir::Expr>{ir::Expr(1.0) - frac, frac};
             if (spec.exclude_outside) {  // drop taps outside the input, renormalize the rest
-              ir::Expr total(0.0);
-              for (int64_t q = 0; q < taps; ++q) {
-                ir::Expr p = floor_i[j] + (first + q);
-                weight[j][q] = ir::select(p >= int64_t(0) && p < act[j].n, weight[j][q], ir::Expr(0.0));
-                total = total + weight[j][q];
-              }
-              for (auto& w : weight[j]) w = w / total;
+              resize_detail::exclude_outside_taps(k, floor_i[j], act[j].n);
+              ir::Expr total = resize_detail::sum_of(k.weight);
+              for (auto& w : k.weight) w = w / total;
             }
           }
-          // Sum over every combination of taps: taps^active terms.
+          // Sum over every combination of taps: prod(taps per axis) terms, the tap of axis j
+          // being digit j of a mixed-radix count.
           size_t terms = 1;
-          for (size_t j = 0; j < act.size(); ++j) terms *= size_t(taps);
+          for (const auto& k : taps) terms *= k.weight.size();
           for (size_t c = 0; c < terms; ++c) {
             std::vector<ir::Expr> idx = base;
             ir::Expr w;
             size_t rest = c;
             for (size_t j = 0; j < act.size(); ++j) {
-              int64_t q = int64_t(rest % size_t(taps));
-              rest /= size_t(taps);
-              idx[active[j]] = resize_detail::clamp_index(floor_i[j] + (first + q), act[j].n);
-              w = w.defined() ? w * weight[j][q] : weight[j][q];
+              size_t q = rest % taps[j].weight.size();
+              rest /= taps[j].weight.size();
+              idx[active[j]] = resize_detail::clamp_index(floor_i[j] + (taps[j].first + int64_t(q)), act[j].n);
+              w = w.defined() ? w * taps[j].weight[q] : taps[j].weight[q];
             }
             ir::Expr term = ir::cast(dtype::float64, x(idx));
             if (w.defined()) term = term * w;
             value = value.defined() ? value + term : term;
           }
+          ir::Expr norm;
+          for (const auto& k : taps)
+            if (k.norm.defined()) norm = norm.defined() ? norm * k.norm : k.norm;
+          if (norm.defined()) value = value / norm;
           value = t.is_storage_only() ? ir::cast(t, ir::cast(dtype::float32, value)) : ir::cast(t, value);
         }
         if (outside.defined()) {
@@ -256,10 +335,8 @@ inline OpDef resize_def() {
       .compute =
           [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
             using transform_detail::given;
-            if (attrs.get_int("antialias", 0) != 0)
-              throw UserError("nnvm.ops.attr", "attribute 'antialias' is 1, which nnvm does not support (use 0)",
-                              {"attribute antialias"});
             ResizeSpec spec;
+            spec.antialias = attrs.get_int("antialias", 0) != 0;
             if (given(in, 1)) spec.roi = attrs.get_floats("roi", {});
             if (given(in, 2)) spec.scales = attrs.get_floats("scales", {});
             if (given(in, 3)) spec.sizes = attrs.get_ints("sizes", {});

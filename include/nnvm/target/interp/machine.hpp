@@ -125,6 +125,8 @@ class Machine {
         auto* op = static_cast<const ir::Cast*>(n);
         return cast_lane(elem_of(n->dtype), n->dtype.bits, elem_of(op->value.dtype()), eval(op->value), n->dtype.code);
       }
+      case K::BitCast:
+        return bit_cast_lane(elem_of(n->dtype), n->dtype.bits, eval(static_cast<const ir::BitCast*>(n)->value));
       case K::Call: {
         auto* op = static_cast<const ir::Call*>(n);
         DataType t = op->args[0].dtype();
@@ -205,6 +207,12 @@ class Machine {
         eval_vec(op->value, out);
         expect_lanes(out, lanes);
         for (int k = 0; k < lanes; ++k) out[k] = cast_lane(to, n->dtype.bits, from, out[k], n->dtype.element_of().code);
+        return;
+      }
+      case K::BitCast: {
+        eval_vec(static_cast<const ir::BitCast*>(n)->value, out);
+        expect_lanes(out, lanes);
+        for (int k = 0; k < lanes; ++k) out[k] = bit_cast_lane(elem_of(n->dtype), n->dtype.bits, out[k]);
         return;
       }
       case K::Call: {

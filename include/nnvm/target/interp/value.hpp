@@ -134,6 +134,14 @@ inline Lane cast_lane(Elem to, int to_bits, Elem from, Lane v, DataType::Code sm
   return {0};
 }
 
+// The low `bits` of a lane (a float's bits, or an integer's two's complement) read as `to`:
+// a signed integer is sign-extended to 64 bits, as every integer lane is.
+inline Lane bit_cast_lane(Elem to, int bits, Lane v) {
+  uint64_t low = bits >= 64 ? v.u : v.u & ((uint64_t(1) << bits) - 1);
+  if (to == Elem::i && bits < 64 && (low >> (bits - 1)) & 1) low |= ~uint64_t(0) << bits;
+  return {low};
+}
+
 template <class T>
 Lane float_binop(ir::ExprKind k, T a, T b) {
   using K = ir::ExprKind;
