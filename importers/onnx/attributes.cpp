@@ -27,7 +27,19 @@ AttributeProto::AttributeType kind_of(const AttributeProto& a) {
   return AttributeProto::UNDEFINED;
 }
 
+// TreeEnsemble (ai.onnx.ml) keeps its thresholds, modes, weights and sets in tensor attributes
+// of any length; they arrive as lists like INTS and FLOATS.
+bool takes_tensor_list(std::string_view op_type, const std::string& name) {
+  return op_type == "ai.onnx.ml:TreeEnsemble" &&
+         (name == "nodes_splits" || name == "nodes_modes" || name == "nodes_hitrates" || name == "leaf_weights" ||
+          name == "membership_values");
+}
+
 }  // namespace
+
+bool is_joined_strings_attribute(std::string_view op_type, std::string_view name) {
+  return name == "activations" && (op_type == "RNN" || op_type == "GRU" || op_type == "LSTM");
+}
 
 bool is_inlined_subgraph(const AttributeProto& a, std::string_view op_type) {
   if (kind_of(a) != AttributeProto::GRAPH) return false;
@@ -54,6 +66,12 @@ std::string unsupported_attribute(const AttributeProto& a, std::string_view op_t
       if (is_inlined_subgraph(a, op_type)) return "";
       return name + "is a subgraph (Loop and Scan bodies are not supported yet; If is imported when its condition is "
                     "known at compile time)";
+    case AttributeProto::STRINGS:
+      if (!is_joined_strings_attribute(op_type, a.name()))
+        return name + "is a list of strings, which is not supported (nnvm has no string tensors)";
+      for (auto& e : a.strings())
+        if (e.find(',') != std::string::npos) return name + "holds a string with a ',' (" + printable(e) + ")";
+      return "";
     case AttributeProto::UNDEFINED:
       return name + "has no value";
     default:
@@ -77,9 +95,15 @@ ops::Attrs convert_attributes(const ::onnx::NodeProto& node, const std::string& 
       case AttributeProto::STRING: out.set_string(a.name(), a.s()); break;
       case AttributeProto::INTS: out.set_ints(a.name(), {a.ints().begin(), a.ints().end()}); break;
       case AttributeProto::FLOATS: out.set_floats(a.name(), {a.floats().begin(), a.floats().end()}); break;
+      case AttributeProto::STRINGS: {  // only the joined ones pass unsupported_attribute
+        std::string joined;
+        for (auto& e : a.strings()) joined += (joined.empty() ? "" : ",") + e;
+        out.set_string(a.name(), joined);
+        break;
+      }
       case AttributeProto::TENSOR: {
         NDArray v = decode_tensor(a.t(), base_dir, at);
-        if (v.numel() != 1)
+        if (v.numel() != 1 && !takes_tensor_list(qualified_op_type(node), a.name()))
           throw ImportError("nnvm.onnx.attribute",
                             str_cat("a tensor attribute must hold one value, this one holds ", v.numel()), at);
         out.set(a.name(), values_as_attr(v));

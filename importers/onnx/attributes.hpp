@@ -1,6 +1,9 @@
 // ONNX node attributes as ops::Attrs: INT, FLOAT, STRING, INTS and FLOATS pass through unchanged;
+// the few STRINGS attributes ops take (is_joined_strings_attribute) become one string, the
+// elements joined with ',';
 // a TENSOR attribute (ConstantOfShape's value) becomes a list of its one number plus
-// "<name>_dtype", the tensor's data type. Subgraphs and the rest are unsupported. Attributes that
+// "<name>_dtype", the tensor's data type (TreeEnsemble's tensor attributes may hold any number
+// of values, all in the list). Subgraphs and the rest are unsupported. Attributes that
 // hold a data type code (Cast's `to`) become nnvm type names (translate_dtype_codes), since
 // nnvm's ops take no ONNX codes.
 #pragma once
@@ -24,6 +27,10 @@ namespace onnx_import::detail {
 // (when the condition is known at compile time) and FlexAttention's score_mod and prob_mod.
 std::string unsupported_attribute(const ::onnx::AttributeProto& a, std::string_view op_type);
 bool is_inlined_subgraph(const ::onnx::AttributeProto& a, std::string_view op_type);
+
+// Whether attribute `name` of `op_type` is a STRINGS attribute an op takes as one string, the
+// elements joined with ',' (RNN's, GRU's and LSTM's activations); the exporter splits it back.
+bool is_joined_strings_attribute(std::string_view op_type, std::string_view name);
 
 // The node's attributes. ImportError "nnvm.onnx.attribute" for a duplicate name or an
 // unsupported kind, "nnvm.onnx.tensor" for bad TENSOR data; `where` names the node.

@@ -1,7 +1,8 @@
 // Operators of ONNX's other domains that are arithmetic on tensors, built from default-domain
 // ops: the optimizers of ai.onnx.preview.training (Adagrad, Adam, Momentum; one update step of
 // one or more parameter tensors), ai.onnx.preview's FlexAttention, and ai.onnx.ml's Binarizer
-// and ArrayFeatureExtractor. Rows are keyed "domain:OpType" (see qualified_op_type).
+// and ArrayFeatureExtractor; ai.onnx.ml's TreeEnsemble goes to nnvm's tree_ensemble op. Rows are
+// keyed "domain:OpType" (see qualified_op_type).
 #include "adapters.hpp"
 
 #include <cmath>
@@ -161,6 +162,18 @@ std::vector<Value> array_feature_extractor(NodeBuild& n, BuildContext& ctx) {
   return ctx.op("Reshape", {picked, shape_const("row", {1, count})}, {}, "row");
 }
 
+// TreeEnsemble (opset 5) is nnvm's tree_ensemble, which answers to onnx:ai.onnx.ml.TreeEnsemble
+// (a name no default-domain node has); its attributes pass through. A float16 or bfloat16 X runs
+// in float32 and the result is rounded back once.
+std::vector<Value> tree_ensemble(NodeBuild& n, BuildContext& ctx) {
+  Value x = n.inputs.at(0);
+  DataType t = ctx.type(x).dtype;
+  if (!t.is_storage_only()) return ctx.op("ai.onnx.ml.TreeEnsemble", {x}, n.attrs, "tree_ensemble");
+  Value wide = ctx.op("Cast", {x}, ops::Attrs().set_dtype("to", dtype::float32), "x_float32").at(0);
+  Value y = ctx.op("ai.onnx.ml.TreeEnsemble", {wide}, n.attrs, "tree_ensemble").at(0);
+  return ctx.op("Cast", {y}, ops::Attrs().set_dtype("to", t), "y");
+}
+
 // FlexAttention (ai.onnx.preview): softmax(mod(Q K^T * scale)) V over rank-4 (batch, heads, seq,
 // head size) inputs, with K and V repeated across query heads for grouped-query attention. Q and
 // K are each pre-scaled by sqrt(scale); the scores, softmax and product with V run in the
@@ -247,6 +260,8 @@ std::vector<VersionAdapter> domain_ops() {
                .also_needs = {"Reshape", "Gather"}, .rewrite = array_feature_extractor});
   t.push_back({.op_type = "ai.onnx.ml:Binarizer", .below = always, .builds = true, .also_needs = {"Greater", "Cast"},
                .rewrite = binarizer});
+  t.push_back({.op_type = "ai.onnx.ml:TreeEnsemble", .below = always, .builds = true,
+               .also_needs = {"ai.onnx.ml.TreeEnsemble", "Cast"}, .rewrite = tree_ensemble});
   t.push_back({.op_type = "ai.onnx.preview:FlexAttention", .below = always, .builds = true,
                .also_needs = {"Reshape", "Expand", "Mul", "Transpose", "MatMul", "Softmax", "Cast"},
                .rewrite = flex_attention});

@@ -109,6 +109,14 @@ void add_attributes(::onnx::NodeProto* n, const ops::Attrs& attrs) {
     } else if (auto* f = std::get_if<double>(&v)) {
       a->set_type(A::FLOAT);
       a->set_f(float(*f));
+    } else if (auto* s = std::get_if<std::string>(&v);
+               s && n->domain().empty() && onnx_import::detail::is_joined_strings_attribute(n->op_type(), name)) {
+      a->set_type(A::STRINGS);
+      for (size_t at = 0; at <= s->size();) {
+        size_t comma = std::min(s->find(',', at), s->size());
+        a->add_strings(s->substr(at, comma - at));
+        at = comma + 1;
+      }
     } else if (auto* s = std::get_if<std::string>(&v)) {
       a->set_type(A::STRING);
       a->set_s(*s);

@@ -16095,8 +16095,486 @@ inline std::vector<OpDef> elementwise_ops() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/elementwise/family.hpp
+// begin nnvm/ops/ml/family.hpp
+// Classical machine-learning models as tensor computations (ONNX's ai.onnx.ml domain): tree
+// ensembles, with their structure unrolled from the attributes.
+// One sorted list per family; builtin.hpp joins the families.
+
+// begin nnvm/ops/ml/tree_ensemble.hpp
+// tree_ensemble (ONNX ai.onnx.ml TreeEnsemble, opset 5): X (N, F) float32 or float64 -> Y
+// (N, n_targets) of X's type. Each tree sends a row from its root down to one leaf: node i
+// compares X[n, nodes_featureids[i]] with nodes_splits[i] by nodes_modes[i] (0 LEQ, 1 LT, 2 GTE,
+// 3 GT, 4 EQ, 5 NEQ, 6 MEMBER of the node's set in membership_values), and a NaN feature also takes
+// the true branch where nodes_missing_value_tracks_true[i] is 1. The leaf reached adds
+// leaf_weights[l] to target leaf_targetids[l]; aggregate_function (0 AVERAGE, 1 SUM, 2 MIN, 3 MAX)
+// combines the trees per target, then post_transform (0 NONE, 1 SOFTMAX, 2 LOGISTIC,
+// 3 SOFTMAX_ZERO, 4 PROBIT) maps each row.
+//
+// Semantics follow ONNX's reference: a comparison is IEEE (x != s holds for a NaN x) or'ed with
+// the missing-value rule; MIN and MAX start from float max and lowest, so a target that no tree
+// reaches is float max (MIN) or lowest (MAX) and 0 for SUM and AVERAGE; AVERAGE divides by the
+// number of trees. The sets of membership_values belong to the MEMBER nodes in node order (as the
+// spec says), each ended by a NaN. A tree that is a single leaf is a node whose branches are the
+// same leaf. The transforms are those of ONNX's classifiers (PROBIT with its erf^-1
+// approximation); splits and set members compare exactly (in float64 when not a float32 value).
+//
+// Closed form, no data-dependent loops: the trees are attributes, so per tree and target the
+// compute is a nested select along the tree (select(cond_i, true side, false side)), pruned to the
+// paths that reach a leaf of that target, and the trees combine as a balanced sum, min or max; a
+// balanced select on the target index picks the target's expression. Cost per output element: the
+// pruned nodes of every tree (one comparison each, shared between targets), i.e. at most the
+// ensemble's node count, and only the nodes on the row's path where selects are evaluated lazily
+// (the C emitters' ?:). The transforms are one more stage (three for the softmaxes).
+//
+// Hostile attributes are UserError "nnvm.ops.attr" naming the attribute (lengths that differ, ids
+// out of range, a node reached twice from one root, trees deeper than max_depth); an ensemble
+// whose unrolled expression would pass max_selects selects is "nnvm.ops.too_large".
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+
+// begin nnvm/ops/reduce/softmax.hpp
+// softmax along one axis: Y = exp(X - max(X)) / sum(exp(X - max(X))). ONNX Softmax with the
+// opset-13 meaning (normalize along `axis`, default -1); the importer rewrites opset < 13
+// models (which flatten to 2-D at `axis`) before they reach this op.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// Four stages, as TOPI: the maximum and the sum keep the normalized axis with extent 1.
+// Subtracting the maximum keeps exp from overflowing.
+inline te::Tensor softmax(const te::Tensor& x, int64_t axis = -1, std::string name = "softmax") {
+  check_rank(x, "X", 1, 8);
+  check_float(x, "X");
+  size_t a = normalize_axis(axis, x.rank(), "axis");
+  std::vector<ir::Expr> kept = x.shape();
+  kept[a] = ir::Expr(int64_t(1));
+  auto at = [a](const std::vector<ir::Var>& v, ir::Expr e) {
+    std::vector<ir::Expr> idx(v.begin(), v.end());
+    idx[a] = std::move(e);
+    return idx;
+  };
+  auto all = [](const std::vector<ir::Var>& v) { return std::vector<ir::Expr>(v.begin(), v.end()); };
+  auto k1 = te::reduce_axis(x.shape()[a], "k");
+  te::Tensor mx = te::compute(kept, [&](auto& v) { return te::max_reduce(x(at(v, k1.var())), {k1}); }, name + "_max");
+  te::Tensor ex = te::compute(
+      x.shape(), [&](auto& v) { return ir::call(ir::CallOp::exp, x(all(v)) - mx(at(v, int64_t(0)))); }, name + "_exp");
+  auto k2 = te::reduce_axis(x.shape()[a], "k");
+  te::Tensor sm = te::compute(kept, [&](auto& v) { return te::sum(ex(at(v, k2.var())), {k2}); }, name + "_sum");
+  return te::compute(x.shape(), [&](auto& v) { return ex(all(v)) / sm(at(v, int64_t(0))); }, std::move(name));
+}
+
+// Reductions parallel over their rows; the elementwise stages vectorized along the last axis.
+inline void schedule_softmax(schedule::Schedule& s, const te::Tensor& y, const Target& target) {
+  // The stages softmax() made, found from its output so no other op's stage is touched.
+  te::Tensor ex(y.op().inputs.at(0)), sm(y.op().inputs.at(1)), mx(ex.op().inputs.at(1));
+  schedule_reduction(s[mx], target);
+  schedule_injective(s[ex], target);
+  schedule_reduction(s[sm], target);
+  schedule_injective(s[y], target);
+}
+
+// GPUs: one kernel, a block per row whose threads reduce the row's maximum and sum together
+// (exp recomputed where read); else the generic recipe, stage by stage.
+inline void gpu_schedule_softmax(schedule::Schedule& s, const te::Tensor& y, const Target& target) {
+  te::Tensor ex(y.op().inputs.at(0)), sm(y.op().inputs.at(1)), mx(ex.op().inputs.at(1));
+  if (!gpu_schedule_rows(s, y, {mx, sm}, {ex}, target))
+    for (auto& t : {mx, ex, sm, y}) gpu_schedule_stage(s[t], target);
+}
+
+inline OpDef softmax_def() {
+  return OpDef{
+      .name = "softmax",
+      .importer_names = {"onnx:Softmax"},
+      .input_names = {"X"},
+      .pattern = OpPattern::reduction,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{softmax(in[0], attrs.get_int("axis", -1))};
+          },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                             const Target& t) { schedule_softmax(s, out[0], t); },
+      .gpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                         const Target& t) { gpu_schedule_softmax(s, out[0], t); },
+      .doc = "exp(X) / sum(exp(X)) along attribute axis (default -1), computed stably",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/reduce/softmax.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// The attributes, as ONNX names them (nodes_modes etc. as integer codes).
+struct TreeEnsembleSpec {
+  std::vector<int64_t> nodes_featureids, nodes_modes, nodes_truenodeids, nodes_trueleafs, nodes_falsenodeids,
+      nodes_falseleafs, nodes_missing_value_tracks_true, tree_roots, leaf_targetids;
+  std::vector<double> nodes_splits, leaf_weights, membership_values;
+  int64_t n_targets = -1;  // -1: max(leaf_targetids) + 1
+  int64_t aggregate_function = 1, post_transform = 0;
+
+  static TreeEnsembleSpec from(const Attrs& a) {
+    TreeEnsembleSpec s;
+    s.nodes_featureids = a.get_ints("nodes_featureids");
+    s.nodes_modes = a.get_ints("nodes_modes");
+    s.nodes_truenodeids = a.get_ints("nodes_truenodeids");
+    s.nodes_trueleafs = a.get_ints("nodes_trueleafs");
+    s.nodes_falsenodeids = a.get_ints("nodes_falsenodeids");
+    s.nodes_falseleafs = a.get_ints("nodes_falseleafs");
+    s.nodes_missing_value_tracks_true = a.get_ints("nodes_missing_value_tracks_true", {});
+    s.tree_roots = a.get_ints("tree_roots");
+    s.leaf_targetids = a.get_ints("leaf_targetids");
+    s.nodes_splits = a.get_floats("nodes_splits");
+    s.leaf_weights = a.get_floats("leaf_weights");
+    s.membership_values = a.get_floats("membership_values", {});
+    s.n_targets = a.get_int("n_targets", -1);
+    s.aggregate_function = a.get_int("aggregate_function", 1);
+    s.post_transform = a.get_int("post_transform", 0);
+    return s;
+  }
+};
+
+namespace tree_detail {
+
+enum Mode : int64_t { leq = 0, lt, gte, gt, eq, neq, member };
+enum Aggregate : int64_t { agg_average = 0, agg_sum, agg_min, agg_max };
+enum Post : int64_t { post_none = 0, post_softmax, post_logistic, post_softmax_zero, post_probit };
+
+// Deeper trees would nest selects (and the recursive passes over them) past a safe depth.
+inline constexpr int64_t max_depth = 128;
+// Selects in the unrolled expression, and node visits while checking (roots may share subtrees).
+inline constexpr int64_t max_selects = int64_t(1) << 17;
+
+[[noreturn]] inline void bad_attr(const char* attr, const std::string& why) {
+  throw UserError("nnvm.ops.attr", str_cat("attribute ", attr, " ", why), {str_cat("attribute ", attr)});
+}
+[[noreturn]] inline void too_large(const std::string& why) {
+  throw UserError("nnvm.ops.too_large", str_cat("the tree ensemble ", why, "; nnvm unrolls at most ", max_selects,
+                                                " decision nodes into one expression"));
+}
+
+// The checked structure: the set of each MEMBER node, and the target count.
+struct Checked {
+  std::vector<std::vector<double>> sets;  // by node; empty for other modes
+  int64_t n_targets = 0;
+};
+
+inline Checked check(const TreeEnsembleSpec& s, int64_t features) {
+  const size_t nodes = s.nodes_modes.size(), leaves = s.leaf_weights.size();
+  auto same_length = [&](const char* name, size_t n, size_t want, const char* as) {
+    if (n != want) bad_attr(name, str_cat("has ", n, " entries but ", as, " has ", want, "; they must match"));
+  };
+  same_length("nodes_featureids", s.nodes_featureids.size(), nodes, "nodes_modes");
+  same_length("nodes_splits", s.nodes_splits.size(), nodes, "nodes_modes");
+  same_length("nodes_truenodeids", s.nodes_truenodeids.size(), nodes, "nodes_modes");
+  same_length("nodes_trueleafs", s.nodes_trueleafs.size(), nodes, "nodes_modes");
+  same_length("nodes_falsenodeids", s.nodes_falsenodeids.size(), nodes, "nodes_modes");
+  same_length("nodes_falseleafs", s.nodes_falseleafs.size(), nodes, "nodes_modes");
+  if (!s.nodes_missing_value_tracks_true.empty())
+    same_length("nodes_missing_value_tracks_true", s.nodes_missing_value_tracks_true.size(), nodes, "nodes_modes");
+  same_length("leaf_targetids", s.leaf_targetids.size(), leaves, "leaf_weights");
+  if (nodes == 0) bad_attr("nodes_modes", "is empty; every tree needs a node");
+  if (s.tree_roots.empty()) bad_attr("tree_roots", "is empty; the ensemble needs a tree");
+  if (s.aggregate_function < agg_average || s.aggregate_function > agg_max)
+    bad_attr("aggregate_function", str_cat("is ", s.aggregate_function, "; expected 0 (AVERAGE), 1 (SUM), 2 (MIN) or 3 (MAX)"));
+  if (s.post_transform < post_none || s.post_transform > post_probit)
+    bad_attr("post_transform", str_cat("is ", s.post_transform,
+                                       "; expected 0 (NONE), 1 (SOFTMAX), 2 (LOGISTIC), 3 (SOFTMAX_ZERO) or 4 (PROBIT)"));
+
+  Checked c;
+  c.n_targets = s.n_targets;
+  if (c.n_targets == -1)
+    for (int64_t t : s.leaf_targetids) c.n_targets = std::max(c.n_targets, t + 1);
+  if (c.n_targets < 1 || uint64_t(c.n_targets) > max_tensor_bytes)
+    bad_attr("n_targets", str_cat("is ", c.n_targets, "; it must lie in [1, 2^48]"));
+  for (size_t l = 0; l < leaves; ++l)
+    if (s.leaf_targetids[l] < 0 || s.leaf_targetids[l] >= c.n_targets)
+      bad_attr("leaf_targetids", str_cat("holds ", s.leaf_targetids[l], " at leaf ", l, "; targets lie in [0, ",
+                                         c.n_targets, ")"));
+
+  size_t members = 0;
+  for (size_t i = 0; i < nodes; ++i) {
+    int64_t m = s.nodes_modes[i], f = s.nodes_featureids[i];
+    if (m < leq || m > member)
+      bad_attr("nodes_modes", str_cat("holds ", m, " at node ", i, "; modes are 0 (BRANCH_LEQ) to 6 (BRANCH_MEMBER)"));
+    members += m == member;
+    if (f < 0 || f >= features)
+      bad_attr("nodes_featureids", str_cat("holds ", f, " at node ", i, "; X has ", features, " features"));
+    if (!s.nodes_missing_value_tracks_true.empty() && (s.nodes_missing_value_tracks_true[i] & ~int64_t(1)))
+      bad_attr("nodes_missing_value_tracks_true", str_cat("holds ", s.nodes_missing_value_tracks_true[i], " at node ", i,
+                                                          "; expected 0 or 1"));
+    for (bool side : {true, false}) {
+      int64_t leaf = side ? s.nodes_trueleafs[i] : s.nodes_falseleafs[i];
+      int64_t id = side ? s.nodes_truenodeids[i] : s.nodes_falsenodeids[i];
+      const char* flag = side ? "nodes_trueleafs" : "nodes_falseleafs";
+      const char* ids = side ? "nodes_truenodeids" : "nodes_falsenodeids";
+      if (leaf != 0 && leaf != 1) bad_attr(flag, str_cat("holds ", leaf, " at node ", i, "; expected 0 or 1"));
+      size_t bound = leaf ? leaves : nodes;
+      if (id < 0 || uint64_t(id) >= bound)
+        bad_attr(ids, str_cat("holds ", id, " at node ", i, "; it names ", leaf ? "a leaf" : "a node", " in [0, ", bound, ")"));
+    }
+  }
+
+  // Sets in node order, each ended by a NaN.
+  c.sets.resize(nodes);
+  size_t at = 0, ended = 0;
+  for (size_t i = 0; i < nodes; ++i) {
+    if (s.nodes_modes[i] != member) continue;
+    while (at < s.membership_values.size() && !std::isnan(s.membership_values[at])) c.sets[i].push_back(s.membership_values[at++]);
+    if (at == s.membership_values.size())
+      bad_attr("membership_values", str_cat("holds ", ended, " NaN-ended sets but nodes_modes has ", members,
+                                            " BRANCH_MEMBER nodes; it needs one set per such node"));
+    ++at, ++ended;
+  }
+  if (at != s.membership_values.size())
+    bad_attr("membership_values", str_cat("has ", s.membership_values.size() - at, " values past the set of the last ",
+                                          "BRANCH_MEMBER node (", members, " such nodes)"));
+
+  // Every tree is a tree: no node twice from one root (no cycles), bounded depth and total size.
+  std::vector<size_t> seen_in(nodes, SIZE_MAX);
+  int64_t visits = 0;
+  for (size_t r = 0; r < s.tree_roots.size(); ++r) {
+    int64_t root = s.tree_roots[r];
+    if (root < 0 || uint64_t(root) >= nodes)
+      bad_attr("tree_roots", str_cat("holds ", root, " for tree ", r, "; nodes lie in [0, ", nodes, ")"));
+    std::vector<std::pair<int64_t, int64_t>> stack{{root, 1}};
+    while (!stack.empty()) {
+      auto [i, depth] = stack.back();
+      stack.pop_back();
+      if (seen_in[size_t(i)] == r)
+        bad_attr("tree_roots", str_cat("tree ", r, " reaches node ", i, " twice (a cycle, or a subtree shared within ",
+                                       "the tree); nodes_truenodeids and nodes_falsenodeids must form trees"));
+      seen_in[size_t(i)] = r;
+      if (depth > max_depth) bad_attr("tree_roots", str_cat("tree ", r, " is deeper than ", max_depth, " nodes"));
+      if (++visits > max_selects) too_large(str_cat("has more than ", max_selects, " decision nodes over its trees"));
+      for (bool side : {true, false})
+        if (!(side ? s.nodes_trueleafs : s.nodes_falseleafs)[size_t(i)])
+          stack.push_back({(side ? s.nodes_truenodeids : s.nodes_falsenodeids)[size_t(i)], depth + 1});
+    }
+  }
+  return c;
+}
+
+// Builds the per-target expressions of one row.
+struct Builder {
+  const TreeEnsembleSpec& s;
+  const Checked& c;
+  std::function<ir::Expr(int64_t)> feature;  // X[n, f] in the compute type
+  DataType t;                                // float32 or float64
+  ir::Expr neutral;                          // what a tree adds to a target it does not reach
+  std::vector<std::optional<ir::Expr>> conds;
+  int64_t selects = 0;
+
+  // `x op value`, exact: in float64 when value is not a value of type t.
+  ir::Expr compare(const ir::Expr& x, int64_t mode, double value) const {
+    bool exact = t == dtype::float64 || std::isnan(value) || double(float(value)) == value;
+    ir::Expr a = exact ? x : ir::cast(dtype::float64, x), b = ir::make_const(exact ? t : dtype::float64, value);
+    switch (mode) {
+      case leq: return a <= b;
+      case lt: return a < b;
+      case gte: return a >= b;
+      case gt: return a > b;
+      case eq: return a == b;
+      default: return a != b;
+    }
+  }
+  const ir::Expr& cond(int64_t i) {
+    auto& slot = conds[size_t(i)];
+    if (slot) return *slot;
+    ir::Expr x = feature(s.nodes_featureids[size_t(i)]);
+    ir::Expr e;
+    if (s.nodes_modes[size_t(i)] == member) {
+      for (double v : c.sets[size_t(i)]) e = e.defined() ? (e || compare(x, eq, v)) : compare(x, eq, v);
+      if (!e.defined()) e = ir::const_false();
+    } else {
+      e = compare(x, s.nodes_modes[size_t(i)], s.nodes_splits[size_t(i)]);
+    }
+    if (!s.nodes_missing_value_tracks_true.empty() && s.nodes_missing_value_tracks_true[size_t(i)])
+      e = e || ir::call(ir::CallOp::isnan, x);
+    slot = e;
+    return *slot;
+  }
+
+  using Targets = std::map<int64_t, ir::Expr>;  // target -> the weight this subtree gives it
+  Targets side(int64_t i, bool truth) {
+    bool leaf = (truth ? s.nodes_trueleafs : s.nodes_falseleafs)[size_t(i)];
+    int64_t id = (truth ? s.nodes_truenodeids : s.nodes_falsenodeids)[size_t(i)];
+    if (!leaf) return node(id);
+    return {{s.leaf_targetids[size_t(id)], ir::make_const(t, s.leaf_weights[size_t(id)])}};
+  }
+  // The subtree at node i, pruned per target (check() bounded its depth).
+  Targets node(int64_t i) {
+    if (s.nodes_trueleafs[size_t(i)] && s.nodes_falseleafs[size_t(i)] &&
+        s.nodes_truenodeids[size_t(i)] == s.nodes_falsenodeids[size_t(i)])
+      return side(i, true);  // both branches reach one leaf: no test
+    Targets yes = side(i, true), no = side(i, false), out;
+    const ir::Expr& c = cond(i);
+    for (auto& [k, e] : yes) {
+      auto it = no.find(k);
+      out.emplace(k, ir::select(c, e, it == no.end() ? neutral : it->second));
+    }
+    for (auto& [k, e] : no)
+      if (!yes.count(k)) out.emplace(k, ir::select(c, neutral, e));
+    selects += int64_t(out.size());
+    if (selects > max_selects) too_large(str_cat("unrolls to more than ", max_selects, " selects"));
+    return out;
+  }
+};
+
+// Balanced, so the expression's depth grows with log(trees).
+inline ir::Expr combine(const std::vector<ir::Expr>& v, size_t lo, size_t hi, int64_t agg) {
+  if (hi - lo == 1) return v[lo];
+  size_t mid = (lo + hi) / 2;
+  ir::Expr a = combine(v, lo, mid, agg), b = combine(v, mid, hi, agg);
+  return agg == agg_min ? ir::min(a, b) : agg == agg_max ? ir::max(a, b) : a + b;
+}
+inline ir::Expr pick(const ir::Expr& k, const std::vector<std::pair<int64_t, ir::Expr>>& v, size_t lo, size_t hi,
+                     const ir::Expr& otherwise) {
+  if (hi - lo == 1) return ir::select(k == ir::Expr(v[lo].first), v[lo].second, otherwise);
+  size_t mid = (lo + hi) / 2;
+  return ir::select(k < ir::Expr(v[mid].first), pick(k, v, lo, mid, otherwise), pick(k, v, mid, hi, otherwise));
+}
+
+}  // namespace tree_detail
+
+inline te::Tensor tree_ensemble(const te::Tensor& x, const TreeEnsembleSpec& spec, std::string name = "tree_ensemble") {
+  using namespace tree_detail;
+  check_rank(x, "X", 2);
+  check_float(x, "X");
+  const ir::Expr f_extent = ir::simplify(x.shape()[1]);
+  const int64_t* features = ir::as_const_int(f_extent);
+  if (!features)
+    throw UserError("nnvm.ops.input_shape", str_cat("X's feature axis must be a constant extent, got ", ir::to_string(f_extent)),
+                    {"input X"});
+  Checked checked = check(spec, *features);
+  DataType t = x.dtype();
+  const int64_t agg = spec.aggregate_function, trees = int64_t(spec.tree_roots.size());
+  ir::Expr neutral = agg == agg_min   ? ir::make_const(t, t == dtype::float32 ? double(std::numeric_limits<float>::max())
+                                                                          : std::numeric_limits<double>::max())
+                     : agg == agg_max ? ir::make_const(t, t == dtype::float32 ? double(std::numeric_limits<float>::lowest())
+                                                                          : std::numeric_limits<double>::lowest())
+                                  : ir::make_zero(t);
+  std::vector<ir::Expr> shape{x.shape()[0], ir::Expr(checked.n_targets)};
+  bool post = spec.post_transform != post_none;
+
+  te::Tensor scores = te::compute(
+      shape,
+      [&](const std::vector<ir::Var>& v) {
+        Builder b{spec, checked, [&](int64_t f) { return x({ir::Expr(v[0]), ir::Expr(f)}); }, t, neutral,
+                  std::vector<std::optional<ir::Expr>>(spec.nodes_modes.size()), 0};
+        std::map<int64_t, std::vector<ir::Expr>> per_target;
+        for (int64_t root : spec.tree_roots)
+          for (auto& [k, e] : b.node(root)) per_target[k].push_back(e);
+        std::vector<std::pair<int64_t, ir::Expr>> targets;
+        for (auto& [k, es] : per_target) {
+          ir::Expr e = combine(es, 0, es.size(), agg);
+          if (agg == agg_average) e = e / ir::make_const(t, double(trees));
+          targets.emplace_back(k, std::move(e));
+        }
+        // Each target has a leaf (check() made the target ids lie below n_targets).
+        return targets.empty() ? neutral : pick(v[1], targets, 0, targets.size(), neutral);
+      },
+      post ? name + "_scores" : name);
+  if (!post) return scores;
+
+  auto at = [](const std::vector<ir::Var>& v) { return std::vector<ir::Expr>{v[0], v[1]}; };
+  auto row = [](const std::vector<ir::Var>& v) { return std::vector<ir::Expr>{v[0], ir::Expr(int64_t(0))}; };
+  auto c = [t](double v) { return ir::make_const(t, v); };
+  switch (spec.post_transform) {
+    case post_softmax: return ops::softmax(scores, -1, std::move(name));
+    case post_logistic:
+      // 1 / (1 + exp(-|s|)), mirrored for s < 0: no overflow for large |s|.
+      return te::compute(
+          shape,
+          [&](const std::vector<ir::Var>& v) {
+            ir::Expr s = scores(at(v));
+            ir::Expr p = c(1) / (c(1) + ir::call(ir::CallOp::exp, -ir::call(ir::CallOp::abs, s)));
+            return ir::select(s < c(0), c(1) - p, p);
+          },
+          std::move(name));
+    case post_softmax_zero: {
+      // Softmax that leaves zero scores (|s| <= 1e-7) near zero (s * exp(-max)); 0.5 everywhere
+      // when the row's sum is zero.
+      std::vector<ir::Expr> kept{shape[0], ir::Expr(int64_t(1))};
+      auto k1 = te::reduce_axis(shape[1], "k");
+      te::Tensor mx = te::compute(
+          kept, [&](const std::vector<ir::Var>& v) { return te::max_reduce(scores({v[0], k1.var()}), {k1}); },
+          name + "_max");
+      te::Tensor ex = te::compute(
+          shape,
+          [&](const std::vector<ir::Var>& v) {
+            ir::Expr s = scores(at(v)), m = mx(row(v));
+            return ir::select(s > c(1e-7) || s < c(-1e-7), ir::call(ir::CallOp::exp, s - m),
+                              s * ir::call(ir::CallOp::exp, -m));
+          },
+          name + "_exp");
+      auto k2 = te::reduce_axis(shape[1], "k");
+      te::Tensor sm = te::compute(
+          kept, [&](const std::vector<ir::Var>& v) { return te::sum(ex({v[0], k2.var()}), {k2}); }, name + "_sum");
+      return te::compute(
+          shape,
+          [&](const std::vector<ir::Var>& v) {
+            ir::Expr total = sm(row(v));
+            return ir::select(total == c(0), c(0.5), ex(at(v)) / total);
+          },
+          std::move(name));
+    }
+    default:
+      // sqrt(2) * erf^-1(2s - 1), erf^-1 by Winitzki's approximation (a = 0.147), as ONNX's
+      // reference and ONNX Runtime compute it.
+      return te::compute(
+          shape,
+          [&](const std::vector<ir::Var>& v) {
+            ir::Expr p = c(2) * scores(at(v)) - c(1);
+            ir::Expr u = (c(1) - p) * (c(1) + p);
+            ir::Expr lg = ir::call(ir::CallOp::log, u);
+            ir::Expr a = c(2 / (3.14159265358979323846 * 0.147)) + c(0.5) * lg;
+            ir::Expr root = ir::call(ir::CallOp::sqrt, -a + ir::call(ir::CallOp::sqrt, a * a - c(1 / 0.147) * lg));
+            ir::Expr signed_root = ir::select(p < c(0), -root, root);
+            return ir::select(u == c(0), c(0), c(1.41421356) * signed_root);
+          },
+          std::move(name));
+  }
+}
+
+inline OpDef tree_ensemble_def() {
+  return OpDef{
+      .name = "tree_ensemble",
+      .importer_names = {"onnx:ai.onnx.ml.TreeEnsemble"},
+      .input_names = {"X"},
+      .pattern = OpPattern::reduction,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
+            return std::vector<te::Tensor>{tree_ensemble(in[0], TreeEnsembleSpec::from(attrs))};
+          },
+      .doc = "ai.onnx.ml TreeEnsemble: decision trees over the rows of X (N, F), aggregated per target and "
+             "post-transformed, unrolled into selects",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/ml/tree_ensemble.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+inline std::vector<OpDef> ml_ops() {
+  return {
+      tree_ensemble_def(),
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/ml/family.hpp
 // begin nnvm/ops/nn/family.hpp
-// Neural-network ops: dense/matmul, normalizations, attention, Fourier transforms.
+// Neural-network ops: dense/matmul, normalizations, attention, recurrent layers, Fourier transforms.
 // One sorted list per family; builtin.hpp joins the families.
 
 // begin nnvm/ops/nn/attention.hpp
@@ -16719,22 +17197,17 @@ inline OpDef dense_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/nn/dense.hpp
-// begin nnvm/ops/nn/dft.hpp
-// dft: ONNX DFT (opset 17 and 20). The input's last axis holds a real value (extent 1) or a
-// complex one (extent 2: real, imaginary); the transform runs along `axis` (the value input
-// "axis", default -2; the importer turns opset 17's attribute into it) over n = dft_length samples
-// (value input, default the axis extent): missing samples are zeros, extra ones are dropped.
-//   forward: y[k] = sum_j x[j] e^{-2 pi i k j / n},   inverse: y[k] = 1/n sum_j x[j] e^{+2 pi i k j / n}
-// onesided forward keeps the n/2 + 1 first bins (RFFT). onesided inverse (IRFFT) reads the first
-// n/2 + 1 bins of a Hermitian spectrum, default n = 2 * (extent - 1), and returns the real signal
-// (last axis 1). Real input to either is taken as having a zero imaginary part, as the ONNX
-// reference does.
+// begin nnvm/ops/nn/det.hpp
+// det: ONNX Det (opset 11 and 22). X has shape [*, M, M]; the output [*] holds the determinant
+// of each M x M matrix, as numpy.linalg.det computes it: LU factorization with partial pivoting
+// (the row of the largest |a[i,k]|, the first of equal ones, is swapped up at step k), the
+// determinant the product of the pivots, negated once per swap. A column with no nonzero pivot
+// gives a zero pivot and so a zero determinant, with no division by zero on the way. A 0 x 0
+// matrix has determinant 1 (numpy's). float16/bfloat16 compute in float32 and round back.
 //
-// Cost: a direct O(n^2) sum per output element, one reduction stage; float16/bfloat16 compute in
-// float32 with a cast stage after it.
-
-#include <numbers>
-#include <optional>
+// M must be a constant of at most det_max_extent: step k is its own stages over the batch (the
+// largest |pivot|, its row, then the (M-k-1)^2 Schur complement with the pivot row and column
+// dropped), so the stage count grows with M. Cost O(M^3 / 3) per matrix, like LU.
 
 // begin nnvm/ops/reduce/reduce_common.hpp
 // What the reductions and the ops built on them share: ONNX's axes / keepdims rules, the index
@@ -16888,6 +17361,154 @@ inline void schedule_op_stages(schedule::Schedule& s, const std::vector<te::Tens
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/reduce/reduce_common.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// The largest matrix extent M det accepts (3 * (M - 1) + 1 stages).
+inline constexpr int64_t det_max_extent = 64;
+
+// Stages, for step k < M - 1 of the elimination: "<name>_max<k>" (the largest |a[i,0]| of the
+// step's matrix), "<name>_pivot<k>" (the first row holding it), "<name>_lu<k+1>" (the next
+// step's matrix: rows swapped, eliminated, the pivot row and column dropped); then name, the
+// product of the signed pivots, cast to X's type.
+inline te::Tensor det(const te::Tensor& x, std::string name = "det") {
+  check_rank(x, "X", 2, 8);
+  DataType t = x.dtype();
+  if (t != dtype::float16 && t != dtype::bfloat16 && t != dtype::float32 && t != dtype::float64)
+    throw UserError("nnvm.ops.input_dtype",
+                    str_cat("input X (tensor ", x.name(), ") is ", t, ", expected float16, bfloat16, float32 or float64"),
+                    {"input X"});
+  size_t r = x.rank();
+  const int64_t* rows = ir::as_const_int(ir::simplify(x.shape()[r - 2]));
+  const int64_t* cols = ir::as_const_int(ir::simplify(x.shape()[r - 1]));
+  if (!rows || !cols)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("the last two axes of input X (tensor ", x.name(), ") must be constant extents, got ",
+                            ir::to_string(x.shape()[r - 2]), " and ", ir::to_string(x.shape()[r - 1])),
+                    {"input X"});
+  if (*rows != *cols)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input X (tensor ", x.name(), ") holds ", *rows, " x ", *cols,
+                            " matrices, expected square ones"),
+                    {"input X"});
+  const int64_t m = *rows;
+  if (m > det_max_extent)
+    throw UserError("nnvm.ops.input_shape",
+                    str_cat("input X (tensor ", x.name(), ") holds ", m, " x ", m, " matrices; det takes at most ",
+                            det_max_extent, " x ", det_max_extent, " (one set of stages per elimination step)"),
+                    {"input X"});
+  DataType ct = norm_compute_type(t);
+  std::vector<ir::Expr> batch(x.shape().begin(), x.shape().end() - 2);
+  auto at = [](const std::vector<ir::Var>& b, ir::Expr i, ir::Expr j) {
+    std::vector<ir::Expr> idx(b.begin(), b.end());
+    idx.push_back(std::move(i));
+    idx.push_back(std::move(j));
+    return idx;
+  };
+  auto batch_of = [&](const std::vector<ir::Var>& v) { return std::vector<ir::Var>(v.begin(), v.begin() + ptrdiff_t(batch.size())); };
+  if (m == 0)
+    return te::compute(batch, [&](const std::vector<ir::Var>&) { return ir::cast(t, ir::make_const(ct, 1.0)); }, std::move(name));
+
+  // a[k]: the matrix of step k, (m - k) x (m - k); step 0 reads X itself.
+  std::vector<te::Tensor> lu;
+  auto a = [&](size_t k, const std::vector<ir::Var>& b, ir::Expr i, ir::Expr j) {
+    return k == 0 ? ir::cast(ct, x(at(b, std::move(i), std::move(j)))) : lu[k - 1](at(b, std::move(i), std::move(j)));
+  };
+  std::vector<te::Tensor> pivots;  // the pivot row of each step but the last (whose one row is the pivot)
+  ir::Expr zero = ir::make_zero(ct);
+  for (int64_t k = 0; k + 1 < m; ++k) {
+    size_t s = size_t(k);
+    int64_t n = m - k;
+    auto i = te::reduce_axis(ir::Expr(n), "i");
+    te::Tensor best = te::compute(
+        batch,
+        [&](const std::vector<ir::Var>& b) {
+          return ir::Reduce::make(ir::Combiner::max, ir::call(ir::CallOp::abs, a(s, b, i.var(), ir::Expr(int64_t(0)))),
+                                  {i}, zero);
+        },
+        str_cat(name, "_max", k));
+    // The search starts from the last row, so a NaN column (no row equal to its maximum) still
+    // gives a valid row.
+    auto q = te::reduce_axis(ir::Expr(n), "q");
+    te::Tensor pivot = te::compute(
+        batch,
+        [&](const std::vector<ir::Var>& b) {
+          ir::Expr hit = ir::call(ir::CallOp::abs, a(s, b, q.var(), ir::Expr(int64_t(0)))) ==
+                         best(std::vector<ir::Expr>(b.begin(), b.end()));
+          return ir::Reduce::make(ir::Combiner::min, q.var(), {q}, ir::Expr(n - 1), hit);
+        },
+        str_cat(name, "_pivot", k));
+    pivots.push_back(pivot);
+    // Row i of the next matrix is row i + 1 of the swapped one: the old row 0 where the pivot
+    // row was. A zero pivot means a zero column (its largest magnitude is 0), whose multipliers
+    // are all 0: dividing by 1 instead keeps them so. The guard tests |pivot| rather than the
+    // pivot: the same test, and as a math call it keeps this stage's buffer where the
+    // microcontroller recipe computes cheap stages in place (schedule_mcu.hpp). In place, each
+    // step would recompute the last one at its five reads, 5^M terms.
+    std::vector<ir::Expr> next_shape = batch;
+    next_shape.push_back(ir::Expr(n - 1));
+    next_shape.push_back(ir::Expr(n - 1));
+    lu.push_back(te::compute(
+        next_shape,
+        [&](const std::vector<ir::Var>& v) {
+          std::vector<ir::Var> b = batch_of(v);
+          ir::Expr p = pivot(std::vector<ir::Expr>(b.begin(), b.end()));
+          ir::Expr row = ir::Expr(v[batch.size()]) + int64_t(1), col = ir::Expr(v[batch.size() + 1]) + int64_t(1);
+          ir::Expr src = ir::select(row == p, ir::Expr(int64_t(0)), row);
+          ir::Expr pv = a(s, b, p, ir::Expr(int64_t(0)));
+          ir::Expr safe = ir::select(ir::call(ir::CallOp::abs, pv) == zero, ir::make_const(ct, 1.0), pv);
+          return a(s, b, src, col) - a(s, b, src, ir::Expr(int64_t(0))) / safe * a(s, b, p, col);
+        },
+        str_cat(name, "_lu", k + 1)));
+  }
+  return te::compute(
+      batch,
+      [&](const std::vector<ir::Var>& b) {
+        ir::Expr prod = a(size_t(m - 1), b, ir::Expr(int64_t(0)), ir::Expr(int64_t(0)));
+        for (size_t k = pivots.size(); k-- > 0;) {
+          ir::Expr p = pivots[k](std::vector<ir::Expr>(b.begin(), b.end()));
+          ir::Expr pv = a(k, b, p, ir::Expr(int64_t(0)));
+          prod = ir::select(p == int64_t(0), pv, -pv) * prod;
+        }
+        return ir::cast(t, prod);
+      },
+      std::move(name));
+}
+
+inline OpDef det_def() {
+  return OpDef{
+      .name = "det",
+      .importer_names = {"onnx:Det"},
+      .input_names = {"X"},
+      .pattern = OpPattern::opaque,
+      .compute = [](const std::vector<te::Tensor>& in, const Attrs&) { return std::vector<te::Tensor>{det(in[0])}; },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                         const Target& t) { schedule_stages(s, out, t); },
+      .doc = "determinant of each M x M matrix in X [*, M, M] by LU with partial pivoting; M <= 64",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/det.hpp
+// begin nnvm/ops/nn/dft.hpp
+// dft: ONNX DFT (opset 17 and 20). The input's last axis holds a real value (extent 1) or a
+// complex one (extent 2: real, imaginary); the transform runs along `axis` (the value input
+// "axis", default -2; the importer turns opset 17's attribute into it) over n = dft_length samples
+// (value input, default the axis extent): missing samples are zeros, extra ones are dropped.
+//   forward: y[k] = sum_j x[j] e^{-2 pi i k j / n},   inverse: y[k] = 1/n sum_j x[j] e^{+2 pi i k j / n}
+// onesided forward keeps the n/2 + 1 first bins (RFFT). onesided inverse (IRFFT) reads the first
+// n/2 + 1 bins of a Hermitian spectrum, default n = 2 * (extent - 1), and returns the real signal
+// (last axis 1). Real input to either is taken as having a zero imaginary part, as the ONNX
+// reference does.
+//
+// Cost: a direct O(n^2) sum per output element, one reduction stage; float16/bfloat16 compute in
+// float32 with a cast stage after it.
+
+#include <numbers>
+#include <optional>
+
 // begin nnvm/ops/transform/common.hpp
 // Helpers the layout and indexing ops share: constant extents, value inputs read as integer
 // lists, row-major index arithmetic, index wrapping and clamping, and the default schedule of an
@@ -17455,6 +18076,509 @@ inline OpDef group_norm_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/nn/group_norm.hpp
+// begin nnvm/ops/nn/gru.hpp
+// gru: ONNX GRU (opsets 7, 14, 22), gates z, r, h in that order along W's, R's and B's rows:
+//   z = f(clip(X_t Wz^T + H_{t-1} Rz^T + Wbz + Rbz))                       f default Sigmoid
+//   r = f(clip(X_t Wr^T + H_{t-1} Rr^T + Wbr + Rbr))
+//   h = g(clip(X_t Wh^T + (r . H_{t-1}) Rh^T + Rbh + Wbh))                 g default Tanh
+//   h = g(clip(X_t Wh^T + r . (H_{t-1} Rh^T + Rbh) + Wbh))                 linear_before_reset
+//   H_t = (1 - z) . h + z . H_{t-1}
+// Inputs X, W, R, B, sequence_lens, initial_h; outputs Y, Y_h. Shapes, layouts, directions,
+// sequence_lens and the unrolled time loop: recurrent_common.hpp.
+
+// begin nnvm/ops/nn/recurrent_common.hpp
+// What ONNX's recurrent ops RNN, GRU and LSTM (rnn.hpp, gru.hpp, lstm.hpp) share: the attributes
+// (direction, layout, hidden_size, clip, activations with activation_alpha/beta), the input
+// checks, the activation functions, and the unrolled time loop's scaffolding.
+//
+// Shapes (ONNX; G gates: RNN 1, GRU 3, LSTM 4; D directions: 2 when bidirectional, else 1):
+//   X [T, N, I] (layout 1: [N, T, I]), W [D, G*H, I], R [D, G*H, H], B [D, 2*G*H] (Wb then Rb),
+//   sequence_lens [N] int32/int64, initial_h (and LSTM's initial_c) [D, N, H] (layout 1: [N, D, H])
+//   Y [T, D, N, H] (layout 1: [N, T, D, H]), Y_h (Y_c) [D, N, H] (layout 1: [N, D, H]).
+//
+// The tensor DSL has no recurrence, so the time loop is unrolled: step s is its own stages over
+// [D, N, *] (the recurrent product H_{s-1} R^T, then the gates and the new state), and T must be
+// a constant of at most recurrent_max_steps. X W^T for every step is one stage up front. Direction
+// d of step s reads time s (forward) or T-1-s (reverse), so both directions of a bidirectional op
+// share the stages. With sequence_lens, batch b is active at time t < sequence_lens[b]: at other
+// times its state does not change and its Y is 0. For the reverse direction this is the same as
+// reversing each sequence within its own length (what onnxruntime does): the state stays the
+// initial one until time sequence_lens[b] - 1 is reached.
+//
+// Activations: the attribute `activations` is the ONNX list of names joined with ',' (the ONNX
+// importer joins a STRINGS attribute so), e.g. "Sigmoid,Tanh,Tanh", one set per direction (or one
+// set for both). activation_alpha / activation_beta are consumed in order by the activations that
+// take them (onnxruntime's rule); a function past the end of a list gets its default (LeakyRelu
+// 0.01, ThresholdedRelu 1, ScaledTanh 1 1, HardSigmoid 0.2 0.5, Elu 1, Affine 1 0). `clip` bounds
+// the gates' pre-activations (not the cell state that LSTM's h reads).
+
+#include <cmath>
+
+// begin nnvm/ops/schedule_mcu.hpp
+// The microcontroller family's recipes (schedule_generic.hpp): one thread, no SIMD unless the
+// core has it, and RAM as the scarce resource. Every stage keeps plain loops; what a recipe
+// decides is which intermediate values get a buffer:
+//   - an op's internal injective stages (a conv's padded input, a pool's window sum feeding a
+//     division) are computed where they are read when Target::opt_for is size, and keep their
+//     buffer (a faster inner loop, more RAM) when it is speed. Stages that call math functions
+//     (softmax's exp) keep their buffer either way: recomputing them costs more than it saves;
+//   - an out-fusable op followed by elementwise ops (conv + bias + relu) computes each of its
+//     output elements inside the epilogue's innermost loop (TVM's compute_at), so its result
+//     needs one element of storage instead of a whole tensor.
+
+#include <vector>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+namespace detail {
+// Whether computing `e` again at each use is cheap: no math-library calls.
+inline bool calls_no_math(const ir::Expr& e) {
+  struct Scan : ir::IRVisitor {
+    bool found = false;
+    using ir::IRVisitor::visit;
+    void visit(const ir::Call* op) override {
+      found = true;
+      ir::IRVisitor::visit(op);
+    }
+  } scan;
+  scan.visit_expr(e);
+  return !scan.found;
+}
+}  // namespace detail
+
+// The internal stages of the stages computing `outputs` that opt_for size computes in place:
+// compute stages that are not outputs, reduce nothing and call no math function.
+inline void mcu_inline_intermediates(schedule::Schedule& s, const std::vector<te::Tensor>& outputs,
+                                     const target::Target& target) {
+  if (target.opt_for != target::OptFor::size) return;
+  for (auto& t : te::post_order(outputs)) {
+    const te::OperationNode& op = t.op();
+    if (op.kind != te::OpKind::compute || !op.reduce_axes.empty() || !detail::calls_no_math(op.body)) continue;
+    schedule::Stage st = s[t];
+    if (!st.node().is_output && st.node().attach == schedule::AttachKind::root) st.compute_inline();
+  }
+}
+
+// The fused recipe (ops::FusedScheduleFn) for any out-fusable op on a microcontroller: its one
+// output computed element by element in the epilogue's innermost loop.
+inline bool mcu_fused_schedule(schedule::Schedule& s, const std::vector<te::Tensor>& outputs, const te::Tensor& epilogue,
+                               const target::Target& target) {
+  if (outputs.size() != 1 || epilogue.op().axis.empty()) return false;
+  mcu_inline_intermediates(s, outputs, target);
+  schedule::Stage st = s[outputs[0]];
+  if (st.node().attach != schedule::AttachKind::root) return false;
+  st.compute_at(s[epilogue], epilogue.op().axis.back());
+  return true;
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/schedule_mcu.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// The longest sequence the recurrent ops unroll (a few stages per step).
+inline constexpr int64_t recurrent_max_steps = 512;
+
+struct RecurrentActivation {
+  std::string name;  // canonical ONNX spelling
+  double alpha = 0, beta = 0;
+};
+
+struct RecurrentParams {
+  std::string direction = "forward";
+  int64_t layout = 0;
+  std::optional<int64_t> hidden_size;
+  std::optional<double> clip;
+  std::string activations;  // names joined with ','; empty: the op's defaults
+  std::vector<double> activation_alpha, activation_beta;
+  bool linear_before_reset = false;  // GRU
+  bool input_forget = false;         // LSTM
+};
+
+inline RecurrentParams recurrent_params(const Attrs& attrs) {
+  RecurrentParams p;
+  p.direction = attrs.get_string("direction", "forward");
+  p.layout = attrs.get_int("layout", 0);
+  if (attrs.has("hidden_size")) p.hidden_size = attrs.get_int("hidden_size");
+  if (attrs.has("clip")) p.clip = attrs.get_float("clip");
+  p.activations = attrs.get_string("activations", "");
+  p.activation_alpha = attrs.get_floats("activation_alpha", {});
+  p.activation_beta = attrs.get_floats("activation_beta", {});
+  p.linear_before_reset = attrs.get_int("linear_before_reset", 0) != 0;
+  p.input_forget = attrs.get_int("input_forget", 0) != 0;
+  return p;
+}
+
+namespace recurrent_detail {
+
+[[noreturn]] inline void bad_attr(const char* attr, const std::string& why) {
+  throw UserError("nnvm.ops.attr", str_cat("attribute '", attr, "' ", why), {str_cat("attribute ", attr)});
+}
+[[noreturn]] inline void bad_shape(const char* input, const std::string& why) {
+  throw UserError("nnvm.ops.input_shape", str_cat("input ", input, " ", why), {str_cat("input ", input)});
+}
+
+// The activations of every direction, `per` per direction: parsed, checked, alpha/beta filled.
+inline std::vector<RecurrentActivation> parse_activations(const RecurrentParams& p, size_t per, size_t dirs,
+                                                          const std::vector<std::string>& defaults) {
+  std::vector<std::string> names;
+  if (p.activations.empty()) {
+    for (size_t d = 0; d < dirs; ++d) names.insert(names.end(), defaults.begin(), defaults.end());
+  } else {
+    for (size_t at = 0;;) {
+      size_t comma = p.activations.find(',', at);
+      names.push_back(p.activations.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+      if (comma == std::string::npos) break;
+      at = comma + 1;
+    }
+    if (dirs == 2 && names.size() == per) names.insert(names.end(), names.begin(), names.end());
+    if (names.size() != per * dirs)
+      bad_attr("activations",
+               str_cat("lists ", names.size(), " functions, expected ", per * dirs, " (", per, " per direction)"));
+  }
+  static const char* const known[] = {
+      "Relu",       "Tanh",        "Sigmoid", "Affine",   "LeakyRelu", "ThresholdedRelu",
+      "ScaledTanh", "HardSigmoid", "Elu",     "Softsign", "Softplus"};
+  auto lower = [](std::string s) {
+    for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  std::vector<RecurrentActivation> out;
+  size_t ai = 0, bi = 0;
+  for (auto& n : names) {
+    RecurrentActivation a;
+    for (const char* k : known)
+      if (lower(n) == lower(k)) a.name = k;
+    if (a.name.empty())
+      bad_attr("activations", str_cat("names '", n,
+                                      "', which is not one of Relu, Tanh, Sigmoid, Affine, LeakyRelu, "
+                                      "ThresholdedRelu, ScaledTanh, HardSigmoid, Elu, Softsign, Softplus"));
+    bool uses_alpha = a.name == "Affine" || a.name == "LeakyRelu" || a.name == "ThresholdedRelu" ||
+                      a.name == "ScaledTanh" || a.name == "HardSigmoid" || a.name == "Elu";
+    bool uses_beta = a.name == "Affine" || a.name == "ScaledTanh" || a.name == "HardSigmoid";
+    a.alpha = a.name == "LeakyRelu" ? 0.01 : a.name == "HardSigmoid" ? 0.2 : 1.0;
+    a.beta = a.name == "HardSigmoid" ? 0.5 : a.name == "Affine" ? 0.0 : 1.0;
+    if (uses_alpha && ai < p.activation_alpha.size()) a.alpha = p.activation_alpha[ai++];
+    if (uses_beta && bi < p.activation_beta.size()) a.beta = p.activation_beta[bi++];
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+inline ir::Expr apply_activation(const RecurrentActivation& a, const ir::Expr& x) {
+  DataType t = x.dtype();
+  auto c = [&](double v) { return ir::make_const(t, v); };
+  const std::string& n = a.name;
+  if (n == "Relu") return ir::max(x, c(0));
+  if (n == "Tanh") return ir::call(ir::CallOp::tanh, x);
+  if (n == "Sigmoid") return ir::call(ir::CallOp::sigmoid, x);
+  if (n == "Affine") return c(a.alpha) * x + c(a.beta);
+  if (n == "LeakyRelu") return ir::select(x >= c(0), x, c(a.alpha) * x);
+  if (n == "ThresholdedRelu") return ir::select(x >= c(a.alpha), x, c(0));  // ">=" as the RNN spec writes it
+  if (n == "ScaledTanh") return c(a.alpha) * ir::call(ir::CallOp::tanh, c(a.beta) * x);
+  if (n == "HardSigmoid") return ir::min(ir::max(c(a.alpha) * x + c(a.beta), c(0)), c(1));
+  if (n == "Elu") return ir::select(x >= c(0), x, c(a.alpha) * ir::call(ir::CallOp::expm1, x));
+  if (n == "Softsign") return x / (c(1) + ir::call(ir::CallOp::abs, x));
+  // Softplus: log(1 + e^x) without overflow for large x.
+  return ir::max(x, c(0)) + ir::call(ir::CallOp::log1p, ir::call(ir::CallOp::exp, -ir::call(ir::CallOp::abs, x)));
+}
+
+inline bool same_activation(const RecurrentActivation& a, const RecurrentActivation& b) {
+  return a.name == b.name && a.alpha == b.alpha && a.beta == b.beta;
+}
+
+}  // namespace recurrent_detail
+
+// The checked inputs and the unrolling helpers of one recurrent op. Index conventions: d the
+// direction, s the step, b the batch, j the hidden unit; gate g's rows of W/R/B start at g * H.
+struct Recurrence {
+  te::Tensor X, W, R, B, seq_lens, initial_h;
+  RecurrentParams p;
+  std::string name;
+  DataType t, ct;  // input type, compute type
+  int64_t T = 0, D = 1, G = 1;
+  ir::Expr N, I, H;
+  bool reverse = false, bidirectional = false;
+  std::vector<RecurrentActivation> acts;  // per * D
+  size_t per = 1;
+  te::Tensor xw;  // [D, T, N, G*H]: X at step s's time times W^T
+
+  Recurrence(const std::vector<te::Tensor>& in, const Attrs& attrs, int64_t gates,
+             const std::vector<std::string>& default_acts, std::string op_name)
+      : p(recurrent_params(attrs)), name(std::move(op_name)), G(gates) {
+    using namespace recurrent_detail;
+    auto opt = [&](size_t i) { return i < in.size() ? in[i] : te::Tensor(); };
+    X = in[0], W = in[1], R = in[2], B = opt(3), seq_lens = opt(4), initial_h = opt(5);
+    if (p.direction == "reverse")
+      reverse = true;
+    else if (p.direction == "bidirectional")
+      bidirectional = true, D = 2;
+    else if (p.direction != "forward")
+      bad_attr("direction", str_cat("is '", p.direction, "' but must be forward, reverse or bidirectional"));
+    if (p.layout != 0 && p.layout != 1) bad_attr("layout", str_cat("is ", p.layout, " but must be 0 or 1"));
+    if (p.clip && !(*p.clip > 0)) bad_attr("clip", str_cat("is ", *p.clip, " but must be positive"));
+    per = default_acts.size();
+    acts = parse_activations(p, per, size_t(D), default_acts);
+
+    check_rank(X, "X", 3);
+    check_rank(W, "W", 3);
+    check_rank(R, "R", 3);
+    t = X.dtype();
+    if (t != dtype::float16 && t != dtype::bfloat16 && t != dtype::float32 && t != dtype::float64)
+      throw UserError(
+          "nnvm.ops.input_dtype",
+          str_cat("input X (tensor ", X.name(), ") is ", t, ", expected float16, bfloat16, float32 or float64"),
+          {"input X"});
+    ct = norm_compute_type(t);
+    check_same_dtype(X, "X", W, "W");
+    check_same_dtype(X, "X", R, "R");
+    ir::Expr Te = X.shape()[p.layout == 0 ? 0 : 1];
+    N = X.shape()[p.layout == 0 ? 1 : 0];
+    I = X.shape()[2];
+    const int64_t* tc = ir::as_const_int(ir::simplify(Te));
+    if (!tc)
+      bad_shape("X", str_cat("(tensor ", X.name(), ") has sequence length ", ir::to_string(Te),
+                             "; it must be a constant, the time loop is unrolled"));
+    T = *tc;
+    if (T > recurrent_max_steps)
+      throw UserError("nnvm.ops.too_large",
+                      str_cat("input X (tensor ", X.name(), ") has sequence length ", T, "; ", name,
+                              " unrolls at most ", recurrent_max_steps, " steps"),
+                      {"input X"});
+    H = R.shape()[2];
+    if (p.hidden_size && !same_extent(H, ir::Expr(*p.hidden_size)))
+      bad_attr("hidden_size", str_cat("is ", *p.hidden_size, " but R has hidden size ", ir::to_string(H)));
+    ir::Expr GH = ir::simplify(ir::Expr(G) * H);
+    auto want = [&](const te::Tensor& x, const char* input, std::vector<ir::Expr> shape) {
+      bool ok = x.rank() == shape.size();
+      for (size_t k = 0; ok && k < shape.size(); ++k) ok = same_extent(x.shape()[k], shape[k]);
+      if (ok) return;
+      std::string got, exp;
+      for (auto& e : x.shape()) got += (got.empty() ? "" : ", ") + ir::to_string(e);
+      for (auto& e : shape) exp += (exp.empty() ? "" : ", ") + ir::to_string(ir::simplify(e));
+      bad_shape(input, str_cat("(tensor ", x.name(), ") has shape [", got, "], expected [", exp, "]"));
+    };
+    want(W, "W", {ir::Expr(D), GH, I});
+    want(R, "R", {ir::Expr(D), GH, H});
+    if (B.defined()) {
+      check_same_dtype(X, "X", B, "B");
+      want(B, "B", {ir::Expr(D), ir::simplify(GH * int64_t(2))});
+    }
+    if (seq_lens.defined()) {
+      if (seq_lens.dtype() != dtype::int32 && seq_lens.dtype() != dtype::int64)
+        throw UserError("nnvm.ops.input_dtype",
+                        str_cat("input sequence_lens is ", seq_lens.dtype(), ", expected int32"),
+                        {"input sequence_lens"});
+      want(seq_lens, "sequence_lens", {N});
+    }
+    check_state(initial_h, "initial_h");
+
+    auto k = te::reduce_axis(I, "k");
+    xw = te::compute(
+        {ir::Expr(D), ir::Expr(T), N, GH},
+        [&](const std::vector<ir::Var>& v) {
+          ir::Expr x = ir::cast(ct, x_at(time(v[0], v[1]), v[2], k.var()));
+          return te::sum(x * ir::cast(ct, W(v[0], v[3], k.var())), {k});
+        },
+        name + "_xw");
+  }
+
+  // "nnvm.ops.input_shape" unless `x` (if given) is a [D, N, H] state ([N, D, H] in layout 1).
+  void check_state(const te::Tensor& x, const char* input) const {
+    if (!x.defined()) return;
+    check_same_dtype(X, "X", x, input);
+    std::vector<ir::Expr> s =
+        p.layout == 0 ? std::vector<ir::Expr>{ir::Expr(D), N, H} : std::vector<ir::Expr>{N, ir::Expr(D), H};
+    bool ok = x.rank() == 3;
+    for (size_t k = 0; ok && k < 3; ++k) ok = same_extent(x.shape()[k], s[k]);
+    if (!ok)
+      recurrent_detail::bad_shape(input, str_cat("(tensor ", x.name(), ") must have shape [", ir::to_string(s[0]), ", ",
+                                                 ir::to_string(s[1]), ", ", ir::to_string(s[2]), "]"));
+  }
+
+  // 1 for a direction that runs backwards in time, else 0 (an index expression).
+  ir::Expr rev(const ir::Expr& d) const {
+    if (bidirectional) return d;
+    return ir::Expr(int64_t(reverse ? 1 : 0));
+  }
+  // The time step s of direction d reads.
+  ir::Expr time(const ir::Expr& d, const ir::Expr& s) const {
+    return ir::simplify(s + rev(d) * (ir::Expr(T - 1) - s * int64_t(2)));
+  }
+  ir::Expr x_at(const ir::Expr& time, const ir::Expr& b, const ir::Expr& k) const {
+    return p.layout == 0 ? X(time, b, k) : X(b, time, k);
+  }
+  // Whether batch b takes part at `time`; undefined without sequence_lens.
+  ir::Expr active(const ir::Expr& time, const ir::Expr& b) const {
+    if (!seq_lens.defined()) return {};
+    return time < ir::cast(dtype::index, seq_lens(b));
+  }
+  // Wb + Rb of gate row `row` (in [0, G*H)), or 0.
+  ir::Expr bias(const ir::Expr& d, const ir::Expr& row) const {
+    if (!B.defined()) return ir::make_zero(ct);
+    return ir::cast(ct, B(d, row)) + ir::cast(ct, B(d, row + G * H));
+  }
+  ir::Expr bias_w(const ir::Expr& d, const ir::Expr& row) const {
+    return B.defined() ? ir::cast(ct, B(d, row)) : ir::make_zero(ct);
+  }
+  ir::Expr bias_r(const ir::Expr& d, const ir::Expr& row) const {
+    return B.defined() ? ir::cast(ct, B(d, row + G * H)) : ir::make_zero(ct);
+  }
+  ir::Expr clip(const ir::Expr& x) const {
+    if (!p.clip) return x;
+    return ir::min(ir::max(x, ir::make_const(ct, -*p.clip)), ir::make_const(ct, *p.clip));
+  }
+  // Activation `which` (0 = f, 1 = g, 2 = h) of direction d applied to the clipped-or-not x.
+  ir::Expr act(size_t which, const ir::Expr& d, const ir::Expr& x) const {
+    const RecurrentActivation& a0 = acts[which];
+    if (D == 1 || recurrent_detail::same_activation(a0, acts[per + which]))
+      return recurrent_detail::apply_activation(a0, x);
+    return ir::select(d == int64_t(0), recurrent_detail::apply_activation(a0, x),
+                      recurrent_detail::apply_activation(acts[per + which], x));
+  }
+  // An initial state in [D, N, H] order, in the compute type; 0 when not given.
+  ir::Expr initial(const te::Tensor& x, const ir::Expr& d, const ir::Expr& b, const ir::Expr& j) const {
+    if (!x.defined()) return ir::make_zero(ct);
+    return ir::cast(ct, p.layout == 0 ? x(d, b, j) : x(b, d, j));
+  }
+  // [D, N, rows * H]: sum_k h(d, b, k) R[d, first_row + r, k] (h already a [D, N, H] tensor).
+  te::Tensor recurrent_product(const te::Tensor& h, int64_t first_gate, int64_t gates, const std::string& n) const {
+    auto k = te::reduce_axis(H, "k");
+    return te::compute(
+        {ir::Expr(D), N, ir::simplify(ir::Expr(gates) * H)},
+        [&](const std::vector<ir::Var>& v) {
+          ir::Expr row = ir::Expr(v[2]) + ir::Expr(first_gate) * H;
+          return te::sum(h(v[0], v[1], k.var()) * ir::cast(ct, R(v[0], row, k.var())), {k});
+        },
+        n);
+  }
+  std::vector<ir::Expr> state_shape() const { return {ir::Expr(D), N, H}; }
+  // The state before step 0, [D, N, H] in the compute type (zeros when `x` is not given).
+  te::Tensor initial_state(const te::Tensor& x, const std::string& n) const {
+    return te::compute(
+        state_shape(), [&](const std::vector<ir::Var>& v) { return initial(x, v[0], v[1], v[2]); }, n);
+  }
+  // The state after step s: `next` where batch b is active, the previous state elsewhere.
+  //
+  // A state stage must keep its buffer: the microcontroller recipe optimizing for size computes
+  // internal stages that call no math function where they are read (schedule_mcu.hpp), and a
+  // state read twice by the next one (GRU's z . H + keep, LSTM's f . C + peepholes) would then be
+  // recomputed 2^T times. With call-free activations (Relu, HardSigmoid, ...) the state is
+  // written copysign(x, x), which is x exactly and counts as a math call.
+  ir::Expr keep(const ir::Expr& d, int64_t s, const ir::Expr& b, ir::Expr next, ir::Expr prev) const {
+    ir::Expr on = active(time(d, ir::Expr(s)), b);
+    ir::Expr x = on.defined() ? ir::select(on, std::move(next), std::move(prev)) : std::move(next);
+    return detail::calls_no_math(x) ? ir::call(ir::CallOp::copysign, x, x) : x;
+  }
+
+  // Y from the per-step states hs ([D, N, H] each): Y at time t of direction d is the state of
+  // step t (or T-1-t), picked by a balanced tree of selects (depth log2 T), 0 where inactive.
+  te::Tensor output_y(const std::vector<te::Tensor>& hs) const {
+    std::vector<ir::Expr> shape = p.layout == 0 ? std::vector<ir::Expr>{ir::Expr(T), ir::Expr(D), N, H}
+                                                : std::vector<ir::Expr>{N, ir::Expr(T), ir::Expr(D), H};
+    return te::compute(
+        shape,
+        [&](const std::vector<ir::Var>& v) {
+          ir::Expr tm = p.layout == 0 ? v[0] : v[1], d = p.layout == 0 ? v[1] : v[2], b = p.layout == 0 ? v[2] : v[0];
+          ir::Expr j = v[3];
+          ir::Expr s = time(d, tm);  // the map is its own inverse
+          std::function<ir::Expr(int64_t, int64_t)> pick = [&](int64_t lo, int64_t hi) -> ir::Expr {
+            if (hi <= lo) return ir::make_zero(ct);  // T = 0: Y is empty
+            if (hi - lo == 1) return hs[size_t(lo)](d, b, j);
+            int64_t mid = (lo + hi) / 2;
+            return ir::select(s < ir::Expr(mid), pick(lo, mid), pick(mid, hi));
+          };
+          ir::Expr y = pick(0, T), on = active(tm, b);
+          if (on.defined()) y = ir::select(on, y, ir::make_zero(ct));
+          return ir::cast(t, y);
+        },
+        name + "_Y");
+  }
+  // Y_h / Y_c from the state after the last step ([D, N, H]), in the layout's order.
+  te::Tensor output_state(const te::Tensor& last, const std::string& n) const {
+    std::vector<ir::Expr> shape = p.layout == 0 ? state_shape() : std::vector<ir::Expr>{N, ir::Expr(D), H};
+    return te::compute(
+        shape,
+        [&](const std::vector<ir::Var>& v) {
+          return p.layout == 0 ? ir::cast(t, last(v[0], v[1], v[2])) : ir::cast(t, last(v[1], v[0], v[2]));
+        },
+        n);
+  }
+};
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/recurrent_common.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// Stages: "<name>_xw", "<name>_h_init", then per step s "<name>_rec<s>" (H_{s-1} R^T over the
+// z and r rows, and the h rows with linear_before_reset), without linear_before_reset
+// "<name>_rh<s>" (r . H_{s-1}) and "<name>_rech<s>" ((r . H_{s-1}) Rh^T), then "<name>_h<s>";
+// outputs "<name>_Y" and "<name>_Y_h".
+inline std::vector<te::Tensor> gru(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                   const std::string& name = "gru") {
+  if (attrs.has("input_forget")) recurrent_detail::bad_attr("input_forget", "is LSTM's; GRU has none");
+  Recurrence r(in, attrs, 3, {"Sigmoid", "Tanh"}, name);
+  const bool lbr = r.p.linear_before_reset;
+  const ir::Expr H = r.H;
+  te::Tensor h = r.initial_state(r.initial_h, name + "_h_init");
+  std::vector<te::Tensor> hs;
+  for (int64_t s = 0; s < r.T; ++s) {
+    ir::Expr step(s);
+    te::Tensor rec = r.recurrent_product(h, 0, lbr ? 3 : 2, str_cat(name, "_rec", s));
+    auto gate = [&](int64_t g, const ir::Expr& d, const ir::Expr& b, const ir::Expr& j) {
+      ir::Expr row = j + ir::Expr(g) * H;
+      return r.act(0, d, r.clip(r.xw(d, step, b, row) + rec(d, b, row) + r.bias(d, row)));
+    };
+    te::Tensor rech;
+    if (!lbr) {
+      te::Tensor rh = te::compute(
+          r.state_shape(),
+          [&](const std::vector<ir::Var>& v) { return gate(1, v[0], v[1], v[2]) * h(v[0], v[1], v[2]); },
+          str_cat(name, "_rh", s));
+      rech = r.recurrent_product(rh, 2, 1, str_cat(name, "_rech", s));
+    }
+    h = te::compute(
+        r.state_shape(),
+        [&](const std::vector<ir::Var>& v) {
+          ir::Expr d = v[0], b = v[1], j = v[2], row = j + H * int64_t(2);
+          ir::Expr pre =
+              lbr ? r.xw(d, step, b, row) + gate(1, d, b, j) * (rec(d, b, row) + r.bias_r(d, row)) + r.bias_w(d, row)
+                  : r.xw(d, step, b, row) + rech(d, b, j) + r.bias(d, row);
+          ir::Expr hh = r.act(1, d, r.clip(pre)), z = gate(0, d, b, j), prev = h(d, b, j);
+          return r.keep(d, s, b, (ir::make_const(r.ct, 1.0) - z) * hh + z * prev, prev);
+        },
+        str_cat(name, "_h", s));
+    hs.push_back(h);
+  }
+  return {r.output_y(hs), r.output_state(h, name + "_Y_h")};
+}
+
+inline OpDef gru_def() {
+  return OpDef{
+      .name = "gru",
+      .importer_names = {"onnx:GRU"},
+      .input_names = {"X", "W", "R", "B", "sequence_lens", "initial_h"},
+      .optional_inputs = 3,
+      .pattern = OpPattern::opaque,
+      .compute = [](const std::vector<te::Tensor>& in, const Attrs& attrs) { return gru(in, attrs); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                         const Target& t) { schedule_stages(s, out, t); },
+      .doc =
+          "GRU (gates z, r, h; linear_before_reset), any direction, layout 0/1, sequence_lens; the time loop "
+          "unrolled (T <= 512); outputs Y, Y_h",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/gru.hpp
 // begin nnvm/ops/nn/instance_norm.hpp
 // instance_norm: ONNX InstanceNormalization. Each (n, c) slice of X (N, C, D1, ...) is
 // normalized over its spatial axes: Y = (X - mean) / sqrt(var + epsilon) * scale[c] + B[c].
@@ -17946,6 +19070,97 @@ inline OpDef lrn_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/nn/lrn.hpp
+// begin nnvm/ops/nn/lstm.hpp
+// lstm: ONNX LSTM (opsets 7, 14, 22), gates i, o, f, c in that order along W's, R's and B's rows,
+// peepholes P = [Pi, Po, Pf]:
+//   i = f(clip(X_t Wi^T + H_{t-1} Ri^T + Pi . C_{t-1} + Wbi + Rbi))        f default Sigmoid
+//   f = f(clip(X_t Wf^T + H_{t-1} Rf^T + Pf . C_{t-1} + Wbf + Rbf))        1 - i with input_forget
+//   c = g(clip(X_t Wc^T + H_{t-1} Rc^T + Wbc + Rbc))                       g default Tanh
+//   C_t = f . C_{t-1} + i . c
+//   o = f(clip(X_t Wo^T + H_{t-1} Ro^T + Po . C_t + Wbo + Rbo))
+//   H_t = o . h(C_t)                                                       h default Tanh
+// Inputs X, W, R, B, sequence_lens, initial_h, initial_c, P; outputs Y, Y_h, Y_c. Shapes,
+// layouts, directions, sequence_lens and the unrolled time loop: recurrent_common.hpp.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// Stages: "<name>_xw", "<name>_h_init", "<name>_c_init", then per step s "<name>_rec<s>"
+// (H_{s-1} R^T), "<name>_c<s>" (C_s) and "<name>_h<s>" (H_s); outputs "<name>_Y", "<name>_Y_h"
+// and "<name>_Y_c".
+inline std::vector<te::Tensor> lstm(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                    const std::string& name = "lstm") {
+  if (attrs.has("linear_before_reset")) recurrent_detail::bad_attr("linear_before_reset", "is GRU's; LSTM has none");
+  Recurrence r(in, attrs, 4, {"Sigmoid", "Tanh", "Tanh"}, name);
+  te::Tensor initial_c = in.size() > 6 ? in[6] : te::Tensor(), P = in.size() > 7 ? in[7] : te::Tensor();
+  r.check_state(initial_c, "initial_c");
+  if (P.defined()) {
+    check_same_dtype(r.X, "X", P, "P");
+    if (P.rank() != 2 || !same_extent(P.shape()[0], ir::Expr(r.D)) ||
+        !same_extent(P.shape()[1], ir::simplify(r.H * int64_t(3))))
+      recurrent_detail::bad_shape("P", str_cat("(tensor ", P.name(), ") must have shape [", r.D, ", ",
+                                               ir::to_string(ir::simplify(r.H * int64_t(3))), "]"));
+  }
+  const ir::Expr H = r.H;
+  // Peephole weight of gate k (0 i, 1 o, 2 f) times the cell state c.
+  auto peep = [&](int64_t k, const ir::Expr& d, const ir::Expr& j, const ir::Expr& c) {
+    return P.defined() ? ir::cast(r.ct, P(d, j + ir::Expr(k) * H)) * c : ir::make_zero(r.ct);
+  };
+  te::Tensor h = r.initial_state(r.initial_h, name + "_h_init"), c = r.initial_state(initial_c, name + "_c_init");
+  std::vector<te::Tensor> hs;
+  for (int64_t s = 0; s < r.T; ++s) {
+    ir::Expr step(s);
+    te::Tensor rec = r.recurrent_product(h, 0, 4, str_cat(name, "_rec", s));
+    // The pre-activation of gate g (0 i, 1 o, 2 f, 3 c), before peepholes.
+    auto pre = [&](int64_t g, const ir::Expr& d, const ir::Expr& b, const ir::Expr& j) {
+      ir::Expr row = j + ir::Expr(g) * H;
+      return r.xw(d, step, b, row) + rec(d, b, row) + r.bias(d, row);
+    };
+    te::Tensor cn = te::compute(
+        r.state_shape(),
+        [&](const std::vector<ir::Var>& v) {
+          ir::Expr d = v[0], b = v[1], j = v[2], prev = c(d, b, j);
+          ir::Expr i = r.act(0, d, r.clip(pre(0, d, b, j) + peep(0, d, j, prev)));
+          ir::Expr f = r.p.input_forget ? ir::make_const(r.ct, 1.0) - i
+                                        : r.act(0, d, r.clip(pre(2, d, b, j) + peep(2, d, j, prev)));
+          ir::Expr g = r.act(1, d, r.clip(pre(3, d, b, j)));
+          return r.keep(d, s, b, f * prev + i * g, prev);
+        },
+        str_cat(name, "_c", s));
+    h = te::compute(
+        r.state_shape(),
+        [&](const std::vector<ir::Var>& v) {
+          ir::Expr d = v[0], b = v[1], j = v[2], ct = cn(d, b, j);
+          ir::Expr o = r.act(0, d, r.clip(pre(1, d, b, j) + peep(1, d, j, ct)));
+          return r.keep(d, s, b, o * r.act(2, d, ct), h(d, b, j));
+        },
+        str_cat(name, "_h", s));
+    c = cn;
+    hs.push_back(h);
+  }
+  return {r.output_y(hs), r.output_state(h, name + "_Y_h"), r.output_state(c, name + "_Y_c")};
+}
+
+inline OpDef lstm_def() {
+  return OpDef{
+      .name = "lstm",
+      .importer_names = {"onnx:LSTM"},
+      .input_names = {"X", "W", "R", "B", "sequence_lens", "initial_h", "initial_c", "P"},
+      .optional_inputs = 5,
+      .pattern = OpPattern::opaque,
+      .compute = [](const std::vector<te::Tensor>& in, const Attrs& attrs) { return lstm(in, attrs); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                         const Target& t) { schedule_stages(s, out, t); },
+      .doc =
+          "LSTM (gates i, o, f, c; peepholes, input_forget), any direction, layout 0/1, sequence_lens; the time "
+          "loop unrolled (T <= 512); outputs Y, Y_h, Y_c",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/lstm.hpp
 // begin nnvm/ops/nn/matmul.hpp
 // matmul: the NumPy matrix product, ONNX MatMul. A 1-D A is a row vector and a 1-D B a column
 // vector, and that axis is dropped from the result; the leading (batch) axes of rank > 2
@@ -18251,6 +19466,59 @@ inline OpDef rms_norm_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/nn/rms_norm.hpp
+// begin nnvm/ops/nn/rnn.hpp
+// rnn: ONNX RNN (opsets 7, 14, 22), the simple (Elman) recurrence, per direction:
+//   H_t = f(clip(X_t W^T + H_{t-1} R^T + Wb + Rb))        f default Tanh
+// Inputs X, W, R, B, sequence_lens, initial_h; outputs Y, Y_h. Shapes, layouts, directions,
+// sequence_lens and the unrolled time loop: recurrent_common.hpp.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+// Stages: "<name>_xw", "<name>_h_init", then per step s "<name>_rec<s>" (H_{s-1} R^T) and
+// "<name>_h<s>"; outputs "<name>_Y" and "<name>_Y_h".
+inline std::vector<te::Tensor> rnn(const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                   const std::string& name = "rnn") {
+  if (attrs.has("linear_before_reset")) recurrent_detail::bad_attr("linear_before_reset", "is GRU's; RNN has none");
+  if (attrs.has("input_forget")) recurrent_detail::bad_attr("input_forget", "is LSTM's; RNN has none");
+  Recurrence r(in, attrs, 1, {"Tanh"}, name);
+  te::Tensor h = r.initial_state(r.initial_h, name + "_h_init");
+  std::vector<te::Tensor> hs;
+  for (int64_t s = 0; s < r.T; ++s) {
+    te::Tensor rec = r.recurrent_product(h, 0, 1, str_cat(name, "_rec", s));
+    h = te::compute(
+        r.state_shape(),
+        [&](const std::vector<ir::Var>& v) {
+          ir::Expr d = v[0], b = v[1], j = v[2];
+          ir::Expr pre = r.xw(d, ir::Expr(s), b, j) + rec(d, b, j) + r.bias(d, j);
+          return r.keep(d, s, b, r.act(0, d, r.clip(pre)), h(d, b, j));
+        },
+        str_cat(name, "_h", s));
+    hs.push_back(h);
+  }
+  return {r.output_y(hs), r.output_state(h, name + "_Y_h")};
+}
+
+inline OpDef rnn_def() {
+  return OpDef{
+      .name = "rnn",
+      .importer_names = {"onnx:RNN"},
+      .input_names = {"X", "W", "R", "B", "sequence_lens", "initial_h"},
+      .optional_inputs = 3,
+      .pattern = OpPattern::opaque,
+      .compute = [](const std::vector<te::Tensor>& in, const Attrs& attrs) { return rnn(in, attrs); },
+      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
+                         const Target& t) { schedule_stages(s, out, t); },
+      .doc =
+          "Elman RNN H_t = f(X_t W^T + H_{t-1} R^T + b), any direction, layout 0/1, sequence_lens; the time loop "
+          "unrolled (T <= 512); outputs Y, Y_h",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/nn/rnn.hpp
 // begin nnvm/ops/nn/rotary_embedding.hpp
 // rotary_embedding: ONNX RotaryEmbedding (opset 23). X is (batch, heads, seq, head_size), or
 // (batch, seq, hidden) with attribute num_heads giving head_size = hidden / num_heads. The first
@@ -18602,18 +19870,22 @@ inline std::vector<OpDef> nn_ops() {
       attention_def(),
       batch_norm_def(),
       dense_def(),
+      det_def(),
       dft_def(),
       einsum_def(),
       group_norm_def(),
+      gru_def(),
       instance_norm_def(),
       layer_norm_def(),
       linear_attention_def(),
       lp_normalization_def(),
       lrn_def(),
+      lstm_def(),
       matmul_def(),
       mean_variance_normalization_def(),
       negative_log_likelihood_loss_def(),
       rms_norm_def(),
+      rnn_def(),
       rotary_embedding_def(),
       softmax_cross_entropy_loss_def(),
       stft_def(),
@@ -19459,77 +20731,6 @@ inline OpDef reduce_sum_square_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/reduce/reduce.hpp
-// begin nnvm/ops/reduce/softmax.hpp
-// softmax along one axis: Y = exp(X - max(X)) / sum(exp(X - max(X))). ONNX Softmax with the
-// opset-13 meaning (normalize along `axis`, default -1); the importer rewrites opset < 13
-// models (which flatten to 2-D at `axis`) before they reach this op.
-
-
-NNVM_BEGIN_NAMESPACE
-namespace ops {
-
-// Four stages, as TOPI: the maximum and the sum keep the normalized axis with extent 1.
-// Subtracting the maximum keeps exp from overflowing.
-inline te::Tensor softmax(const te::Tensor& x, int64_t axis = -1, std::string name = "softmax") {
-  check_rank(x, "X", 1, 8);
-  check_float(x, "X");
-  size_t a = normalize_axis(axis, x.rank(), "axis");
-  std::vector<ir::Expr> kept = x.shape();
-  kept[a] = ir::Expr(int64_t(1));
-  auto at = [a](const std::vector<ir::Var>& v, ir::Expr e) {
-    std::vector<ir::Expr> idx(v.begin(), v.end());
-    idx[a] = std::move(e);
-    return idx;
-  };
-  auto all = [](const std::vector<ir::Var>& v) { return std::vector<ir::Expr>(v.begin(), v.end()); };
-  auto k1 = te::reduce_axis(x.shape()[a], "k");
-  te::Tensor mx = te::compute(kept, [&](auto& v) { return te::max_reduce(x(at(v, k1.var())), {k1}); }, name + "_max");
-  te::Tensor ex = te::compute(
-      x.shape(), [&](auto& v) { return ir::call(ir::CallOp::exp, x(all(v)) - mx(at(v, int64_t(0)))); }, name + "_exp");
-  auto k2 = te::reduce_axis(x.shape()[a], "k");
-  te::Tensor sm = te::compute(kept, [&](auto& v) { return te::sum(ex(at(v, k2.var())), {k2}); }, name + "_sum");
-  return te::compute(x.shape(), [&](auto& v) { return ex(all(v)) / sm(at(v, int64_t(0))); }, std::move(name));
-}
-
-// Reductions parallel over their rows; the elementwise stages vectorized along the last axis.
-inline void schedule_softmax(schedule::Schedule& s, const te::Tensor& y, const Target& target) {
-  // The stages softmax() made, found from its output so no other op's stage is touched.
-  te::Tensor ex(y.op().inputs.at(0)), sm(y.op().inputs.at(1)), mx(ex.op().inputs.at(1));
-  schedule_reduction(s[mx], target);
-  schedule_injective(s[ex], target);
-  schedule_reduction(s[sm], target);
-  schedule_injective(s[y], target);
-}
-
-// GPUs: one kernel, a block per row whose threads reduce the row's maximum and sum together
-// (exp recomputed where read); else the generic recipe, stage by stage.
-inline void gpu_schedule_softmax(schedule::Schedule& s, const te::Tensor& y, const Target& target) {
-  te::Tensor ex(y.op().inputs.at(0)), sm(y.op().inputs.at(1)), mx(ex.op().inputs.at(1));
-  if (!gpu_schedule_rows(s, y, {mx, sm}, {ex}, target))
-    for (auto& t : {mx, ex, sm, y}) gpu_schedule_stage(s[t], target);
-}
-
-inline OpDef softmax_def() {
-  return OpDef{
-      .name = "softmax",
-      .importer_names = {"onnx:Softmax"},
-      .input_names = {"X"},
-      .pattern = OpPattern::reduction,
-      .compute =
-          [](const std::vector<te::Tensor>& in, const Attrs& attrs) {
-            return std::vector<te::Tensor>{softmax(in[0], attrs.get_int("axis", -1))};
-          },
-      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                             const Target& t) { schedule_softmax(s, out[0], t); },
-      .gpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                         const Target& t) { gpu_schedule_softmax(s, out[0], t); },
-      .doc = "exp(X) / sum(exp(X)) along attribute axis (default -1), computed stably",
-  };
-}
-
-}  // namespace ops
-NNVM_END_NAMESPACE
-// end nnvm/ops/reduce/softmax.hpp
 // begin nnvm/ops/reduce/top_k.hpp
 // top_k along one axis: the K largest (or smallest) elements and their int64 indices, in order.
 // ONNX TopK (opset 11): K is the value input "K" (one integer); attributes axis (default -1),
@@ -22551,7 +23752,7 @@ namespace ops {
 
 inline std::vector<OpDef> builtin_ops() {
   std::vector<OpDef> all;
-  for (auto family : {broadcast_ops, conv_ops, elementwise_ops, nn_ops, quant_ops, reduce_ops, transform_ops})
+  for (auto family : {broadcast_ops, conv_ops, elementwise_ops, ml_ops, nn_ops, quant_ops, reduce_ops, transform_ops})
     for (auto& def : family()) all.push_back(std::move(def));
   std::sort(all.begin(), all.end(), [](const OpDef& a, const OpDef& b) { return a.name < b.name; });
   return all;
@@ -22718,68 +23919,6 @@ NNVM_END_NAMESPACE
 #include <string>
 #include <vector>
 
-// begin nnvm/ops/schedule_mcu.hpp
-// The microcontroller family's recipes (schedule_generic.hpp): one thread, no SIMD unless the
-// core has it, and RAM as the scarce resource. Every stage keeps plain loops; what a recipe
-// decides is which intermediate values get a buffer:
-//   - an op's internal injective stages (a conv's padded input, a pool's window sum feeding a
-//     division) are computed where they are read when Target::opt_for is size, and keep their
-//     buffer (a faster inner loop, more RAM) when it is speed. Stages that call math functions
-//     (softmax's exp) keep their buffer either way: recomputing them costs more than it saves;
-//   - an out-fusable op followed by elementwise ops (conv + bias + relu) computes each of its
-//     output elements inside the epilogue's innermost loop (TVM's compute_at), so its result
-//     needs one element of storage instead of a whole tensor.
-
-#include <vector>
-
-
-NNVM_BEGIN_NAMESPACE
-namespace ops {
-
-namespace detail {
-// Whether computing `e` again at each use is cheap: no math-library calls.
-inline bool calls_no_math(const ir::Expr& e) {
-  struct Scan : ir::IRVisitor {
-    bool found = false;
-    using ir::IRVisitor::visit;
-    void visit(const ir::Call* op) override {
-      found = true;
-      ir::IRVisitor::visit(op);
-    }
-  } scan;
-  scan.visit_expr(e);
-  return !scan.found;
-}
-}  // namespace detail
-
-// The internal stages of the stages computing `outputs` that opt_for size computes in place:
-// compute stages that are not outputs, reduce nothing and call no math function.
-inline void mcu_inline_intermediates(schedule::Schedule& s, const std::vector<te::Tensor>& outputs,
-                                     const target::Target& target) {
-  if (target.opt_for != target::OptFor::size) return;
-  for (auto& t : te::post_order(outputs)) {
-    const te::OperationNode& op = t.op();
-    if (op.kind != te::OpKind::compute || !op.reduce_axes.empty() || !detail::calls_no_math(op.body)) continue;
-    schedule::Stage st = s[t];
-    if (!st.node().is_output && st.node().attach == schedule::AttachKind::root) st.compute_inline();
-  }
-}
-
-// The fused recipe (ops::FusedScheduleFn) for any out-fusable op on a microcontroller: its one
-// output computed element by element in the epilogue's innermost loop.
-inline bool mcu_fused_schedule(schedule::Schedule& s, const std::vector<te::Tensor>& outputs, const te::Tensor& epilogue,
-                               const target::Target& target) {
-  if (outputs.size() != 1 || epilogue.op().axis.empty()) return false;
-  mcu_inline_intermediates(s, outputs, target);
-  schedule::Stage st = s[outputs[0]];
-  if (st.node().attach != schedule::AttachKind::root) return false;
-  st.compute_at(s[epilogue], epilogue.op().axis.back());
-  return true;
-}
-
-}  // namespace ops
-NNVM_END_NAMESPACE
-// end nnvm/ops/schedule_mcu.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {

@@ -10,17 +10,9 @@ namespace graph_executor {
 
 using namespace nnvm;
 using graph::GraphBuilder;
+using nnvm_test::error_id;
 
 namespace {
-
-std::string error_id(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.id();
-  }
-  return "(no error)";
-}
 
 // y = softmax(relu(x * w + b)) over rows, by plain loops.
 std::vector<float> mlp_reference(const NDArray& x, const NDArray& w, const NDArray& b, int64_t M, int64_t K,

@@ -1,6 +1,7 @@
 // The graph layer: building an MLP in code, shape/dtype inference with a symbolic batch, binding
 // it, the text and DOT printers, and the error ids of malformed graphs.
 #include "support/pch.hpp"
+#include "support/check.hpp"
 
 #include "nnvm/graph/graph.hpp"
 
@@ -8,6 +9,7 @@ namespace graph_graph {
 
 using namespace nnvm;
 using namespace nnvm::graph;
+using nnvm_test::error_id;
 
 namespace {
 
@@ -19,11 +21,6 @@ const Error* caught(F&& f, std::unique_ptr<Error>& keep) {
     keep = std::make_unique<Error>(e);
   }
   return keep.get();
-}
-template <class F>
-std::string error_id(F&& f) {
-  std::unique_ptr<Error> e;
-  return caught(f, e) ? e->id() : "(no error)";
 }
 template <class F>
 std::string error_text(F&& f) {

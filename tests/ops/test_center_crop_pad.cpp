@@ -8,6 +8,7 @@ namespace ops_center_crop_pad {
 
 using namespace nnvm;
 using nnvm_test::OpCheck;
+using nnvm_test::infer_error;
 
 namespace {
 
@@ -57,15 +58,6 @@ NDArray expect(const NDArray& x, const Dims& shape, std::vector<int64_t> axes) {
 
 NDArray i64s(std::vector<int64_t> v) { return NDArray::from<int64_t>(v, {int64_t(v.size())}); }
 
-std::string infer_error(const std::vector<ops::TensorType>& in, const ops::Attrs& attrs) {
-  try {
-    ops::infer_types(ops::get_op("center_crop_pad"), in, attrs);
-  } catch (const Error& e) {
-    return e.id();
-  }
-  return "(no error)";
-}
-
 }  // namespace
 
 TEST_CASE("transform ops: center_crop_pad") {
@@ -85,11 +77,11 @@ TEST_CASE("transform ops: center_crop_pad") {
 
   ops::TensorType t(dtype::float32, {5, 4}), s2(dtype::int64, {2}), s1(dtype::int64, {1});
   ops::Attrs two = ops::Attrs().set_ints("shape", {3, 6});
-  CHECK(infer_error({t, s2}, two) == "(no error)");
-  CHECK(infer_error({t, s1}, ops::Attrs().set_ints("shape", {3})) == "nnvm.ops.input_shape");
-  CHECK(infer_error({t, s2}, ops::Attrs().set_ints("shape", {3, -1})) == "nnvm.ops.input_shape");
-  CHECK(infer_error({t, s2}, ops::Attrs(two).set_ints("axes", {0, 2})) == "nnvm.ops.attr");
-  CHECK(infer_error({t, s2}, ops::Attrs(two).set_ints("axes", {1, -1})) == "nnvm.ops.attr");
+  CHECK(infer_error("center_crop_pad", {t, s2}, two) == "(no error)");
+  CHECK(infer_error("center_crop_pad", {t, s1}, ops::Attrs().set_ints("shape", {3})) == "nnvm.ops.input_shape");
+  CHECK(infer_error("center_crop_pad", {t, s2}, ops::Attrs().set_ints("shape", {3, -1})) == "nnvm.ops.input_shape");
+  CHECK(infer_error("center_crop_pad", {t, s2}, ops::Attrs(two).set_ints("axes", {0, 2})) == "nnvm.ops.attr");
+  CHECK(infer_error("center_crop_pad", {t, s2}, ops::Attrs(two).set_ints("axes", {1, -1})) == "nnvm.ops.attr");
   auto out = ops::infer_types(ops::get_op("center_crop_pad"), {t, s2}, two);
   CHECK(*ir::as_const_int(out[0].shape[1]) == 6);
 }

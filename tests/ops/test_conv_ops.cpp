@@ -9,6 +9,7 @@ namespace ops_conv_ops {
 
 using namespace nnvm;
 using nnvm_test::OpCheck;
+using nnvm_test::error_id;
 
 namespace {
 
@@ -181,15 +182,6 @@ OpCheck transpose_check(const TransposeCase& c, uint32_t seed) {
   return k;
 }
 
-template <class F>
-std::string error_id(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.id();
-  }
-  return "(no error)";
-}
 template <class F>
 std::string error_text(F&& f) {
   try {

@@ -13,6 +13,8 @@ namespace ops_elementwise_more {
 
 using namespace nnvm;
 using nnvm_test::OpCheck;
+using nnvm_test::error_id;
+using nnvm_test::infer_error;
 
 namespace {
 
@@ -79,19 +81,6 @@ template <class O, class A, class B = A, class F>
 NDArray map2(const NDArray& a, const NDArray& b, F f) {
   return bmap<O>({&a, &b},
                  [&](const std::vector<size_t>& o) { return O(f(a.values<A>()[o[0]], b.values<B>()[o[1]])); });
-}
-
-template <class F>
-std::string error_id(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.id();
-  }
-  return "(no error)";
-}
-std::string infer_error(const std::string& op, std::vector<ops::TensorType> in, ops::Attrs attrs = {}) {
-  return error_id([&] { ops::infer_types(ops::default_registry().get(op), in, attrs); });
 }
 
 // Python's remainder: the sign of the divisor.

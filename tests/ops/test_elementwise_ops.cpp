@@ -9,6 +9,7 @@
 namespace ops_elementwise_ops {
 
 using namespace nnvm;
+using nnvm_test::error_id;
 
 namespace {
 
@@ -18,15 +19,6 @@ std::string error_text(F&& f) {
     f();
   } catch (const Error& e) {
     return e.what();
-  }
-  return "(no error)";
-}
-template <class F>
-std::string error_id(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.id();
   }
   return "(no error)";
 }

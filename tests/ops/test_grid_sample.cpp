@@ -11,6 +11,7 @@ namespace ops_grid_sample {
 
 using namespace nnvm;
 using nnvm_test::OpCheck;
+using nnvm_test::infer_error;
 
 namespace {
 
@@ -134,15 +135,6 @@ ops::Attrs attrs_of(const Ref& r) {
 double image(int64_t i) { return double((i * 37) % 23) * 0.5 - 5; }
 double coords(int64_t i) { return i % 17 == 5 ? double(i % 3) * 7.3 - 9 : double((i * 13) % 23 - 11) / 8; }
 
-std::string infer_error(const std::vector<ops::TensorType>& in, const ops::Attrs& attrs = {}) {
-  try {
-    ops::infer_types(ops::get_op("grid_sample"), in, attrs);
-  } catch (const Error& e) {
-    return e.id();
-  }
-  return "(no error)";
-}
-
 }  // namespace
 
 TEST_CASE("transform ops: grid_sample") {
@@ -181,13 +173,13 @@ TEST_CASE("transform ops: grid_sample") {
 
   using T = ops::TensorType;
   T xt(f32, {2, 3, 4, 5}), gt(f32, {2, 6, 7, 2});
-  CHECK(infer_error({xt, gt}) == "(no error)");
-  CHECK(infer_error({xt, gt}, ops::Attrs().set_string("mode", "area")) == "nnvm.ops.attr");
-  CHECK(infer_error({xt, gt}, ops::Attrs().set_string("padding_mode", "wrap")) == "nnvm.ops.attr");
-  CHECK(infer_error({T(dtype::int32, {2, 3, 4, 5}), gt}) == "nnvm.ops.input_dtype");
-  CHECK(infer_error({xt, T(f32, {2, 6, 7, 3})}) == "nnvm.ops.input_shape");
-  CHECK(infer_error({xt, T(f32, {1, 6, 7, 2})}) == "nnvm.ops.input_shape");
-  CHECK(infer_error({xt, T(f32, {2, 6, 2})}) == "nnvm.ops.input_shape");
+  CHECK(infer_error("grid_sample", {xt, gt}) == "(no error)");
+  CHECK(infer_error("grid_sample", {xt, gt}, ops::Attrs().set_string("mode", "area")) == "nnvm.ops.attr");
+  CHECK(infer_error("grid_sample", {xt, gt}, ops::Attrs().set_string("padding_mode", "wrap")) == "nnvm.ops.attr");
+  CHECK(infer_error("grid_sample", {T(dtype::int32, {2, 3, 4, 5}), gt}) == "nnvm.ops.input_dtype");
+  CHECK(infer_error("grid_sample", {xt, T(f32, {2, 6, 7, 3})}) == "nnvm.ops.input_shape");
+  CHECK(infer_error("grid_sample", {xt, T(f32, {1, 6, 7, 2})}) == "nnvm.ops.input_shape");
+  CHECK(infer_error("grid_sample", {xt, T(f32, {2, 6, 2})}) == "nnvm.ops.input_shape");
   auto out = ops::infer_types(ops::get_op("grid_sample"), {xt, gt});
   CHECK(out[0].shape.size() == 4);
 }

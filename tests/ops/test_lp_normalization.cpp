@@ -9,6 +9,7 @@ namespace ops_lp_normalization {
 
 using namespace nnvm;
 using nnvm_test::OpCheck;
+using nnvm_test::infer_error;
 
 namespace {
 
@@ -53,15 +54,6 @@ NDArray expect(const NDArray& x, int64_t axis, int p) {
   return y;
 }
 
-std::string infer_error(const std::vector<ops::TensorType>& in, const ops::Attrs& attrs) {
-  try {
-    ops::infer_types(ops::get_op("lp_normalization"), in, attrs);
-  } catch (const Error& e) {
-    return e.id();
-  }
-  return "(no error)";
-}
-
 }  // namespace
 
 TEST_CASE("nn ops: lp_normalization") {
@@ -80,10 +72,10 @@ TEST_CASE("nn ops: lp_normalization") {
   nnvm_test::check_ops(cases, "lp_normalization");
 
   ops::TensorType t(f32, {3, 4});
-  CHECK(infer_error({t}, ops::Attrs().set_int("p", 3)) == "nnvm.ops.attr");
-  CHECK(infer_error({t}, ops::Attrs().set_int("axis", 2)) == "nnvm.ops.attr");
-  CHECK(infer_error({ops::TensorType(dtype::int32, {3, 4})}, {}) == "nnvm.ops.input_dtype");
-  CHECK(infer_error({t}, ops::Attrs().set_int("axis", -2).set_int("p", 1)) == "(no error)");
+  CHECK(infer_error("lp_normalization", {t}, ops::Attrs().set_int("p", 3)) == "nnvm.ops.attr");
+  CHECK(infer_error("lp_normalization", {t}, ops::Attrs().set_int("axis", 2)) == "nnvm.ops.attr");
+  CHECK(infer_error("lp_normalization", {ops::TensorType(dtype::int32, {3, 4})}, {}) == "nnvm.ops.input_dtype");
+  CHECK(infer_error("lp_normalization", {t}, ops::Attrs().set_int("axis", -2).set_int("p", 1)) == "(no error)");
 }
 
 }  // namespace ops_lp_normalization

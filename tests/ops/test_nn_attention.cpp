@@ -12,6 +12,7 @@ namespace ops_nn_attention {
 
 using namespace nnvm;
 using nnvm_test::OpCheck;
+using nnvm_test::error_id;
 
 namespace {
 
@@ -164,16 +165,6 @@ OpCheck attention_case(const Spec& c) {
                  .attrs = attrs,
                  .want = {tensor(Y, c.Hq, c.Sq, c.Dv), make(c.t, {c.B, c.Hkv, L, c.D}, K),
                           make(c.t, {c.B, c.Hkv, L, c.Dv}, V), make(c.t, {c.B, c.Hq, c.Sq, L}, QK)}};
-}
-
-template <class F>
-std::string error_id(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.id();
-  }
-  return "(no error)";
 }
 
 }  // namespace

@@ -9,6 +9,7 @@ namespace ops_nn_loss {
 
 using namespace nnvm;
 using nnvm_test::OpCheck;
+using nnvm_test::error_id;
 
 namespace {
 
@@ -138,16 +139,6 @@ OpCheck loss_case(const LossCase& lc, bool softmax) {
                  .inputs = in,
                  .attrs = attrs,
                  .want = want};
-}
-
-template <class F>
-std::string error_id(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.id();
-  }
-  return "(no error)";
 }
 
 std::vector<ops::TensorType> types(std::vector<std::pair<DataType, std::vector<int64_t>>> ts) {

@@ -7,6 +7,7 @@ namespace ops_nn_matmul {
 
 using namespace nnvm;
 using nnvm_test::OpCheck;
+using nnvm_test::error_id;
 
 namespace {
 
@@ -127,16 +128,6 @@ OpCheck einsum_case(const std::string& label, const std::string& eq, std::vector
   std::vector<std::optional<NDArray>> in(ins.begin(), ins.end());
   return OpCheck{.label = label, .op = "einsum", .inputs = in, .attrs = ops::Attrs().set_string("equation", eq),
                  .want = {std::move(want)}};
-}
-
-template <class F>
-std::string error_id(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.id();
-  }
-  return "(no error)";
 }
 
 std::vector<ops::TensorType> types(std::vector<std::pair<DataType, std::vector<int64_t>>> ts) {

@@ -8,6 +8,7 @@ namespace ops_nn_norm {
 
 using namespace nnvm;
 using nnvm_test::OpCheck;
+using nnvm_test::error_id;
 
 namespace {
 
@@ -214,16 +215,6 @@ OpCheck mvn_case(const std::string& label, DataType t, std::vector<int64_t> shap
   if (axes) attrs.set_ints("axes", *axes);
   return OpCheck{.label = label, .op = "mean_variance_normalization", .inputs = {make(t, shape, x)}, .attrs = attrs,
                  .want = {make(t, shape, y)}};
-}
-
-template <class F>
-std::string error_id(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.id();
-  }
-  return "(no error)";
 }
 
 std::vector<ops::TensorType> types(std::vector<std::pair<DataType, std::vector<int64_t>>> ts) {

@@ -9,6 +9,7 @@ namespace ops_pool_ops {
 
 using namespace nnvm;
 using nnvm_test::OpCheck;
+using nnvm_test::error_id;
 
 namespace {
 
@@ -150,16 +151,6 @@ ops::Attrs ints(std::initializer_list<std::pair<const char*, Ints>> values) {
   ops::Attrs a;
   for (auto& [k, v] : values) a.set_ints(k, v);
   return a;
-}
-
-template <class F>
-std::string error_id(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.id();
-  }
-  return "(no error)";
 }
 
 std::vector<OpCheck> checks_of(const std::vector<PoolCase>& cases, uint32_t seed) {

@@ -8,18 +8,10 @@
 namespace ops_registry {
 
 using namespace nnvm;
+using nnvm_test::error_id;
 
 namespace {
 
-template <class F>
-std::string error_id(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.id();
-  }
-  return "(no error)";
-}
 template <class F>
 std::string error_text(F&& f) {
   try {

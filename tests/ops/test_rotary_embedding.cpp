@@ -10,6 +10,7 @@ namespace ops_rotary_embedding {
 
 using namespace nnvm;
 using nnvm_test::OpCheck;
+using nnvm_test::infer_error;
 
 namespace {
 
@@ -69,15 +70,6 @@ ops::Attrs attrs_of(const Ref& r) {
   return a;
 }
 
-std::string infer_error(const std::vector<ops::TensorType>& in, const ops::Attrs& attrs = {}) {
-  try {
-    ops::infer_types(ops::get_op("rotary_embedding"), in, attrs);
-  } catch (const Error& e) {
-    return e.id();
-  }
-  return "(no error)";
-}
-
 }  // namespace
 
 TEST_CASE("nn ops: rotary_embedding") {
@@ -108,15 +100,15 @@ TEST_CASE("nn ops: rotary_embedding") {
 
   using T = ops::TensorType;
   T x(f32, {2, 3, 6, 8}), c(f32, {10, 4}), p(dtype::int64, {2, 6});
-  CHECK(infer_error({x, c, c, p}) == "(no error)");
-  CHECK(infer_error({x, T(f32, {10, 3}), T(f32, {10, 3}), p}) == "nnvm.ops.input_shape");
-  CHECK(infer_error({x, c, c, T(dtype::int32, {2, 6})}) == "nnvm.ops.input_dtype");
-  CHECK(infer_error({x, c, c, T(dtype::int64, {2, 5})}) == "nnvm.ops.input_shape");
-  CHECK(infer_error({x, c, c}) == "nnvm.ops.input_shape");  // per-step caches must be 3-D
-  CHECK(infer_error({x, c, c, p}, ops::Attrs().set_int("rotary_embedding_dim", 5)) == "nnvm.ops.attr");
-  CHECK(infer_error({T(f32, {2, 6, 12}), c, c, p}) == "nnvm.ops.attr");  // 3-D needs num_heads
-  CHECK(infer_error({T(dtype::int32, {2, 3, 6, 8}), c, c, p}) == "nnvm.ops.input_dtype");
-  CHECK(infer_error({x, T(dtype::float64, {10, 4}), c, p}) == "nnvm.ops.input_dtype");
+  CHECK(infer_error("rotary_embedding", {x, c, c, p}) == "(no error)");
+  CHECK(infer_error("rotary_embedding", {x, T(f32, {10, 3}), T(f32, {10, 3}), p}) == "nnvm.ops.input_shape");
+  CHECK(infer_error("rotary_embedding", {x, c, c, T(dtype::int32, {2, 6})}) == "nnvm.ops.input_dtype");
+  CHECK(infer_error("rotary_embedding", {x, c, c, T(dtype::int64, {2, 5})}) == "nnvm.ops.input_shape");
+  CHECK(infer_error("rotary_embedding", {x, c, c}) == "nnvm.ops.input_shape");  // per-step caches must be 3-D
+  CHECK(infer_error("rotary_embedding", {x, c, c, p}, ops::Attrs().set_int("rotary_embedding_dim", 5)) == "nnvm.ops.attr");
+  CHECK(infer_error("rotary_embedding", {T(f32, {2, 6, 12}), c, c, p}) == "nnvm.ops.attr");  // 3-D needs num_heads
+  CHECK(infer_error("rotary_embedding", {T(dtype::int32, {2, 3, 6, 8}), c, c, p}) == "nnvm.ops.input_dtype");
+  CHECK(infer_error("rotary_embedding", {x, T(dtype::float64, {10, 4}), c, p}) == "nnvm.ops.input_dtype");
 }
 
 }  // namespace ops_rotary_embedding

@@ -10,6 +10,8 @@ namespace ops_transform_ops {
 
 using namespace nnvm;
 using nnvm_test::OpCheck;
+using nnvm_test::error_id;
+using nnvm_test::infer_error;
 
 namespace {
 
@@ -91,20 +93,6 @@ NDArray map_values(const NDArray& in, DataType to, F&& f) {
   NDArray out(to, in.shape());
   for (int64_t i = 0; i < in.numel(); ++i) set(out, i, f(get(in, i)));
   return out;
-}
-
-template <class F>
-std::string error_id(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.id();
-  }
-  return "(no error)";
-}
-
-std::string infer_error(const std::string& op, const std::vector<ops::TensorType>& in, const ops::Attrs& attrs = {}) {
-  return error_id([&] { ops::infer_types(ops::get_op(op), in, attrs); });
 }
 
 const DataType f32 = dtype::float32, i64 = dtype::int64, i32 = dtype::int32;

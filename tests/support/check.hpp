@@ -70,6 +70,12 @@ std::pair<std::string, std::string> error_of(F&& f) {
   return {"(no error)", ""};
 }
 
+// Just the id of the nnvm::Error that `f` throws; "(no error)" when it throws none.
+template <class F>
+std::string error_id(F&& f) {
+  return error_of(f).first;
+}
+
 // Row-major index arithmetic for reference loops: element count, flat index -> index, and back.
 inline int64_t element_count(const std::vector<int64_t>& shape) {
   int64_t n = 1;

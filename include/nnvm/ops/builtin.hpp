@@ -6,6 +6,7 @@
 #include "nnvm/ops/broadcast/family.hpp"
 #include "nnvm/ops/conv/family.hpp"
 #include "nnvm/ops/elementwise/family.hpp"
+#include "nnvm/ops/ml/family.hpp"
 #include "nnvm/ops/nn/family.hpp"
 #include "nnvm/ops/quant/family.hpp"
 #include "nnvm/ops/reduce/family.hpp"
@@ -16,7 +17,7 @@ namespace ops {
 
 inline std::vector<OpDef> builtin_ops() {
   std::vector<OpDef> all;
-  for (auto family : {broadcast_ops, conv_ops, elementwise_ops, nn_ops, quant_ops, reduce_ops, transform_ops})
+  for (auto family : {broadcast_ops, conv_ops, elementwise_ops, ml_ops, nn_ops, quant_ops, reduce_ops, transform_ops})
     for (auto& def : family()) all.push_back(std::move(def));
   std::sort(all.begin(), all.end(), [](const OpDef& a, const OpDef& b) { return a.name < b.name; });
   return all;
