@@ -20,6 +20,7 @@
 #include "nnvm/ndarray.hpp"
 #include "nnvm/te/operation.hpp"
 #include "nnvm/te/dsl.hpp"
+#include "nnvm/te/scan.hpp"
 #include "nnvm/schedule/schedule.hpp"
 #include "nnvm/lower/interchange_reductions.hpp"
 #include "nnvm/lower/pipeline.hpp"

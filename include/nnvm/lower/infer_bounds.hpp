@@ -5,7 +5,10 @@
 // stage computed at a consumer's loop computes, per iteration of that loop, the region the
 // consumer reads inside it (points outside the tensor are skipped by edge guards), and stores
 // it in a buffer whose extents are constant upper bounds of that region when they can be
-// proved, else the shape.
+// proved, else the shape. A scan is a root stage whose step axis ranges over [k, T); its body
+// stages, attached at that axis, get update's row t. Their reads of the state were turned into
+// reads of the scan itself (inline_stages), which is realized whole at the root, so bounds
+// propagation ends there: no region of the scan is ever derived from its own steps.
 #pragma once
 
 #include <optional>

@@ -6,7 +6,9 @@
 // ProducerStore/ProducerLoad on tensors (not yet on flat buffers). Non-divisible splits get guards on the original axes, so
 // no point outside a tensor is ever computed; a non-divisible split whose inner loop is
 // vectorized or unrolled is instead partitioned into full tiles and a serial tail, so the full
-// tiles need no guard and still vectorize.
+// tiles need no guard and still vectorize. A scan is a nest of init's rows [0, k) followed by
+// its step loop t (the leaf loops of the scan stage; axis 0 ranges over [k, T)), which holds
+// the body stages attached to it and then the store of update's row t.
 #pragma once
 
 #include "nnvm/lower/cross_thread_reduction.hpp"
@@ -99,11 +101,12 @@ class NestLowering {
     const auto& leaves = st.leaf_iter_vars();
     const ir::Reduce* red = body.as<ir::Reduce>();
     if (!red) {
-      return builder.build(leaves, builder.root_ctx(), [&](const Ctx& ctx) {
+      Stmt nest = builder.build(leaves, builder.root_ctx(), [&](const Ctx& ctx) {
         auto value = builder.values(ctx);
         Stmt store = ir::make_stmt<ir::ProducerStore>(tensor, substitute_axes(body, value), out_indices(value));
         return guarded(builder.guard(ctx, value, ir::IterKind::data_par), store);
       });
+      return st.tensor().op().kind == te::OpKind::scan ? ir::Seq::make({scan_init_nest(st), nest}) : nest;
     }
     auto is_reduce = [](const IterVar& iv) { return iv->kind == ir::IterKind::reduce; };
     auto first = std::find_if(leaves.begin(), leaves.end(), is_reduce);
@@ -132,6 +135,29 @@ class NestLowering {
       });
       return ir::Seq::make({init, update});
     });
+  }
+
+  // A scan's first rows, copied from its init (which may be inlined) before the step loop.
+  Stmt scan_init_nest(const schedule::Stage& st) const {
+    const te::OperationNode& op = st.tensor().op();
+    te::Tensor init(op.scan_init);
+    std::vector<ir::Var> vars;
+    std::vector<Expr> idx;
+    for (auto& iv : op.axis) {
+      vars.emplace_back(iv.name() + ".init");
+      idx.push_back(vars.back());
+    }
+    Expr value = init(idx);
+    for (auto& s : sch_.stages())
+      if (s.tensor().same_as(init) && s.node().attach == schedule::AttachKind::inlined) {
+        ir::VarMap m;
+        for (size_t d = 0; d < s.node().axis.size(); ++d) m[s.node().axis[d].var()] = idx[d];
+        value = ir::substitute(bodies_.at(&s.node()), m);
+      }
+    Stmt body = ir::make_stmt<ir::ProducerStore>(st.tensor().node_ptr(), value, idx);
+    for (size_t d = vars.size(); d-- > 0;)
+      body = ir::For::make(vars[d], Expr(int64_t(0)), init.shape()[d], ir::ForKind::serial, body);
+    return body;
   }
 
   const schedule::Schedule& sch_;

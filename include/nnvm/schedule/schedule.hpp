@@ -1,5 +1,7 @@
-// A Schedule holds one Stage per compute operation that the outputs depend on, producers
-// first. `s[C]` is the stage of tensor C. cache_read, cache_write and rfactor add stages.
+// A Schedule holds one Stage per compute (or scan) operation that the outputs depend on,
+// producers first. `s[C]` is the stage of tensor C. cache_read, cache_write and rfactor add
+// stages. The stages between a scan's state and its update start computed at the scan's step
+// loop (once per step); everything else starts at the root.
 #pragma once
 
 #include "nnvm/schedule/stage.hpp"
@@ -58,11 +60,24 @@ class Schedule {
   explicit Schedule(std::vector<te::Tensor> outputs) : outputs_(std::move(outputs)) {
     if (outputs_.empty()) throw UserError("nnvm.schedule.no_outputs", "a schedule needs at least one output tensor");
     for (auto& t : te::post_order(outputs_))
-      if (t.op().kind == te::OpKind::compute) stages_.emplace_back(t);
+      if (t.op().kind != te::OpKind::placeholder) stages_.emplace_back(t);
     for (auto& o : outputs_) {
-      if (o.op().kind != te::OpKind::compute)
+      if (o.op().kind == te::OpKind::placeholder)
         throw UserError("nnvm.schedule.output_placeholder", str_cat("output ", o.name(), " is a placeholder, not a computed tensor"));
       (*this)[o].mark_output();
+    }
+    for (auto& st : stages_) {
+      if (st.tensor().op().kind != te::OpKind::scan) continue;
+      for (auto& t : st.tensor().op().scan_body) {
+        Stage body = (*this)[te::Tensor(t)];
+        if (body.node().is_output)
+          throw UserError("nnvm.schedule.scan_body_output",
+                          str_cat("output ", t->name, " reads the state of scan ", st.name(),
+                                  " and is computed one step at a time inside it; make it part of the scan's result"),
+                          body.ctx());
+        body.compute_at(st, st.axis(0));
+        body.mark_scan_body();
+      }
     }
   }
 
@@ -83,6 +98,11 @@ class Schedule {
   te::Tensor cache_read(const te::Tensor& t, ir::MemoryScope scope, const std::vector<te::Tensor>& readers) {
     if (readers.empty())
       throw UserError("nnvm.schedule.cache_read_readers", str_cat("cache_read of ", t.name(), " needs at least one reader"));
+    for (auto& st : stages_)
+      if (st.tensor().op().scan_state.get() == t.get())
+        throw UserError("nnvm.schedule.scan_state",
+                        str_cat("cache_read of ", t.name(), ", the state of scan ", st.name(),
+                                ": its rows are written step by step, so a copy made before the scan would be stale"));
     size_t first = stages_.size();
     for (auto& r : readers) {
       size_t p = position((*this)[r]);
@@ -114,6 +134,8 @@ class Schedule {
   // scheduled yet (its loops are replaced).
   te::Tensor cache_write(const te::Tensor& t, ir::MemoryScope scope) {
     Stage st = (*this)[t];
+    if (t.op().kind == te::OpKind::scan)
+      throw UserError("nnvm.schedule.scan_stage", "cache_write on a scan: a scan is computed whole at the root", st.ctx());
     if (!st.node().relations.empty() || !st.node().attrs.empty())
       throw UserError("nnvm.schedule.cache_write_scheduled",
                       "cache_write must come before any other primitive on the stage (its loops are rebuilt)", st.ctx());

@@ -48,13 +48,14 @@ struct StageNode {
   IterVar attach_iv;                      // the consumer loop the nest goes into
   ir::MemoryScope scope = ir::MemoryScope::global;
   bool is_output = false;                 // an output of the schedule: never inlined or attached
+  bool scan_body = false;                 // computed per step of a scan (reads its state): never at the root
 };
 
 class Stage {
  public:
   Stage() = default;
   explicit Stage(const te::Tensor& t) {
-    if (t.op().kind != te::OpKind::compute)
+    if (t.op().kind == te::OpKind::placeholder)
       throw UserError("nnvm.schedule.not_compute", str_cat("tensor ", t.name(), " is a placeholder and has no stage"));
     *this = Stage(t, t.op().body, t.op().axis, t.op().reduce_axes);
   }
@@ -84,6 +85,12 @@ class Stage {
   // Overwrites the per-element body only (cache_read redirecting reads).
   void set_body(Expr body) { node_->body = std::move(body); }
   void mark_output() { node_->is_output = true; }
+  void mark_scan_body() { node_->scan_body = true; }
+  // The serial step loop of a scan stage (axis 0): never split, fused, reordered inward or
+  // annotated, because each step reads the rows the steps before it wrote.
+  bool is_scan_axis(const IterVar& iv) const {
+    return node_->tensor.op().kind == te::OpKind::scan && !node_->axis.empty() && iv.same_as(node_->axis[0]);
+  }
   const te::Tensor& tensor() const { return node_->tensor; }
   const std::string& name() const { return node_->tensor.name(); }
 
@@ -143,11 +150,15 @@ class Stage {
     std::sort(slots.begin(), slots.end());
     auto leaves = node_->leaf_iter_vars;
     for (size_t a = 0; a < order.size(); ++a) leaves[slots[a]] = order[a];
+    for (auto& iv : order)
+      if (is_scan_axis(iv) && !leaves[0].same_as(iv)) check_not_scan_axis(iv, "reorder");
     node_->leaf_iter_vars = std::move(leaves);
   }
   // Fuses two adjacent loops (outer immediately enclosing inner) into one.
   IterVar fuse(const IterVar& outer, const IterVar& inner) {
     size_t po = leaf_position(outer, "fuse"), pi = leaf_position(inner, "fuse");
+    check_not_scan_axis(outer, "fuse");
+    check_not_scan_axis(inner, "fuse");
     if (pi != po + 1)
       throw UserError("nnvm.schedule.fuse_not_adjacent",
                       str_cat("fuse needs '", outer.name(), "' to enclose '", inner.name(),
@@ -197,6 +208,7 @@ class Stage {
       throw UserError("nnvm.schedule.compute_at_output", "an output of the schedule cannot be computed inside another stage", ctx());
     if (parent.node_ == node_)
       throw UserError("nnvm.schedule.compute_at_self", "a stage cannot be computed inside its own loops", ctx());
+    check_not_scan("compute_at");
     parent.leaf_position(iv, "compute_at");
     node_->attach = AttachKind::at;
     node_->attach_stage = parent.node_;
@@ -206,6 +218,7 @@ class Stage {
   void compute_inline() {
     if (node_->is_output)
       throw UserError("nnvm.schedule.inline_output", "an output of the schedule cannot be inlined", ctx());
+    check_not_scan("compute_inline");
     if (!node_->reduce_axes.empty())
       throw UserError("nnvm.schedule.inline_reduction",
                       "a reduction cannot be inlined (its value needs a loop); compute it at a consumer's loop instead", ctx());
@@ -213,6 +226,11 @@ class Stage {
   }
   // Computes the whole tensor at the kernel's top level (the default).
   void compute_root() {
+    if (node_->scan_body)
+      throw UserError("nnvm.schedule.scan_body_root",
+                      "this stage reads a scan's state, so it runs once per step inside the scan's loop; at the root "
+                      "it would compute every step before the state exists",
+                      ctx());
     node_->attach = AttachKind::root;
     node_->attach_stage.reset();
     node_->attach_iv = IterVar();
@@ -274,6 +292,20 @@ class Stage {
     node_->all_iter_vars.push_back(iv);
     return iv;
   }
+  void check_not_scan_axis(const IterVar& iv, const char* primitive) const {
+    if (is_scan_axis(iv))
+      throw UserError("nnvm.schedule.scan_axis",
+                      str_cat(primitive, " on the step axis of a scan: each step reads the rows earlier steps wrote, so "
+                                         "the axis stays one serial loop, outermost; schedule the other axes or the body stages"),
+                      ctx(iv));
+  }
+  void check_not_scan(const char* primitive) const {
+    if (node_->tensor.op().kind == te::OpKind::scan)
+      throw UserError("nnvm.schedule.scan_stage",
+                      str_cat(primitive, " on a scan: a scan is computed whole at the root (its body stages are "
+                                         "what runs per step)"),
+                      ctx());
+  }
   size_t leaf_position(const IterVar& iv, const char* primitive) const {
     if (!iv.defined()) throw UserError("nnvm.schedule.undefined_axis", str_cat(primitive, " got an undefined axis"), ctx());
     auto& leaves = node_->leaf_iter_vars;
@@ -294,6 +326,7 @@ class Stage {
   }
   std::pair<IterVar, IterVar> do_split(const IterVar& parent, Expr factor, Expr nparts) {
     size_t p = leaf_position(parent, "split");
+    check_not_scan_axis(parent, "split");
     if (factor.defined() && factor.dtype() != dtype::index) factor = ir::cast(dtype::index, factor);
     if (nparts.defined() && nparts.dtype() != dtype::index) nparts = ir::cast(dtype::index, nparts);
     IterVar outer = make_iter_var(parent.name() + ".outer", parent->kind);
@@ -306,6 +339,7 @@ class Stage {
   }
   void set_kind(const IterVar& iv, ForKind kind, const char* primitive) {
     leaf_position(iv, primitive);
+    check_not_scan_axis(iv, primitive);
     auto& a = node_->attrs[iv.get()];
     if (a.kind != ForKind::serial && a.kind != kind)
       throw UserError("nnvm.schedule.conflicting_kind",

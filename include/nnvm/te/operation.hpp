@@ -32,7 +32,8 @@ inline std::shared_ptr<const TensorNode> as_tensor(const std::shared_ptr<const i
 }
 inline const TensorNode* as_tensor(const ir::ProducerNode* p) { return static_cast<const TensorNode*>(p); }
 
-enum class OpKind : uint8_t { placeholder, compute };
+// scan: a recurrence (te/scan.hpp), lowered as one serial loop over its first axis.
+enum class OpKind : uint8_t { placeholder, compute, scan };
 
 struct OperationNode {
   OpKind kind;
@@ -42,8 +43,14 @@ struct OperationNode {
   std::vector<IterVar> axis;
   std::vector<IterVar> reduce_axes;
   Expr body;
-  // The tensors the body reads, in first-use order.
+  // The tensors the body reads, in first-use order (a scan: init, then update).
   std::vector<std::shared_ptr<const TensorNode>> inputs;
+  // scan only (te/scan.hpp): axis[0] runs over the steps [k, T) and body reads update's row
+  // there. scan_state is the placeholder through which the steps read earlier rows of this
+  // scan's output; scan_body lists the computes between it and update (update last), which
+  // run once per step.
+  std::shared_ptr<const TensorNode> scan_init, scan_update, scan_state;
+  std::vector<std::shared_ptr<const TensorNode>> scan_body;
 };
 
 class Tensor {
@@ -225,11 +232,17 @@ namespace ir {
 // A placeholder prints as `placeholder A: float32[64, n]`, a compute as its definition,
 // `C(i, j) = sum(A(i, k)*B(k, j), axis=[k])`. Beside ir::to_string's other overloads, so one
 // name prints everything; defined here because the IR knows nothing of operations.
+// A scan prints as its step with the rows it starts from and the state it reads,
+// `h(t, i, j) = U(t, i, j) for t in [1, 7), rows [0, 1) from h0, state h.state`.
 inline std::string to_string(const te::Tensor& t) {
   detail::Printer p;
   if (t.op().kind == te::OpKind::placeholder) p.print_placeholder(t.get());
   else p.print_definition(t.get(), t.op().axis, t.op().body);
-  return p.str();
+  if (t.op().kind != te::OpKind::scan) return p.str();
+  const ir::Range& steps = t.op().axis[0]->dom;
+  return str_cat(p.str(), " for ", t.op().axis[0].name(), " in [", to_string(steps.min), ", ",
+                 to_string(t.shape()[0]), "), rows [0, ", to_string(steps.min), ") from ",
+                 t.op().scan_init->name, ", state ", t.op().scan_state->name);
 }
 }  // namespace ir
 NNVM_END_NAMESPACE
