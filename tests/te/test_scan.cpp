@@ -127,6 +127,47 @@ TEST_CASE("scan: cumulative sum over axis 0 is init's row, then one serial loop 
   CHECK(text.find("cs.state") == std::string::npos);
 }
 
+TEST_CASE("scan: the typed DSL spells the same cumulative sum") {
+  Cumsum c;
+  auto X = Tensor<float, 6, 5>(c.X);
+  auto state = scan_state<float, 6, 5>("cs.state");
+  auto first = compute<Shape<1, 5>>([&](auto t, auto j) { return X(as_dynamic(t), j); }, "first");
+  auto next = compute<Shape<6, 5>>([&](auto t, auto j) { return state(t - 1, j) + X(t, j); }, "next");
+  Tensor<float, 6, 5> cs = scan(first, next, state, "cs");
+  OpCase op = c.op_case();
+  op.output = cs;
+  nnvm_test::check_schedules(op, {unscheduled});
+}
+
+TEST_CASE("scan: one kernel over a symbolic number of steps runs at every length") {
+  ir::Var steps("steps");
+  int64_t N = 4;
+  auto X = te::placeholder({steps, N}, dtype::float32, "X");
+  auto state = te::scan_state({steps, N}, dtype::float32, "cs.state");
+  auto first = te::placeholder({1, N}, dtype::float32, "first");
+  auto next = te::compute({steps, N}, [&](auto& v) { return state(v[0] - 1, v[1]) * 0.5f + X(v[0], v[1]); }, "next");
+  auto cs = te::scan(first, next, state, "cs");
+  auto s = schedule::create_schedule(cs);
+  s[cs].vectorize(s[cs].axis(1));
+  auto fn = lower::lower(s, {X, first, cs}, "decay_sum");
+  auto kernel = target::jit_c(fn);
+  NDArray x0 = nnvm_test::random_array(dtype::float32, {1, N}, 8);
+  for (int64_t T : {0, 1, 2, 9}) {  // 0: fewer steps than initial rows, so nothing is written
+    NDArray x = nnvm_test::random_array(dtype::float32, {T, N}, 7);
+    std::vector<float> want(size_t(T * N));
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t j = 0; j < N; ++j)
+        want[size_t(t * N + j)] = t ? want[size_t((t - 1) * N + j)] * 0.5f + x.values<float>()[size_t(t * N + j)]
+                                    : x0.values<float>()[size_t(j)];
+    NDArray a(dtype::float32, {T, N}), b(dtype::float32, {T, N});
+    target::interpret(fn, x, x0, a);
+    kernel(x, x0, b);
+    INFO("steps = ", T);
+    CHECK(nnvm_test::compare<float>(a.values<float>(), want) == "");
+    CHECK(nnvm_test::compare<float>(b.values<float>(), want) == "");
+  }
+}
+
 TEST_CASE("scan: a tanh RNN computes the input projection for all steps, the recurrence per step") {
   Rnn m;
   Schedule s = schedule::create_schedule(m.out);

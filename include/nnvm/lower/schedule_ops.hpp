@@ -155,8 +155,11 @@ class NestLowering {
         value = ir::substitute(bodies_.at(&s.node()), m);
       }
     Stmt body = ir::make_stmt<ir::ProducerStore>(st.tensor().node_ptr(), value, idx);
-    for (size_t d = vars.size(); d-- > 0;)
-      body = ir::For::make(vars[d], Expr(int64_t(0)), init.shape()[d], ir::ForKind::serial, body);
+    // A symbolic step count may bind below k at run time: the copy stops at the tensor's end.
+    for (size_t d = vars.size(); d-- > 0;) {
+      Expr extent = d ? init.shape()[d] : ir::simplify(ir::min(init.shape()[0], st.tensor().shape()[0]));
+      body = ir::For::make(vars[d], Expr(int64_t(0)), extent, ir::ForKind::serial, body);
+    }
     return body;
   }
 

@@ -252,7 +252,7 @@ class CLikeEmitter : public ir::IRVisitor {
     CExpr mn = print(op->min), ext = print(op->extent);
     std::string end;
     if (ir::is_const_int(op->min, 0)) {
-      end = ext.text;
+      end = operand(ext, cprec::rel, true);  // `i < (n < 1 ? n : 1)`, a min() extent
     } else {
       std::string m = atom(mn, op->min.dtype(), "begin");
       mn = {m, cprec::primary, true};

@@ -14,6 +14,7 @@
 
 #include "nnvm/te/typed_compute.hpp"
 #include "nnvm/te/typed_math.hpp"
+#include "nnvm/te/typed_scan.hpp"
 
 NNVM_BEGIN_NAMESPACE
 
@@ -32,6 +33,8 @@ using te::dsl::cast;
 using te::dsl::compute;
 using te::dsl::placeholder;
 using te::dsl::reduce_axis;
+using te::dsl::scan;
+using te::dsl::scan_state;
 using te::dsl::select;
 
 using te::dsl::max;
