@@ -82,6 +82,13 @@ TEST_CASE("c_emitter: readable, deterministic output") {
   CHECK(nnvm_test::strict_compile(src, "strict_readable") == "");
 }
 
+TEST_CASE("c_emitter: a loop extent that binds looser than '<' is parenthesized") {
+  Var n("n"), i("i");
+  Buffer Y("Y", dtype::float32, {n});
+  LoweredFunc f{"clamped", {Y}, {n}, For::make(i, 0, min(n, i64(1)), ForKind::serial, Store::make(Y, 1.0f, i)), ""};
+  CHECK(contains(target::emit_c(f), "for (int64_t i = 0; i < (n < 1 ? n : 1); ++i) {"));
+}
+
 TEST_CASE("c_emitter: the ABI text is kernel_abi.h's, and both compile together") {
   const std::string& abi = target::kernel_abi_source();
   CHECK(contains(abi, "typedef struct nnvm_kernel_env {\n  void* pool;\n  nnvm_parallel_for_fn parallel_for;\n} nnvm_kernel_env;"));
