@@ -182,6 +182,17 @@ TEST_CASE("scan: a tanh RNN computes the input projection for all steps, the rec
   CHECK(text.find("allocate xw[float32 * 7 * 2 * 5]") < text.find("for (h.t, 0, 6)"));
   CHECK(text.find("for (h.t, 0, 6)") < text.find("allocate rec[float32 * 1 * 2 * 5]"));
   nnvm_test::check_schedules(m.op_case(), {unscheduled});
+  // Only the last state as the kernel's output (ONNX's Y_h): the scan is an intermediate buffer.
+  auto last = te::compute({m.B, m.H}, [&](auto& v) { return m.out(m.T - 1, v[0], v[1]); }, "h_last");
+  OpCase c = m.op_case();
+  auto all_rows = c.reference;
+  c.name = "rnn_last";
+  c.output = last;
+  c.reference = [&, all_rows](const std::vector<NDArray>& in) {
+    auto rows = all_rows(in);
+    return std::vector<float>(rows.end() - m.B * m.H, rows.end());
+  };
+  nnvm_test::check_schedules(c, {unscheduled});
 }
 
 TEST_CASE("scan: two initial rows, and a state read through a body stage at an offset") {

@@ -29,7 +29,8 @@ namespace detail {
 
 inline bool same_extent(const Expr& a, const Expr& b) {
   if (a.same_as(b)) return true;
-  const int64_t* d = ir::as_const_int(ir::simplify(a - b));
+  Expr diff = ir::simplify(a - b);  // as_const_int points into it
+  const int64_t* d = ir::as_const_int(diff);
   return d && *d == 0;
 }
 
@@ -65,7 +66,8 @@ class ScanDependence {
       auto read = [&] {
         return str_cat(ir::to_string(ir::make_expr<ir::ProducerLoad>(load->dtype, load->tensor, load->indices)), " in ", t->name);
       };
-      const int64_t* back = ir::as_const_int(ir::simplify(step - load->indices[0]));
+      Expr distance = ir::simplify(step - load->indices[0]);
+      const int64_t* back = ir::as_const_int(distance);
       if (!back)
         throw UserError("nnvm.te.scan_dependence",
                         str_cat("scan ", scan_, ": ", read(), " reads row ", ir::to_string(load->indices[0]), " of ", in->name,
