@@ -4,7 +4,7 @@
 //
 //   auto h_state = te::scan_state({T, B, H}, dtype::float32, "h.state");
 //   auto rec = te::compute({T, B, H}, [&](auto& v) { return te::sum(h_state(v[0] - 1, v[1], r) * R(v[2], r), {r}); });
-//   auto step = te::compute({T, B, H}, [&](auto& v) { return tanh(xw(v[0], v[1], v[2]) + rec(v[0], v[1], v[2])); });
+//   auto step = te::compute({T, B, H}, [&](auto& v) { return ir::call(ir::CallOp::tanh, xw(v[0], v[1], v[2]) + rec(v[0], v[1], v[2])); });
 //   auto h = te::scan(h0, step, h_state, "h");  // h0: [1, B, H]
 //
 // The schedule computes the stages between state and update once per step, inside one serial
