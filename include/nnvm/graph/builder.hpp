@@ -134,7 +134,7 @@ class GraphBuilder {
     for (auto& t : n.types) {
       int64_t e = 1;
       for (auto& d : t.shape) {
-        auto* c = ir::as_const_int(ir::simplify(d));
+        auto c = ir::simplified_const_int(d);
         if (!c) return false;
         e *= std::max<int64_t>(*c, 1);
       }

@@ -33,7 +33,7 @@ inline std::set<const te::TensorNode*> read_placeholders(const std::vector<te::T
 inline std::vector<int64_t> constant_shape(const TensorType& t, const Graph& g, const Node& n) {
   std::vector<int64_t> shape;
   for (auto& e : t.shape) {
-    auto* c = ir::as_const_int(ir::simplify(e));
+    auto c = ir::simplified_const_int(e);
     if (!c) throw UserError("nnvm.graph.not_constant", "a folded value has a symbolic extent", where(g, &n));
     shape.push_back(*c);
   }
@@ -75,7 +75,7 @@ inline std::optional<uint64_t> output_bytes(const Node& n) {
   for (auto& t : n.types) {
     std::vector<int64_t> extents;
     for (auto& d : t.shape) {
-      auto* c = ir::as_const_int(ir::simplify(d));
+      auto c = ir::simplified_const_int(d);
       if (!c) return std::nullopt;
       extents.push_back(*c);
     }
@@ -92,7 +92,7 @@ inline bool foldable(const Graph& g, const Node& n) {
   const ops::OpDef& def = g.registry->get(n.op);
   for (auto& t : n.types)
     for (auto& e : t.shape)
-      if (!ir::as_const_int(ir::simplify(e))) return false;
+      if (!ir::simplified_const_int(e)) return false;
   ops::BuiltOp b = detail::build_for_folding(g, n, def);
   auto reads = detail::read_placeholders(b.outputs);
   for (size_t k : b.kernel_inputs)

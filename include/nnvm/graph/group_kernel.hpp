@@ -40,8 +40,8 @@ inline bool epilogue_only(const Graph& g, const std::vector<size_t>& nodes, cons
   const te::Tensor& last = node_outs.back().at(group_outputs[0].index);
   if (first.rank() != last.rank()) return false;
   for (size_t d = 0; d < first.rank(); ++d) {
-    auto* a = ir::as_const_int(ir::simplify(first.shape()[d]));
-    auto* b = ir::as_const_int(ir::simplify(last.shape()[d]));
+    auto a = ir::simplified_const_int(first.shape()[d]);
+    auto b = ir::simplified_const_int(last.shape()[d]);
     if (!a || !b || *a != *b) return false;
   }
   return true;

@@ -10,6 +10,7 @@
 
 #include <cmath>
 
+#include "nnvm/ir/compare.hpp"
 #include "nnvm/ir/const_fold.hpp"
 #include "nnvm/ir/interval.hpp"
 
@@ -556,6 +557,26 @@ inline Expr simplify(const Expr& e, const IntervalMap& ranges) {
   return detail::Simplifier(ranges).mutate(e);
 }
 inline Expr simplify(const Expr& e) { return simplify(e, IntervalMap{}); }
+
+// The value of `e` once simplified, when that is an integer constant. Use it instead of
+// as_const_int(simplify(e)), whose pointer dangles as soon as the simplified expression (a
+// temporary, often a new node) is gone.
+inline std::optional<int64_t> simplified_const_int(const Expr& e) {
+  Expr s = simplify(e);
+  if (const int64_t* c = as_const_int(s)) return *c;
+  return std::nullopt;
+}
+
+// True when two extents are equal for every binding of their symbolic sizes that nnvm can see:
+// equal constants or structurally equal expressions. Different size variables are not equal:
+// the graph layer gives one dimension one variable.
+inline bool same_extent(const Expr& a, const Expr& b) {
+  if (a.same_as(b)) return true;
+  Expr sa = simplify(a), sb = simplify(b);
+  const int64_t *ca = as_const_int(sa), *cb = as_const_int(sb);
+  if (ca && cb) return *ca == *cb;
+  return deep_equal(sa, sb);
+}
 
 // Simplifies every expression of `s` with the ranges of the loops around it, and removes what
 // is dead: loops of extent 0 (extent-1 loops other than thread bindings become a substitution),

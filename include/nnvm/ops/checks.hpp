@@ -36,15 +36,7 @@ inline void check_same_dtype(const te::Tensor& a, const char* ia, const te::Tens
                     {"input " + std::string(ib)});
 }
 
-// True when two extents are equal for every binding of their symbolic sizes that nnvm can see:
-// equal constants or structurally equal expressions. Different size variables are not equal:
-// the graph layer gives one dimension one variable.
-inline bool same_extent(const ir::Expr& a, const ir::Expr& b) {
-  ir::Expr sa = ir::simplify(a), sb = ir::simplify(b);
-  auto *ca = ir::as_const_int(sa), *cb = ir::as_const_int(sb);
-  if (ca && cb) return *ca == *cb;
-  return ir::deep_equal(sa, sb);
-}
+using ir::same_extent;  // equal for every binding of their size variables (ir/simplify.hpp)
 // "nnvm.ops.input_shape" unless extents are the same_extent; `what` says which axes.
 inline void check_same_extent(const ir::Expr& a, const ir::Expr& b, const std::string& what) {
   if (!same_extent(a, b))

@@ -27,13 +27,6 @@ inline Tensor scan_state(std::vector<Expr> shape, DataType dtype, std::string na
 
 namespace detail {
 
-inline bool same_extent(const Expr& a, const Expr& b) {
-  if (a.same_as(b)) return true;
-  Expr diff = ir::simplify(a - b);  // as_const_int points into it
-  const int64_t* d = ir::as_const_int(diff);
-  return d && *d == 0;
-}
-
 // Checks the steps' reads of the state and collects the computes that read it, directly or
 // through other computes (the scan's body, producers first).
 class ScanDependence {
@@ -66,8 +59,7 @@ class ScanDependence {
       auto read = [&] {
         return str_cat(ir::to_string(ir::make_expr<ir::ProducerLoad>(load->dtype, load->tensor, load->indices)), " in ", t->name);
       };
-      Expr distance = ir::simplify(step - load->indices[0]);
-      const int64_t* back = ir::as_const_int(distance);
+      std::optional<int64_t> back = ir::simplified_const_int(step - load->indices[0]);
       if (!back)
         throw UserError("nnvm.te.scan_dependence",
                         str_cat("scan ", scan_, ": ", read(), " reads row ", ir::to_string(load->indices[0]), " of ", in->name,
@@ -139,9 +131,9 @@ inline Tensor scan(const Tensor& init, const Tensor& update, const Tensor& state
   const int64_t* k = init.rank() ? ir::as_const_int(init.shape()[0]) : nullptr;
   const int64_t* steps = state.rank() ? ir::as_const_int(state.shape()[0]) : nullptr;
   bool ok = state.rank() >= 1 && init.rank() == state.rank() && update.rank() == state.rank() && k && *k >= 1 &&
-            (!steps || *k <= *steps) && detail::same_extent(update.shape()[0], state.shape()[0]);
+            (!steps || *k <= *steps) && ir::same_extent(update.shape()[0], state.shape()[0]);
   for (size_t d = 1; ok && d < state.rank(); ++d)
-    ok = detail::same_extent(init.shape()[d], state.shape()[d]) && detail::same_extent(update.shape()[d], state.shape()[d]);
+    ok = ir::same_extent(init.shape()[d], state.shape()[d]) && ir::same_extent(update.shape()[d], state.shape()[d]);
   if (!ok)
     throw UserError("nnvm.te.scan_shape",
                     str_cat("init ", shape_str(init), ", update ", shape_str(update), " and state ", shape_str(state),

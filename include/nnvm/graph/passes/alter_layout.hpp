@@ -37,7 +37,7 @@ struct BlockedValue {
 inline std::optional<std::vector<int64_t>> constant_shape(const TensorType& t) {
   std::vector<int64_t> out;
   for (auto& e : t.shape) {
-    auto* c = ir::as_const_int(ir::simplify(e));
+    auto c = ir::simplified_const_int(e);
     if (!c) return std::nullopt;
     out.push_back(*c);
   }

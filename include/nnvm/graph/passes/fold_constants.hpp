@@ -25,7 +25,7 @@ inline Graph fold_constants(const Graph& g, const FoldOptions& options = {}) {
     for (auto& t : n.types) {
       int64_t e = 1;
       for (auto& d : t.shape) {
-        auto* c = ir::as_const_int(ir::simplify(d));
+        auto c = ir::simplified_const_int(d);
         if (!c) static_shape = false;
         else e *= std::max<int64_t>(*c, 1);
       }

@@ -77,7 +77,7 @@ inline std::vector<IndexCheck> add_index_checks(Graph& g) {
     std::vector<int64_t> extents;
     std::vector<size_t> axes;
     if (nd) {
-      auto* k = ir::as_const_int(ir::simplify(idx.shape.back()));
+      auto k = ir::simplified_const_int(idx.shape.back());
       size_t b = size_t(n.attrs.get_int("batch_dims", 0));
       for (int64_t j = 0; k && j < *k; ++j) axes.push_back(b + size_t(j));
     } else {
@@ -86,7 +86,7 @@ inline std::vector<IndexCheck> add_index_checks(Graph& g) {
     }
     bool known = !axes.empty();
     for (size_t a : axes) {
-      auto* c = a < data.shape.size() ? ir::as_const_int(ir::simplify(data.shape[a])) : nullptr;
+      std::optional<int64_t> c = a < data.shape.size() ? ir::simplified_const_int(data.shape[a]) : std::nullopt;
       known = known && c;
       if (c) extents.push_back(*c);
     }

@@ -22,7 +22,7 @@ struct ConvParams {
 
 namespace detail {
 inline int64_t conv_extent(const te::Tensor& t, size_t axis, const char* input) {
-  auto* c = ir::as_const_int(ir::simplify(t.shape()[axis]));
+  auto c = ir::simplified_const_int(t.shape()[axis]);
   if (!c)
     throw UserError("nnvm.ops.input_shape",
                     str_cat("input ", input, " (tensor ", t.name(), ") axis ", axis, " has the symbolic extent ",

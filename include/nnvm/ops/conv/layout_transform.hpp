@@ -65,7 +65,7 @@ inline te::Tensor layout_transform(const te::Tensor& X, const ChannelLayout& src
   check_rank(X, "X", src.rank());
   size_t spatial = src.axes.size() - 2;
   // The logical channel count, constant so blocks can be checked against it.
-  auto* c1 = ir::as_const_int(ir::simplify(X.shape()[1]));
+  auto c1 = ir::simplified_const_int(X.shape()[1]);
   if (!c1)
     throw UserError("nnvm.ops.input_shape",
                     str_cat("input X axis 1 has the symbolic extent ", ir::to_string(X.shape()[1]),

@@ -66,7 +66,7 @@ inline std::optional<int64_t> padded_rows_bytes(const te::Tensor& Y, const te::T
   ir::IntervalMap ranges;
   ranges[Y.op().axis[2].var().get()] = ir::Interval::point(0);
   for (auto& r : Y.op().reduce_axes) {
-    auto* extent = ir::as_const_int(ir::simplify(r->dom.extent));
+    auto extent = ir::simplified_const_int(r->dom.extent);
     if (!extent || *extent < 1) return std::nullopt;
     ranges[r.var().get()] = ir::Interval::range(0, *extent - 1);
   }
@@ -74,7 +74,7 @@ inline std::optional<int64_t> padded_rows_bytes(const te::Tensor& Y, const te::T
   if (!span.is_bounded()) return std::nullopt;
   int64_t bytes = (*span.max - *span.min + 1) * pad.dtype().bytes();
   for (int d : {1, 3, 4}) {
-    auto* e = ir::as_const_int(ir::simplify(pad.shape()[d]));
+    auto e = ir::simplified_const_int(pad.shape()[d]);
     if (!e) return std::nullopt;
     bytes *= *e;
   }
@@ -95,8 +95,8 @@ inline std::optional<int64_t> padded_rows_bytes(const te::Tensor& Y, const te::T
 inline bool schedule_nchwc(schedule::Schedule& s, const te::Tensor& Y, const te::Tensor& out, const Target& target,
                            bool channelwise = false) {
   if (Y.rank() != 5 || out.rank() != 5 || Y.op().reduce_axes.empty()) return false;
-  auto* ow = ir::as_const_int(ir::simplify(Y.shape()[3]));
-  auto* ob = ir::as_const_int(ir::simplify(Y.shape()[4]));
+  auto ow = ir::simplified_const_int(Y.shape()[3]);
+  auto ob = ir::simplified_const_int(Y.shape()[4]);
   if (!ow || !ob) return false;
   int64_t lanes = target.vector_lanes(Y.dtype());
   bool by_vector = channelwise && *ob > lanes && *ob % lanes == 0;

@@ -63,7 +63,7 @@ inline te::Tensor window_reduce(const te::Tensor& X, const Window& w, ir::Combin
 inline bool is_blocked_pool(const te::Tensor& R) {
   const auto& taps = R.op().reduce_axes;
   if (R.rank() != 5 || taps.size() != 3) return false;
-  auto* block_taps = ir::as_const_int(ir::simplify(taps.back()->dom.extent));
+  auto block_taps = ir::simplified_const_int(taps.back()->dom.extent);
   return block_taps && *block_taps == 1;
 }
 

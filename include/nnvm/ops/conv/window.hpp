@@ -56,7 +56,7 @@ struct Window {
 inline std::vector<int64_t> spatial_extents(const te::Tensor& x, const char* input) {
   std::vector<int64_t> out;
   for (size_t d = 2; d < x.rank(); ++d) {
-    auto* c = ir::as_const_int(ir::simplify(x.shape()[d]));
+    auto c = ir::simplified_const_int(x.shape()[d]);
     if (!c)
       throw UserError("nnvm.ops.input_shape",
                       str_cat("input ", input, " (tensor ", x.name(), ") axis ", d, " has the symbolic extent ",

@@ -35,7 +35,7 @@ struct AttentionParams {
 
 namespace detail {
 inline int64_t attention_const(const ir::Expr& e, const char* what) {
-  const int64_t* c = ir::as_const_int(ir::simplify(e));
+  std::optional<int64_t> c = ir::simplified_const_int(e);
   if (!c) throw UserError("nnvm.ops.input_shape", str_cat(what, " must be a constant extent"));
   return *c;
 }
@@ -126,7 +126,7 @@ inline std::vector<te::Tensor> attention(const te::Tensor& Q, const te::Tensor& 
                         {"input attn_mask"});
     }
     mask_len = mask.shape().back();
-    auto* ml = ir::as_const_int(ir::simplify(mask_len));
+    auto ml = ir::simplified_const_int(mask_len);
     auto* lc = ir::as_const_int(L);
     if (!same_extent(mask_len, L) && !(ml && lc && *ml <= *lc))
       throw UserError("nnvm.ops.input_shape",

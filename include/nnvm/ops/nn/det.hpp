@@ -31,8 +31,8 @@ inline te::Tensor det(const te::Tensor& x, std::string name = "det") {
                     str_cat("input X (tensor ", x.name(), ") is ", t, ", expected float16, bfloat16, float32 or float64"),
                     {"input X"});
   size_t r = x.rank();
-  const int64_t* rows = ir::as_const_int(ir::simplify(x.shape()[r - 2]));
-  const int64_t* cols = ir::as_const_int(ir::simplify(x.shape()[r - 1]));
+  std::optional<int64_t> rows = ir::simplified_const_int(x.shape()[r - 2]);
+  std::optional<int64_t> cols = ir::simplified_const_int(x.shape()[r - 1]);
   if (!rows || !cols)
     throw UserError("nnvm.ops.input_shape",
                     str_cat("the last two axes of input X (tensor ", x.name(), ") must be constant extents, got ",

@@ -17,7 +17,7 @@ inline te::Tensor group_norm(const te::Tensor& x, const te::Tensor& scale, const
   check_norm_float(bias, "bias");
   check_channel_param(scale, "scale", x.shape()[1]);
   check_channel_param(bias, "bias", x.shape()[1]);
-  const int64_t* c = ir::as_const_int(ir::simplify(x.shape()[1]));
+  std::optional<int64_t> c = ir::simplified_const_int(x.shape()[1]);
   if (!c) throw UserError("nnvm.ops.input_shape", "input X needs a constant channel count (axis 1)", {"input X"});
   if (groups <= 0 || *c % groups != 0)
     throw UserError("nnvm.ops.attr",

@@ -43,7 +43,7 @@ struct LinearAttentionParams {
 
 namespace detail {
 inline int64_t linear_attention_const(const ir::Expr& e, const std::string& what) {
-  const int64_t* c = ir::as_const_int(ir::simplify(e));
+  std::optional<int64_t> c = ir::simplified_const_int(e);
   if (!c) throw UserError("nnvm.ops.input_shape", str_cat(what, " must be a constant extent"));
   return *c;
 }

@@ -191,7 +191,7 @@ struct Recurrence {
     ir::Expr Te = X.shape()[p.layout == 0 ? 0 : 1];
     N = X.shape()[p.layout == 0 ? 1 : 0];
     I = X.shape()[2];
-    const int64_t* tc = ir::as_const_int(ir::simplify(Te));
+    std::optional<int64_t> tc = ir::simplified_const_int(Te);
     if (!tc)
       bad_shape("X", str_cat("(tensor ", X.name(), ") has sequence length ", ir::to_string(Te),
                              "; it must be a constant, the time loop is unrolled"));

@@ -27,7 +27,7 @@ inline bool one_element(const te::Tensor& p) {
 }
 
 inline int64_t const_extent_of(const ir::Expr& e, const std::string& what) {
-  if (auto* c = ir::as_const_int(ir::simplify(e))) return *c;
+  if (auto c = ir::simplified_const_int(e)) return *c;
   throw UserError("nnvm.ops.input_shape", str_cat(what, " must be a constant extent, got ", ir::to_string(e)));
 }
 

@@ -21,7 +21,7 @@ inline std::vector<te::Tensor> top_k(const te::Tensor& x, int64_t k, int64_t axi
   check_reduce_dtype(x, "X", {.ints = true, .int_bits = 8});
   size_t a = normalize_axis(axis, x.rank(), "axis");
   ir::Expr n = x.shape()[a];
-  const int64_t* known = ir::as_const_int(ir::simplify(n));
+  std::optional<int64_t> known = ir::simplified_const_int(n);
   if (k < 1 || (known && k > *known))
     throw UserError("nnvm.ops.attr",
                     str_cat("input K is ", k, " but must lie in [1, ",

@@ -28,7 +28,7 @@ inline te::Tensor affine_grid(const te::Tensor& theta, const std::vector<int64_t
                       {"input size"});
   size_t r = size.size() - 2;
   // A symbolic batch extent of theta is taken as size's; a constant one must equal it.
-  if (auto* n = ir::as_const_int(ir::simplify(theta.shape()[0])); n && *n != size[0])
+  if (auto n = ir::simplified_const_int(theta.shape()[0]); n && *n != size[0])
     throw UserError("nnvm.ops.input_shape", str_cat("input theta has batch extent ", *n, " but size says ", size[0]),
                     {"input theta"});
   int64_t rows = const_extent(theta.shape()[1], "axis 1 of theta");

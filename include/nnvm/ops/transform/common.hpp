@@ -17,7 +17,7 @@ inline std::vector<ir::Expr> exprs(const std::vector<ir::Var>& v) { return {v.be
 // The constant value of extent `e`; "nnvm.ops.input_shape" naming `what` when it is symbolic
 // (ops whose index arithmetic or output shape needs the number).
 inline int64_t const_extent(const ir::Expr& e, const std::string& what) {
-  if (auto* c = ir::as_const_int(ir::simplify(e))) return *c;
+  if (auto c = ir::simplified_const_int(e)) return *c;
   throw UserError("nnvm.ops.input_shape", str_cat(what, " must be a constant extent, got ", ir::to_string(e)));
 }
 
@@ -102,13 +102,13 @@ inline void check_index_values(const NDArray& idx, const std::vector<int64_t>& e
 inline void check_readable_axis(const ir::Expr& extent, const std::vector<ir::Expr>& out_shape, const std::string& what) {
   if (!ir::is_const_int(ir::simplify(extent), 0)) return;
   for (auto& e : out_shape)
-    if (auto* c = ir::as_const_int(ir::simplify(e)); !c || *c == 0) return;
+    if (auto c = ir::simplified_const_int(e); !c || *c == 0) return;
   throw UserError("nnvm.ops.empty_axis", str_cat(what, " has extent 0, so no index into it is valid"), {"input data"});
 }
 
 // The constant extents of `t`'s axes (-1 for a symbolic one).
 inline int64_t extent_or_unknown(const TensorType& t, size_t axis) {
-  auto* c = axis < t.shape.size() ? ir::as_const_int(ir::simplify(t.shape[axis])) : nullptr;
+  std::optional<int64_t> c = axis < t.shape.size() ? ir::simplified_const_int(t.shape[axis]) : std::nullopt;
   return c ? *c : -1;
 }
 

@@ -45,7 +45,7 @@ inline te::Tensor gather_elements(const te::Tensor& data, const te::Tensor& indi
   size_t a = normalize_axis(axis, data.rank(), "axis");
   for (size_t d = 0; d < data.rank(); ++d) {
     if (d == a) continue;
-    auto *ci = ir::as_const_int(ir::simplify(indices.shape()[d])), *cd = ir::as_const_int(ir::simplify(data.shape()[d]));
+    auto ci = ir::simplified_const_int(indices.shape()[d]), cd = ir::simplified_const_int(data.shape()[d]);
     bool ok = ci && cd ? *ci <= *cd : same_extent(indices.shape()[d], data.shape()[d]);
     if (!ok)
       throw UserError("nnvm.ops.input_shape",

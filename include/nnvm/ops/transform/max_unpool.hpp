@@ -64,7 +64,7 @@ inline te::Tensor max_unpool(const te::Tensor& x, const te::Tensor& indices, con
     };
     if (os.size() != x.rank()) bad(str_cat("it needs ", x.rank(), " values, one per axis of X"));
     for (size_t d = 0; d < 2; ++d)
-      if (auto* c = ir::as_const_int(ir::simplify(x.shape()[d])); c && *c != os[d])
+      if (auto c = ir::simplified_const_int(x.shape()[d]); c && *c != os[d])
         bad(str_cat("axis ", d, " must equal X's ", *c));
     for (size_t d = 0; d < r; ++d) {
       if (os[2 + d] < unpooled[d] || uint64_t(os[2 + d]) > max_tensor_bytes)

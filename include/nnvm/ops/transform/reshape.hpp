@@ -67,7 +67,7 @@ inline te::Tensor reshape(const te::Tensor& x, const std::vector<int64_t>& spec,
     for (size_t d = 0; d < shape.size(); ++d) {
       if (d == *infer) continue;
       auto it = std::find_if(in_left.begin(), in_left.end(), [&](const ir::Expr& e) {
-        return !ir::as_const_int(ir::simplify(e)) && same_extent(e, shape[d]);
+        return !ir::simplified_const_int(e) && same_extent(e, shape[d]);
       });
       if (it != in_left.end()) in_left.erase(it);
       else out_left.push_back(shape[d]);

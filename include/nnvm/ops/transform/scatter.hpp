@@ -109,7 +109,7 @@ inline te::Tensor scatter_elements(const te::Tensor& data, const te::Tensor& ind
   for (size_t d = 0; d < data.rank(); ++d) {
     check_same_extent(indices.shape()[d], updates.shape()[d], str_cat("axis ", d, " of indices and updates"));
     if (d == a || same_extent(indices.shape()[d], data.shape()[d])) continue;
-    auto *ci = ir::as_const_int(ir::simplify(indices.shape()[d])), *cd = ir::as_const_int(ir::simplify(data.shape()[d]));
+    auto ci = ir::simplified_const_int(indices.shape()[d]), cd = ir::simplified_const_int(data.shape()[d]);
     if (!ci || !cd || *ci > *cd)
       throw UserError("nnvm.ops.input_shape",
                       str_cat("indices axis ", d, " has extent ", ir::to_string(indices.shape()[d]),

@@ -104,7 +104,7 @@ inline te::Tensor tfidf_vectorizer(const te::Tensor& x, const TfIdfSpec& spec, s
   if (batch) shape.insert(shape.begin(), x.shape()[0]);
   // Distances past C - 1 fit no n-gram of size 2 or more, so a constant row caps the axis.
   int64_t distances = spec.max_gram_length > 1 ? spec.max_skip_count + 1 : 1;
-  if (auto* cc = ir::as_const_int(ir::simplify(c))) distances = std::max<int64_t>(1, std::min(distances, *cc - 1));
+  if (auto cc = ir::simplified_const_int(c)) distances = std::max<int64_t>(1, std::min(distances, *cc - 1));
 
   te::Tensor counts = te::compute(
       shape,
