@@ -3605,6 +3605,26 @@ inline Expr simplify(const Expr& e, const IntervalMap& ranges) {
 }
 inline Expr simplify(const Expr& e) { return simplify(e, IntervalMap{}); }
 
+// The value of `e` once simplified, when that is an integer constant. Use it instead of
+// as_const_int(simplify(e)), whose pointer dangles as soon as the simplified expression (a
+// temporary, often a new node) is gone.
+inline std::optional<int64_t> simplified_const_int(const Expr& e) {
+  Expr s = simplify(e);
+  if (const int64_t* c = as_const_int(s)) return *c;
+  return std::nullopt;
+}
+
+// True when two extents are equal for every binding of their symbolic sizes that nnvm can see:
+// equal constants or structurally equal expressions. Different size variables are not equal:
+// the graph layer gives one dimension one variable.
+inline bool same_extent(const Expr& a, const Expr& b) {
+  if (a.same_as(b)) return true;
+  Expr sa = simplify(a), sb = simplify(b);
+  const int64_t *ca = as_const_int(sa), *cb = as_const_int(sb);
+  if (ca && cb) return *ca == *cb;
+  return deep_equal(sa, sb);
+}
+
 // Simplifies every expression of `s` with the ranges of the loops around it, and removes what
 // is dead: loops of extent 0 (extent-1 loops other than thread bindings become a substitution),
 // ifs with a provable condition, constant Evaluates, empty branches; sequences are flattened.
@@ -4032,7 +4052,8 @@ inline std::shared_ptr<const TensorNode> as_tensor(const std::shared_ptr<const i
 }
 inline const TensorNode* as_tensor(const ir::ProducerNode* p) { return static_cast<const TensorNode*>(p); }
 
-enum class OpKind : uint8_t { placeholder, compute };
+// scan: a recurrence (te/scan.hpp), lowered as one serial loop over its first axis.
+enum class OpKind : uint8_t { placeholder, compute, scan };
 
 struct OperationNode {
   OpKind kind;
@@ -4042,8 +4063,14 @@ struct OperationNode {
   std::vector<IterVar> axis;
   std::vector<IterVar> reduce_axes;
   Expr body;
-  // The tensors the body reads, in first-use order.
+  // The tensors the body reads, in first-use order (a scan: init, then update).
   std::vector<std::shared_ptr<const TensorNode>> inputs;
+  // scan only (te/scan.hpp): axis[0] runs over the steps [k, T) and body reads update's row
+  // there. scan_state is the placeholder through which the steps read earlier rows of this
+  // scan's output; scan_body lists the computes between it and update (update last), which
+  // run once per step.
+  std::shared_ptr<const TensorNode> scan_init, scan_update, scan_state;
+  std::vector<std::shared_ptr<const TensorNode>> scan_body;
 };
 
 class Tensor {
@@ -4225,11 +4252,17 @@ namespace ir {
 // A placeholder prints as `placeholder A: float32[64, n]`, a compute as its definition,
 // `C(i, j) = sum(A(i, k)*B(k, j), axis=[k])`. Beside ir::to_string's other overloads, so one
 // name prints everything; defined here because the IR knows nothing of operations.
+// A scan prints as its step with the rows it starts from and the state it reads,
+// `h(t, i, j) = U(t, i, j) for t in [1, 7), rows [0, 1) from h0, state h.state`.
 inline std::string to_string(const te::Tensor& t) {
   detail::Printer p;
   if (t.op().kind == te::OpKind::placeholder) p.print_placeholder(t.get());
   else p.print_definition(t.get(), t.op().axis, t.op().body);
-  return p.str();
+  if (t.op().kind != te::OpKind::scan) return p.str();
+  const ir::Range& steps = t.op().axis[0]->dom;
+  return str_cat(p.str(), " for ", t.op().axis[0].name(), " in [", to_string(steps.min), ", ",
+                 to_string(t.shape()[0]), "), rows [0, ", to_string(steps.min), ") from ",
+                 t.op().scan_init->name, ", state ", t.op().scan_state->name);
 }
 }  // namespace ir
 NNVM_END_NAMESPACE
@@ -5330,6 +5363,209 @@ NNVM_DSL_BINARY_CALL(copysign)
 }  // namespace te::dsl
 NNVM_END_NAMESPACE
 // end nnvm/te/typed_math.hpp
+// begin nnvm/te/typed_scan.hpp
+// The typed spelling of te::scan (te/scan.hpp): the state is a typed placeholder of the scan's
+// shape and the scan a tensor of the same type, so its reads are checked like any other.
+//
+//   auto s = scan_state<float, 6, 5>("cs.state");
+//   auto next = compute<Shape<6, 5>>([&](auto t, auto j) { return s(t - 1, j) + X(t, j); }, "next");
+//   auto cs = scan(first, next, s, "cs");  // first: [1, 5], rows [1, 6) from next
+
+// begin nnvm/te/scan.hpp
+// Scans (recurrences), after TVM's te.scan. A scan is a tensor [T, ...] whose rows 0..k-1 are
+// `init`'s and whose row t >= k is `update`'s row t, where `update` (and the computes it reads)
+// may read rows t-1 .. t-k of the scan itself through a state placeholder:
+//
+//   auto h_state = te::scan_state({T, B, H}, dtype::float32, "h.state");
+//   auto rec = te::compute({T, B, H}, [&](auto& v) { return te::sum(h_state(v[0] - 1, v[1], r) * R(v[2], r), {r}); });
+//   auto step = te::compute({T, B, H}, [&](auto& v) { return ir::call(ir::CallOp::tanh, xw(v[0], v[1], v[2]) + rec(v[0], v[1], v[2])); });
+//   auto h = te::scan(h0, step, h_state, "h");  // h0: [1, B, H]
+//
+// The schedule computes the stages between state and update once per step, inside one serial
+// loop over t (schedule/schedule.hpp); lowering reads the state from the scan's own output.
+
+#include <set>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace te {
+
+// The placeholder through which a scan's steps read its earlier rows. Its shape and dtype are
+// the scan's ([T, ...]); pass it to exactly one te::scan. It is never a kernel argument.
+inline Tensor scan_state(std::vector<Expr> shape, DataType dtype, std::string name = "state") {
+  return placeholder(std::move(shape), dtype, std::move(name));
+}
+
+namespace detail {
+
+// Checks the steps' reads of the state and collects the computes that read it, directly or
+// through other computes (the scan's body, producers first).
+class ScanDependence {
+ public:
+  ScanDependence(const std::string& scan, const TensorNode* state, int64_t k) : scan_(scan), state_(state), k_(k) {}
+
+  bool depends(const std::shared_ptr<const TensorNode>& t) {
+    if (t.get() == state_) return true;
+    if (t->op->kind == OpKind::placeholder) return false;
+    auto it = depends_.find(t.get());
+    if (it != depends_.end()) return it->second;
+    bool d = false;
+    for (auto& in : t->op->inputs) d = depends(in) || d;
+    if (d) body_.push_back(t);
+    return depends_[t.get()] = d;
+  }
+
+  // Every read of the state reachable from `t` (row t - `offset` of the step) must be at a
+  // row t - j with j in [1, k]; rows of the computes in between are followed by their offset.
+  void check(const TensorNode* t, int64_t offset) {
+    if (!checked_.insert({t, offset}).second) return;
+    if (t->op->axis.empty())
+      throw UserError("nnvm.te.scan_dependence",
+                      str_cat("compute ", t->name, " reads the state of scan ", scan_, " but has no time axis; its axis 0 must be the step"),
+                      {"scan " + scan_});
+    const Expr step = t->op->axis[0].var();
+    for (auto* load : loads(t->op->body)) {
+      auto in = as_tensor(load->tensor);
+      if (!depends(in)) continue;
+      auto read = [&] {
+        return str_cat(ir::to_string(ir::make_expr<ir::ProducerLoad>(load->dtype, load->tensor, load->indices)), " in ", t->name);
+      };
+      std::optional<int64_t> back = ir::simplified_const_int(step - load->indices[0]);
+      if (!back)
+        throw UserError("nnvm.te.scan_dependence",
+                        str_cat("scan ", scan_, ": ", read(), " reads row ", ir::to_string(load->indices[0]), " of ", in->name,
+                                "; a step may read rows only at its own step minus a constant"),
+                        {"scan " + scan_});
+      if (in.get() != state_) {
+        check(in.get(), offset + *back);
+        continue;
+      }
+      int64_t j = offset + *back;
+      if (j < 1 || j > k_)
+        throw UserError("nnvm.te.scan_dependence",
+                        str_cat("scan ", scan_, ": ", read(), " reads the state ",
+                                j == 0 ? "at its own step" : str_cat(std::abs(j), std::abs(j) == 1 ? " step" : " steps", j < 0 ? " ahead" : " back"),
+                                "; with ", k_, " initial row", k_ == 1 ? "" : "s", " a step may read only the state 1",
+                                k_ > 1 ? str_cat(" to ", k_, " steps") : std::string(" step"), " back, which earlier steps wrote"),
+                        {"scan " + scan_});
+    }
+  }
+
+  const std::vector<std::shared_ptr<const TensorNode>>& body() const { return body_; }
+
+ private:
+  static std::vector<const ir::ProducerLoad*> loads(const Expr& body) {
+    struct Finder : ir::IRVisitor {
+      std::vector<const ir::ProducerLoad*> out;
+      void visit(const ir::ProducerLoad* op) override {
+        out.push_back(op);
+        ir::IRVisitor::visit(op);
+      }
+    } f;
+    f.visit_expr(body);
+    return f.out;
+  }
+
+  std::string scan_;
+  const TensorNode* state_;
+  int64_t k_;
+  std::unordered_map<const TensorNode*, bool> depends_;
+  std::set<std::pair<const TensorNode*, int64_t>> checked_;
+  std::vector<std::shared_ptr<const TensorNode>> body_;
+};
+
+}  // namespace detail
+
+// The scan [T, ...] whose rows [0, k) are `init` ([k, ...], k a constant >= 1) and whose row
+// t in [k, T) is `update`'s row t ([T, ...]). `update` and the computes it reads may read
+// `state` (from scan_state, shaped like update) only at rows t-1 .. t-k, where t is their axis
+// 0; everything else they read is an ordinary input. `axis_name` names the step variable
+// (default `<name>.t`, so the step loop of the lowered kernel says which scan it runs).
+inline Tensor scan(const Tensor& init, const Tensor& update, const Tensor& state, std::string name = "scan",
+                   std::string axis_name = "") {
+  if (axis_name.empty()) axis_name = name + ".t";
+  std::vector<std::string> ctx{"scan " + name};
+  if (state.op().kind != OpKind::placeholder)
+    throw UserError("nnvm.te.scan_state", str_cat("state ", state.name(), " must be a scan_state placeholder"), ctx);
+  if (update.op().kind == OpKind::placeholder)
+    throw UserError("nnvm.te.scan_shape", str_cat("update ", update.name(), " is a placeholder; it must be computed"), ctx);
+  if (init.dtype() != state.dtype() || update.dtype() != state.dtype())
+    throw UserError("nnvm.te.scan_dtype",
+                    str_cat("init ", init.name(), " is ", init.dtype(), ", update ", update.name(), " is ", update.dtype(),
+                            " and state ", state.name(), " is ", state.dtype(), "; they must agree"),
+                    ctx);
+  auto shape_str = [](const Tensor& t) {
+    std::string s;
+    for (auto& e : t.shape()) s += (s.empty() ? "" : ", ") + ir::to_string(e);
+    return t.name() + "[" + s + "]";
+  };
+  const int64_t* k = init.rank() ? ir::as_const_int(init.shape()[0]) : nullptr;
+  const int64_t* steps = state.rank() ? ir::as_const_int(state.shape()[0]) : nullptr;
+  bool ok = state.rank() >= 1 && init.rank() == state.rank() && update.rank() == state.rank() && k && *k >= 1 &&
+            (!steps || *k <= *steps) && ir::same_extent(update.shape()[0], state.shape()[0]);
+  for (size_t d = 1; ok && d < state.rank(); ++d)
+    ok = ir::same_extent(init.shape()[d], state.shape()[d]) && ir::same_extent(update.shape()[d], state.shape()[d]);
+  if (!ok)
+    throw UserError("nnvm.te.scan_shape",
+                    str_cat("init ", shape_str(init), ", update ", shape_str(update), " and state ", shape_str(state),
+                            " do not fit: state and update must be [T, ...] and init [k, ...] with the same trailing "
+                            "extents and a constant k in [1, T]"),
+                    ctx);
+  detail::ScanDependence dep(name, state.get(), *k);
+  if (dep.depends(init.node_ptr()))
+    throw UserError("nnvm.te.scan_dependence", str_cat("init ", init.name(), " reads the state ", state.name()), ctx);
+  dep.depends(update.node_ptr());
+  dep.check(update.get(), 0);
+
+  auto op = std::make_shared<OperationNode>();
+  op->kind = OpKind::scan;
+  op->name = name;
+  std::vector<Expr> idx;
+  const auto& shape = state.shape();
+  for (size_t d = 0; d < shape.size(); ++d) {
+    Var v(d == 0 ? axis_name : detail::default_axis_name(d - 1, shape.size() - 1));
+    Range dom = d == 0 ? Range{Expr(*k), ir::simplify(shape[0] - Expr(*k))} : Range{Expr(int64_t(0)), shape[d]};
+    op->axis.emplace_back(v, dom, ir::IterKind::data_par);
+    idx.push_back(v);
+  }
+  op->body = update(idx);
+  op->inputs = {init.node_ptr(), update.node_ptr()};
+  op->scan_init = init.node_ptr();
+  op->scan_update = update.node_ptr();
+  op->scan_state = state.node_ptr();
+  op->scan_body = dep.body();
+  return Tensor(std::make_shared<const TensorNode>(TensorNode{{std::move(name), shape, state.dtype()}, std::move(op)}));
+}
+
+}  // namespace te
+NNVM_END_NAMESPACE
+// end nnvm/te/scan.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace te::dsl {
+
+// The state of a scan of static shape [T, ...].
+template <class T, int64_t... E>
+Tensor<T, E...> scan_state(std::string name) {
+  return placeholder<T, E...>(std::move(name));
+}
+// The same with run-time extents: scan_state<float>({steps, 32}, "h.state").
+template <class T, size_t N>
+DynTensor<T, N> scan_state(const ir::Expr (&shape)[N], std::string name) {
+  return placeholder<T>(shape, std::move(name));
+}
+
+// Rows [0, k) from `init` ([k, ...]), row t >= k from `update`, which reads `state` at rows
+// t-1 .. t-k (te::scan checks this and the shapes).
+template <class T, int64_t... E>
+Tensor<T, E...> scan(const te::Tensor& init, const Tensor<T, E...>& update, const Tensor<T, E...>& state,
+                     std::string name = "scan") {
+  return Tensor<T, E...>(te::scan(init, update, state, std::move(name)));
+}
+
+}  // namespace te::dsl
+NNVM_END_NAMESPACE
+// end nnvm/te/typed_scan.hpp
 
 NNVM_BEGIN_NAMESPACE
 
@@ -5348,6 +5584,8 @@ using te::dsl::cast;
 using te::dsl::compute;
 using te::dsl::placeholder;
 using te::dsl::reduce_axis;
+using te::dsl::scan;
+using te::dsl::scan_state;
 using te::dsl::select;
 
 using te::dsl::max;
@@ -5394,8 +5632,10 @@ using te::dsl::trunc;
 NNVM_END_NAMESPACE
 // end nnvm/te/dsl.hpp
 // begin nnvm/schedule/schedule.hpp
-// A Schedule holds one Stage per compute operation that the outputs depend on, producers
-// first. `s[C]` is the stage of tensor C. cache_read, cache_write and rfactor add stages.
+// A Schedule holds one Stage per compute (or scan) operation that the outputs depend on,
+// producers first. `s[C]` is the stage of tensor C. cache_read, cache_write and rfactor add
+// stages. The stages between a scan's state and its update start computed at the scan's step
+// loop (once per step); everything else starts at the root.
 
 // begin nnvm/schedule/stage.hpp
 // A Stage is the schedule of one compute operation: the order and kind of its loops.
@@ -5525,13 +5765,14 @@ struct StageNode {
   IterVar attach_iv;                      // the consumer loop the nest goes into
   ir::MemoryScope scope = ir::MemoryScope::global;
   bool is_output = false;                 // an output of the schedule: never inlined or attached
+  bool scan_body = false;                 // computed per step of a scan (reads its state): never at the root
 };
 
 class Stage {
  public:
   Stage() = default;
   explicit Stage(const te::Tensor& t) {
-    if (t.op().kind != te::OpKind::compute)
+    if (t.op().kind == te::OpKind::placeholder)
       throw UserError("nnvm.schedule.not_compute", str_cat("tensor ", t.name(), " is a placeholder and has no stage"));
     *this = Stage(t, t.op().body, t.op().axis, t.op().reduce_axes);
   }
@@ -5561,6 +5802,12 @@ class Stage {
   // Overwrites the per-element body only (cache_read redirecting reads).
   void set_body(Expr body) { node_->body = std::move(body); }
   void mark_output() { node_->is_output = true; }
+  void mark_scan_body() { node_->scan_body = true; }
+  // The serial step loop of a scan stage (axis 0): never split, fused, reordered inward or
+  // annotated, because each step reads the rows the steps before it wrote.
+  bool is_scan_axis(const IterVar& iv) const {
+    return node_->tensor.op().kind == te::OpKind::scan && !node_->axis.empty() && iv.same_as(node_->axis[0]);
+  }
   const te::Tensor& tensor() const { return node_->tensor; }
   const std::string& name() const { return node_->tensor.name(); }
 
@@ -5620,11 +5867,15 @@ class Stage {
     std::sort(slots.begin(), slots.end());
     auto leaves = node_->leaf_iter_vars;
     for (size_t a = 0; a < order.size(); ++a) leaves[slots[a]] = order[a];
+    for (auto& iv : order)
+      if (is_scan_axis(iv) && !leaves[0].same_as(iv)) check_not_scan_axis(iv, "reorder");
     node_->leaf_iter_vars = std::move(leaves);
   }
   // Fuses two adjacent loops (outer immediately enclosing inner) into one.
   IterVar fuse(const IterVar& outer, const IterVar& inner) {
     size_t po = leaf_position(outer, "fuse"), pi = leaf_position(inner, "fuse");
+    check_not_scan_axis(outer, "fuse");
+    check_not_scan_axis(inner, "fuse");
     if (pi != po + 1)
       throw UserError("nnvm.schedule.fuse_not_adjacent",
                       str_cat("fuse needs '", outer.name(), "' to enclose '", inner.name(),
@@ -5674,6 +5925,7 @@ class Stage {
       throw UserError("nnvm.schedule.compute_at_output", "an output of the schedule cannot be computed inside another stage", ctx());
     if (parent.node_ == node_)
       throw UserError("nnvm.schedule.compute_at_self", "a stage cannot be computed inside its own loops", ctx());
+    check_not_scan("compute_at");
     parent.leaf_position(iv, "compute_at");
     node_->attach = AttachKind::at;
     node_->attach_stage = parent.node_;
@@ -5683,6 +5935,7 @@ class Stage {
   void compute_inline() {
     if (node_->is_output)
       throw UserError("nnvm.schedule.inline_output", "an output of the schedule cannot be inlined", ctx());
+    check_not_scan("compute_inline");
     if (!node_->reduce_axes.empty())
       throw UserError("nnvm.schedule.inline_reduction",
                       "a reduction cannot be inlined (its value needs a loop); compute it at a consumer's loop instead", ctx());
@@ -5690,6 +5943,11 @@ class Stage {
   }
   // Computes the whole tensor at the kernel's top level (the default).
   void compute_root() {
+    if (node_->scan_body)
+      throw UserError("nnvm.schedule.scan_body_root",
+                      "this stage reads a scan's state, so it runs once per step inside the scan's loop; at the root "
+                      "it would compute every step before the state exists",
+                      ctx());
     node_->attach = AttachKind::root;
     node_->attach_stage.reset();
     node_->attach_iv = IterVar();
@@ -5751,6 +6009,20 @@ class Stage {
     node_->all_iter_vars.push_back(iv);
     return iv;
   }
+  void check_not_scan_axis(const IterVar& iv, const char* primitive) const {
+    if (is_scan_axis(iv))
+      throw UserError("nnvm.schedule.scan_axis",
+                      str_cat(primitive, " on the step axis of a scan: each step reads the rows earlier steps wrote, so "
+                                         "the axis stays one serial loop, outermost; schedule the other axes or the body stages"),
+                      ctx(iv));
+  }
+  void check_not_scan(const char* primitive) const {
+    if (node_->tensor.op().kind == te::OpKind::scan)
+      throw UserError("nnvm.schedule.scan_stage",
+                      str_cat(primitive, " on a scan: a scan is computed whole at the root (its body stages are "
+                                         "what runs per step)"),
+                      ctx());
+  }
   size_t leaf_position(const IterVar& iv, const char* primitive) const {
     if (!iv.defined()) throw UserError("nnvm.schedule.undefined_axis", str_cat(primitive, " got an undefined axis"), ctx());
     auto& leaves = node_->leaf_iter_vars;
@@ -5771,6 +6043,7 @@ class Stage {
   }
   std::pair<IterVar, IterVar> do_split(const IterVar& parent, Expr factor, Expr nparts) {
     size_t p = leaf_position(parent, "split");
+    check_not_scan_axis(parent, "split");
     if (factor.defined() && factor.dtype() != dtype::index) factor = ir::cast(dtype::index, factor);
     if (nparts.defined() && nparts.dtype() != dtype::index) nparts = ir::cast(dtype::index, nparts);
     IterVar outer = make_iter_var(parent.name() + ".outer", parent->kind);
@@ -5783,6 +6056,7 @@ class Stage {
   }
   void set_kind(const IterVar& iv, ForKind kind, const char* primitive) {
     leaf_position(iv, primitive);
+    check_not_scan_axis(iv, primitive);
     auto& a = node_->attrs[iv.get()];
     if (a.kind != ForKind::serial && a.kind != kind)
       throw UserError("nnvm.schedule.conflicting_kind",
@@ -5851,11 +6125,24 @@ class Schedule {
   explicit Schedule(std::vector<te::Tensor> outputs) : outputs_(std::move(outputs)) {
     if (outputs_.empty()) throw UserError("nnvm.schedule.no_outputs", "a schedule needs at least one output tensor");
     for (auto& t : te::post_order(outputs_))
-      if (t.op().kind == te::OpKind::compute) stages_.emplace_back(t);
+      if (t.op().kind != te::OpKind::placeholder) stages_.emplace_back(t);
     for (auto& o : outputs_) {
-      if (o.op().kind != te::OpKind::compute)
+      if (o.op().kind == te::OpKind::placeholder)
         throw UserError("nnvm.schedule.output_placeholder", str_cat("output ", o.name(), " is a placeholder, not a computed tensor"));
       (*this)[o].mark_output();
+    }
+    for (auto& st : stages_) {
+      if (st.tensor().op().kind != te::OpKind::scan) continue;
+      for (auto& t : st.tensor().op().scan_body) {
+        Stage body = (*this)[te::Tensor(t)];
+        if (body.node().is_output)
+          throw UserError("nnvm.schedule.scan_body_output",
+                          str_cat("output ", t->name, " reads the state of scan ", st.name(),
+                                  " and is computed one step at a time inside it; make it part of the scan's result"),
+                          body.ctx());
+        body.compute_at(st, st.axis(0));
+        body.mark_scan_body();
+      }
     }
   }
 
@@ -5876,6 +6163,11 @@ class Schedule {
   te::Tensor cache_read(const te::Tensor& t, ir::MemoryScope scope, const std::vector<te::Tensor>& readers) {
     if (readers.empty())
       throw UserError("nnvm.schedule.cache_read_readers", str_cat("cache_read of ", t.name(), " needs at least one reader"));
+    for (auto& st : stages_)
+      if (st.tensor().op().scan_state.get() == t.get())
+        throw UserError("nnvm.schedule.scan_state",
+                        str_cat("cache_read of ", t.name(), ", the state of scan ", st.name(),
+                                ": its rows are written step by step, so a copy made before the scan would be stale"));
     size_t first = stages_.size();
     for (auto& r : readers) {
       size_t p = position((*this)[r]);
@@ -5907,6 +6199,8 @@ class Schedule {
   // scheduled yet (its loops are replaced).
   te::Tensor cache_write(const te::Tensor& t, ir::MemoryScope scope) {
     Stage st = (*this)[t];
+    if (t.op().kind == te::OpKind::scan)
+      throw UserError("nnvm.schedule.scan_stage", "cache_write on a scan: a scan is computed whole at the root", st.ctx());
     if (!st.node().relations.empty() || !st.node().attrs.empty())
       throw UserError("nnvm.schedule.cache_write_scheduled",
                       "cache_write must come before any other primitive on the stage (its loops are rebuilt)", st.ctx());
@@ -6140,16 +6434,20 @@ NNVM_END_NAMESPACE
 // stage computed at a consumer's loop computes, per iteration of that loop, the region the
 // consumer reads inside it (points outside the tensor are skipped by edge guards), and stores
 // it in a buffer whose extents are constant upper bounds of that region when they can be
-// proved, else the shape.
+// proved, else the shape. A scan is a root stage whose step axis ranges over [k, T); its body
+// stages, attached at that axis, get update's row t. Their reads of the state were turned into
+// reads of the scan itself (inline_stages), which is realized whole at the root, so bounds
+// propagation ends there: no region of the scan is ever derived from its own steps.
 
 #include <optional>
 #include <unordered_map>
 
 // begin nnvm/lower/inline_stages.hpp
 // Inlining: the per-element body of every stage with reads of compute_inline'd stages
-// replaced by those stages' bodies (recursively).
+// replaced by those stages' bodies (recursively), and reads of a scan's state replaced by reads
+// of the scan itself (row t-1 of the state is row t-1 of the scan's output, already written).
 // Requires: inlined stages have no reduction (checked by compute_inline).
-// Ensures: no body in the result reads an inlined stage.
+// Ensures: no body in the result reads an inlined stage or a scan state.
 
 
 NNVM_BEGIN_NAMESPACE
@@ -6159,16 +6457,23 @@ using BodyMap = std::unordered_map<const schedule::StageNode*, ir::Expr>;
 
 inline BodyMap inline_stages(const schedule::Schedule& sch) {
   std::unordered_map<const ir::ProducerNode*, const schedule::StageNode*> inlined;
+  std::unordered_map<const ir::ProducerNode*, std::shared_ptr<const te::TensorNode>> scan_of_state;
+  for (auto& st : sch.stages())
+    if (st.tensor().op().kind == te::OpKind::scan) scan_of_state[st.tensor().op().scan_state.get()] = st.tensor().node_ptr();
   BodyMap bodies;
   struct Inliner : ir::IRMutator {
     const std::unordered_map<const ir::ProducerNode*, const schedule::StageNode*>& inlined;
     const BodyMap& bodies;
-    Inliner(const std::unordered_map<const ir::ProducerNode*, const schedule::StageNode*>& i, const BodyMap& b)
-        : inlined(i), bodies(b) {}
+    const std::unordered_map<const ir::ProducerNode*, std::shared_ptr<const te::TensorNode>>& scans;
+    Inliner(const std::unordered_map<const ir::ProducerNode*, const schedule::StageNode*>& i, const BodyMap& b,
+            const std::unordered_map<const ir::ProducerNode*, std::shared_ptr<const te::TensorNode>>& s)
+        : inlined(i), bodies(b), scans(s) {}
     using ir::IRMutator::mutate;
     ir::Expr visit(const ir::ProducerLoad* op, const ir::Expr& e) override {
       ir::Expr r = ir::IRMutator::visit(op, e);
       auto* load = r.as<ir::ProducerLoad>();
+      if (auto s = scans.find(load->tensor.get()); s != scans.end())
+        return ir::make_expr<ir::ProducerLoad>(load->dtype, s->second, load->indices);
       auto it = inlined.find(load->tensor.get());
       if (it == inlined.end()) return r;
       ir::VarMap m;
@@ -6178,7 +6483,7 @@ inline BodyMap inline_stages(const schedule::Schedule& sch) {
   };
   // Stages are in producer order, so an inlined producer's body is final before its readers.
   for (auto& st : sch.stages()) {
-    bodies[&st.node()] = Inliner(inlined, bodies).mutate(st.node().body);
+    bodies[&st.node()] = Inliner(inlined, bodies, scan_of_state).mutate(st.node().body);
     if (st.node().attach == schedule::AttachKind::inlined) inlined[st.tensor().get()] = &st.node();
   }
   return bodies;
@@ -6616,7 +6921,9 @@ NNVM_END_NAMESPACE
 // ProducerStore/ProducerLoad on tensors (not yet on flat buffers). Non-divisible splits get guards on the original axes, so
 // no point outside a tensor is ever computed; a non-divisible split whose inner loop is
 // vectorized or unrolled is instead partitioned into full tiles and a serial tail, so the full
-// tiles need no guard and still vectorize.
+// tiles need no guard and still vectorize. A scan is a nest of init's rows [0, k) followed by
+// its step loop t (the leaf loops of the scan stage; axis 0 ranges over [k, T)), which holds
+// the body stages attached to it and then the store of update's row t.
 
 // begin nnvm/lower/cross_thread_reduction.hpp
 // Cross-thread reduction (GPU family): a reduction stage with one of its reduction loops bound
@@ -7098,11 +7405,12 @@ class NestLowering {
     const auto& leaves = st.leaf_iter_vars();
     const ir::Reduce* red = body.as<ir::Reduce>();
     if (!red) {
-      return builder.build(leaves, builder.root_ctx(), [&](const Ctx& ctx) {
+      Stmt nest = builder.build(leaves, builder.root_ctx(), [&](const Ctx& ctx) {
         auto value = builder.values(ctx);
         Stmt store = ir::make_stmt<ir::ProducerStore>(tensor, substitute_axes(body, value), out_indices(value));
         return guarded(builder.guard(ctx, value, ir::IterKind::data_par), store);
       });
+      return st.tensor().op().kind == te::OpKind::scan ? ir::Seq::make({scan_init_nest(st), nest}) : nest;
     }
     auto is_reduce = [](const IterVar& iv) { return iv->kind == ir::IterKind::reduce; };
     auto first = std::find_if(leaves.begin(), leaves.end(), is_reduce);
@@ -7131,6 +7439,32 @@ class NestLowering {
       });
       return ir::Seq::make({init, update});
     });
+  }
+
+  // A scan's first rows, copied from its init (which may be inlined) before the step loop.
+  Stmt scan_init_nest(const schedule::Stage& st) const {
+    const te::OperationNode& op = st.tensor().op();
+    te::Tensor init(op.scan_init);
+    std::vector<ir::Var> vars;
+    std::vector<Expr> idx;
+    for (auto& iv : op.axis) {
+      vars.emplace_back(iv.name() + ".init");
+      idx.push_back(vars.back());
+    }
+    Expr value = init(idx);
+    for (auto& s : sch_.stages())
+      if (s.tensor().same_as(init) && s.node().attach == schedule::AttachKind::inlined) {
+        ir::VarMap m;
+        for (size_t d = 0; d < s.node().axis.size(); ++d) m[s.node().axis[d].var()] = idx[d];
+        value = ir::substitute(bodies_.at(&s.node()), m);
+      }
+    Stmt body = ir::make_stmt<ir::ProducerStore>(st.tensor().node_ptr(), value, idx);
+    // A symbolic step count may bind below k at run time: the copy stops at the tensor's end.
+    for (size_t d = vars.size(); d-- > 0;) {
+      Expr extent = d ? init.shape()[d] : ir::simplify(ir::min(init.shape()[0], st.tensor().shape()[0]));
+      body = ir::For::make(vars[d], Expr(int64_t(0)), extent, ir::ForKind::serial, body);
+    }
+    return body;
   }
 
   const schedule::Schedule& sch_;
@@ -9767,7 +10101,7 @@ class CLikeEmitter : public ir::IRVisitor {
     CExpr mn = print(op->min), ext = print(op->extent);
     std::string end;
     if (ir::is_const_int(op->min, 0)) {
-      end = ext.text;
+      end = operand(ext, cprec::rel, true);  // `i < (n < 1 ? n : 1)`, a min() extent
     } else {
       std::string m = atom(mn, op->min.dtype(), "begin");
       mn = {m, cprec::primary, true};
@@ -12577,15 +12911,7 @@ inline void check_same_dtype(const te::Tensor& a, const char* ia, const te::Tens
                     {"input " + std::string(ib)});
 }
 
-// True when two extents are equal for every binding of their symbolic sizes that nnvm can see:
-// equal constants or structurally equal expressions. Different size variables are not equal:
-// the graph layer gives one dimension one variable.
-inline bool same_extent(const ir::Expr& a, const ir::Expr& b) {
-  ir::Expr sa = ir::simplify(a), sb = ir::simplify(b);
-  auto *ca = ir::as_const_int(sa), *cb = ir::as_const_int(sb);
-  if (ca && cb) return *ca == *cb;
-  return ir::deep_equal(sa, sb);
-}
+using ir::same_extent;  // equal for every binding of their size variables (ir/simplify.hpp)
 // "nnvm.ops.input_shape" unless extents are the same_extent; `what` says which axes.
 inline void check_same_extent(const ir::Expr& a, const ir::Expr& b, const std::string& what) {
   if (!same_extent(a, b))
@@ -13671,7 +13997,7 @@ inline std::optional<int64_t> padded_rows_bytes(const te::Tensor& Y, const te::T
   ir::IntervalMap ranges;
   ranges[Y.op().axis[2].var().get()] = ir::Interval::point(0);
   for (auto& r : Y.op().reduce_axes) {
-    auto* extent = ir::as_const_int(ir::simplify(r->dom.extent));
+    auto extent = ir::simplified_const_int(r->dom.extent);
     if (!extent || *extent < 1) return std::nullopt;
     ranges[r.var().get()] = ir::Interval::range(0, *extent - 1);
   }
@@ -13679,7 +14005,7 @@ inline std::optional<int64_t> padded_rows_bytes(const te::Tensor& Y, const te::T
   if (!span.is_bounded()) return std::nullopt;
   int64_t bytes = (*span.max - *span.min + 1) * pad.dtype().bytes();
   for (int d : {1, 3, 4}) {
-    auto* e = ir::as_const_int(ir::simplify(pad.shape()[d]));
+    auto e = ir::simplified_const_int(pad.shape()[d]);
     if (!e) return std::nullopt;
     bytes *= *e;
   }
@@ -13700,8 +14026,8 @@ inline std::optional<int64_t> padded_rows_bytes(const te::Tensor& Y, const te::T
 inline bool schedule_nchwc(schedule::Schedule& s, const te::Tensor& Y, const te::Tensor& out, const Target& target,
                            bool channelwise = false) {
   if (Y.rank() != 5 || out.rank() != 5 || Y.op().reduce_axes.empty()) return false;
-  auto* ow = ir::as_const_int(ir::simplify(Y.shape()[3]));
-  auto* ob = ir::as_const_int(ir::simplify(Y.shape()[4]));
+  auto ow = ir::simplified_const_int(Y.shape()[3]);
+  auto ob = ir::simplified_const_int(Y.shape()[4]);
   if (!ow || !ob) return false;
   int64_t lanes = target.vector_lanes(Y.dtype());
   bool by_vector = channelwise && *ob > lanes && *ob % lanes == 0;
@@ -13848,7 +14174,7 @@ struct Window {
 inline std::vector<int64_t> spatial_extents(const te::Tensor& x, const char* input) {
   std::vector<int64_t> out;
   for (size_t d = 2; d < x.rank(); ++d) {
-    auto* c = ir::as_const_int(ir::simplify(x.shape()[d]));
+    auto c = ir::simplified_const_int(x.shape()[d]);
     if (!c)
       throw UserError("nnvm.ops.input_shape",
                       str_cat("input ", input, " (tensor ", x.name(), ") axis ", d, " has the symbolic extent ",
@@ -14007,7 +14333,7 @@ inline te::Tensor window_reduce(const te::Tensor& X, const Window& w, ir::Combin
 inline bool is_blocked_pool(const te::Tensor& R) {
   const auto& taps = R.op().reduce_axes;
   if (R.rank() != 5 || taps.size() != 3) return false;
-  auto* block_taps = ir::as_const_int(ir::simplify(taps.back()->dom.extent));
+  auto block_taps = ir::simplified_const_int(taps.back()->dom.extent);
   return block_taps && *block_taps == 1;
 }
 
@@ -14311,7 +14637,7 @@ struct ConvParams {
 
 namespace detail {
 inline int64_t conv_extent(const te::Tensor& t, size_t axis, const char* input) {
-  auto* c = ir::as_const_int(ir::simplify(t.shape()[axis]));
+  auto c = ir::simplified_const_int(t.shape()[axis]);
   if (!c)
     throw UserError("nnvm.ops.input_shape",
                     str_cat("input ", input, " (tensor ", t.name(), ") axis ", axis, " has the symbolic extent ",
@@ -15155,7 +15481,7 @@ inline te::Tensor layout_transform(const te::Tensor& X, const ChannelLayout& src
   check_rank(X, "X", src.rank());
   size_t spatial = src.axes.size() - 2;
   // The logical channel count, constant so blocks can be checked against it.
-  auto* c1 = ir::as_const_int(ir::simplify(X.shape()[1]));
+  auto c1 = ir::simplified_const_int(X.shape()[1]);
   if (!c1)
     throw UserError("nnvm.ops.input_shape",
                     str_cat("input X axis 1 has the symbolic extent ", ir::to_string(X.shape()[1]),
@@ -16741,7 +17067,7 @@ struct AttentionParams {
 
 namespace detail {
 inline int64_t attention_const(const ir::Expr& e, const char* what) {
-  const int64_t* c = ir::as_const_int(ir::simplify(e));
+  std::optional<int64_t> c = ir::simplified_const_int(e);
   if (!c) throw UserError("nnvm.ops.input_shape", str_cat(what, " must be a constant extent"));
   return *c;
 }
@@ -16832,7 +17158,7 @@ inline std::vector<te::Tensor> attention(const te::Tensor& Q, const te::Tensor& 
                         {"input attn_mask"});
     }
     mask_len = mask.shape().back();
-    auto* ml = ir::as_const_int(ir::simplify(mask_len));
+    auto ml = ir::simplified_const_int(mask_len);
     auto* lc = ir::as_const_int(L);
     if (!same_extent(mask_len, L) && !(ml && lc && *ml <= *lc))
       throw UserError("nnvm.ops.input_shape",
@@ -17380,8 +17706,8 @@ inline te::Tensor det(const te::Tensor& x, std::string name = "det") {
                     str_cat("input X (tensor ", x.name(), ") is ", t, ", expected float16, bfloat16, float32 or float64"),
                     {"input X"});
   size_t r = x.rank();
-  const int64_t* rows = ir::as_const_int(ir::simplify(x.shape()[r - 2]));
-  const int64_t* cols = ir::as_const_int(ir::simplify(x.shape()[r - 1]));
+  std::optional<int64_t> rows = ir::simplified_const_int(x.shape()[r - 2]);
+  std::optional<int64_t> cols = ir::simplified_const_int(x.shape()[r - 1]);
   if (!rows || !cols)
     throw UserError("nnvm.ops.input_shape",
                     str_cat("the last two axes of input X (tensor ", x.name(), ") must be constant extents, got ",
@@ -17524,7 +17850,7 @@ inline std::vector<ir::Expr> exprs(const std::vector<ir::Var>& v) { return {v.be
 // The constant value of extent `e`; "nnvm.ops.input_shape" naming `what` when it is symbolic
 // (ops whose index arithmetic or output shape needs the number).
 inline int64_t const_extent(const ir::Expr& e, const std::string& what) {
-  if (auto* c = ir::as_const_int(ir::simplify(e))) return *c;
+  if (auto c = ir::simplified_const_int(e)) return *c;
   throw UserError("nnvm.ops.input_shape", str_cat(what, " must be a constant extent, got ", ir::to_string(e)));
 }
 
@@ -17609,13 +17935,13 @@ inline void check_index_values(const NDArray& idx, const std::vector<int64_t>& e
 inline void check_readable_axis(const ir::Expr& extent, const std::vector<ir::Expr>& out_shape, const std::string& what) {
   if (!ir::is_const_int(ir::simplify(extent), 0)) return;
   for (auto& e : out_shape)
-    if (auto* c = ir::as_const_int(ir::simplify(e)); !c || *c == 0) return;
+    if (auto c = ir::simplified_const_int(e); !c || *c == 0) return;
   throw UserError("nnvm.ops.empty_axis", str_cat(what, " has extent 0, so no index into it is valid"), {"input data"});
 }
 
 // The constant extents of `t`'s axes (-1 for a symbolic one).
 inline int64_t extent_or_unknown(const TensorType& t, size_t axis) {
-  auto* c = axis < t.shape.size() ? ir::as_const_int(ir::simplify(t.shape[axis])) : nullptr;
+  std::optional<int64_t> c = axis < t.shape.size() ? ir::simplified_const_int(t.shape[axis]) : std::nullopt;
   return c ? *c : -1;
 }
 
@@ -18013,7 +18339,7 @@ inline te::Tensor group_norm(const te::Tensor& x, const te::Tensor& scale, const
   check_norm_float(bias, "bias");
   check_channel_param(scale, "scale", x.shape()[1]);
   check_channel_param(bias, "bias", x.shape()[1]);
-  const int64_t* c = ir::as_const_int(ir::simplify(x.shape()[1]));
+  std::optional<int64_t> c = ir::simplified_const_int(x.shape()[1]);
   if (!c) throw UserError("nnvm.ops.input_shape", "input X needs a constant channel count (axis 1)", {"input X"});
   if (groups <= 0 || *c % groups != 0)
     throw UserError("nnvm.ops.attr",
@@ -18339,7 +18665,7 @@ struct Recurrence {
     ir::Expr Te = X.shape()[p.layout == 0 ? 0 : 1];
     N = X.shape()[p.layout == 0 ? 1 : 0];
     I = X.shape()[2];
-    const int64_t* tc = ir::as_const_int(ir::simplify(Te));
+    std::optional<int64_t> tc = ir::simplified_const_int(Te);
     if (!tc)
       bad_shape("X", str_cat("(tensor ", X.name(), ") has sequence length ", ir::to_string(Te),
                              "; it must be a constant, the time loop is unrolled"));
@@ -18741,7 +19067,7 @@ struct LinearAttentionParams {
 
 namespace detail {
 inline int64_t linear_attention_const(const ir::Expr& e, const std::string& what) {
-  const int64_t* c = ir::as_const_int(ir::simplify(e));
+  std::optional<int64_t> c = ir::simplified_const_int(e);
   if (!c) throw UserError("nnvm.ops.input_shape", str_cat(what, " must be a constant extent"));
   return *c;
 }
@@ -19934,7 +20260,7 @@ inline bool one_element(const te::Tensor& p) {
 }
 
 inline int64_t const_extent_of(const ir::Expr& e, const std::string& what) {
-  if (auto* c = ir::as_const_int(ir::simplify(e))) return *c;
+  if (auto c = ir::simplified_const_int(e)) return *c;
   throw UserError("nnvm.ops.input_shape", str_cat(what, " must be a constant extent, got ", ir::to_string(e)));
 }
 
@@ -20753,7 +21079,7 @@ inline std::vector<te::Tensor> top_k(const te::Tensor& x, int64_t k, int64_t axi
   check_reduce_dtype(x, "X", {.ints = true, .int_bits = 8});
   size_t a = normalize_axis(axis, x.rank(), "axis");
   ir::Expr n = x.shape()[a];
-  const int64_t* known = ir::as_const_int(ir::simplify(n));
+  std::optional<int64_t> known = ir::simplified_const_int(n);
   if (k < 1 || (known && k > *known))
     throw UserError("nnvm.ops.attr",
                     str_cat("input K is ", k, " but must lie in [1, ",
@@ -20885,7 +21211,7 @@ inline te::Tensor affine_grid(const te::Tensor& theta, const std::vector<int64_t
                       {"input size"});
   size_t r = size.size() - 2;
   // A symbolic batch extent of theta is taken as size's; a constant one must equal it.
-  if (auto* n = ir::as_const_int(ir::simplify(theta.shape()[0])); n && *n != size[0])
+  if (auto n = ir::simplified_const_int(theta.shape()[0]); n && *n != size[0])
     throw UserError("nnvm.ops.input_shape", str_cat("input theta has batch extent ", *n, " but size says ", size[0]),
                     {"input theta"});
   int64_t rows = const_extent(theta.shape()[1], "axis 1 of theta");
@@ -21426,7 +21752,7 @@ inline te::Tensor gather_elements(const te::Tensor& data, const te::Tensor& indi
   size_t a = normalize_axis(axis, data.rank(), "axis");
   for (size_t d = 0; d < data.rank(); ++d) {
     if (d == a) continue;
-    auto *ci = ir::as_const_int(ir::simplify(indices.shape()[d])), *cd = ir::as_const_int(ir::simplify(data.shape()[d]));
+    auto ci = ir::simplified_const_int(indices.shape()[d]), cd = ir::simplified_const_int(data.shape()[d]);
     bool ok = ci && cd ? *ci <= *cd : same_extent(indices.shape()[d], data.shape()[d]);
     if (!ok)
       throw UserError("nnvm.ops.input_shape",
@@ -22042,7 +22368,7 @@ inline te::Tensor scatter_elements(const te::Tensor& data, const te::Tensor& ind
   for (size_t d = 0; d < data.rank(); ++d) {
     check_same_extent(indices.shape()[d], updates.shape()[d], str_cat("axis ", d, " of indices and updates"));
     if (d == a || same_extent(indices.shape()[d], data.shape()[d])) continue;
-    auto *ci = ir::as_const_int(ir::simplify(indices.shape()[d])), *cd = ir::as_const_int(ir::simplify(data.shape()[d]));
+    auto ci = ir::simplified_const_int(indices.shape()[d]), cd = ir::simplified_const_int(data.shape()[d]);
     if (!ci || !cd || *ci > *cd)
       throw UserError("nnvm.ops.input_shape",
                       str_cat("indices axis ", d, " has extent ", ir::to_string(indices.shape()[d]),
@@ -22196,7 +22522,7 @@ inline te::Tensor max_unpool(const te::Tensor& x, const te::Tensor& indices, con
     };
     if (os.size() != x.rank()) bad(str_cat("it needs ", x.rank(), " values, one per axis of X"));
     for (size_t d = 0; d < 2; ++d)
-      if (auto* c = ir::as_const_int(ir::simplify(x.shape()[d])); c && *c != os[d])
+      if (auto c = ir::simplified_const_int(x.shape()[d]); c && *c != os[d])
         bad(str_cat("axis ", d, " must equal X's ", *c));
     for (size_t d = 0; d < r; ++d) {
       if (os[2 + d] < unpooled[d] || uint64_t(os[2 + d]) > max_tensor_bytes)
@@ -22515,7 +22841,7 @@ inline te::Tensor reshape(const te::Tensor& x, const std::vector<int64_t>& spec,
     for (size_t d = 0; d < shape.size(); ++d) {
       if (d == *infer) continue;
       auto it = std::find_if(in_left.begin(), in_left.end(), [&](const ir::Expr& e) {
-        return !ir::as_const_int(ir::simplify(e)) && same_extent(e, shape[d]);
+        return !ir::simplified_const_int(e) && same_extent(e, shape[d]);
       });
       if (it != in_left.end()) in_left.erase(it);
       else out_left.push_back(shape[d]);
@@ -23519,7 +23845,7 @@ inline te::Tensor tfidf_vectorizer(const te::Tensor& x, const TfIdfSpec& spec, s
   if (batch) shape.insert(shape.begin(), x.shape()[0]);
   // Distances past C - 1 fit no n-gram of size 2 or more, so a constant row caps the axis.
   int64_t distances = spec.max_gram_length > 1 ? spec.max_skip_count + 1 : 1;
-  if (auto* cc = ir::as_const_int(ir::simplify(c))) distances = std::max<int64_t>(1, std::min(distances, *cc - 1));
+  if (auto cc = ir::simplified_const_int(c)) distances = std::max<int64_t>(1, std::min(distances, *cc - 1));
 
   te::Tensor counts = te::compute(
       shape,
@@ -24613,7 +24939,7 @@ inline std::set<const te::TensorNode*> read_placeholders(const std::vector<te::T
 inline std::vector<int64_t> constant_shape(const TensorType& t, const Graph& g, const Node& n) {
   std::vector<int64_t> shape;
   for (auto& e : t.shape) {
-    auto* c = ir::as_const_int(ir::simplify(e));
+    auto c = ir::simplified_const_int(e);
     if (!c) throw UserError("nnvm.graph.not_constant", "a folded value has a symbolic extent", where(g, &n));
     shape.push_back(*c);
   }
@@ -24655,7 +24981,7 @@ inline std::optional<uint64_t> output_bytes(const Node& n) {
   for (auto& t : n.types) {
     std::vector<int64_t> extents;
     for (auto& d : t.shape) {
-      auto* c = ir::as_const_int(ir::simplify(d));
+      auto c = ir::simplified_const_int(d);
       if (!c) return std::nullopt;
       extents.push_back(*c);
     }
@@ -24672,7 +24998,7 @@ inline bool foldable(const Graph& g, const Node& n) {
   const ops::OpDef& def = g.registry->get(n.op);
   for (auto& t : n.types)
     for (auto& e : t.shape)
-      if (!ir::as_const_int(ir::simplify(e))) return false;
+      if (!ir::simplified_const_int(e)) return false;
   ops::BuiltOp b = detail::build_for_folding(g, n, def);
   auto reads = detail::read_placeholders(b.outputs);
   for (size_t k : b.kernel_inputs)
@@ -24832,7 +25158,7 @@ class GraphBuilder {
     for (auto& t : n.types) {
       int64_t e = 1;
       for (auto& d : t.shape) {
-        auto* c = ir::as_const_int(ir::simplify(d));
+        auto c = ir::simplified_const_int(d);
         if (!c) return false;
         e *= std::max<int64_t>(*c, 1);
       }
@@ -25377,8 +25703,8 @@ inline bool epilogue_only(const Graph& g, const std::vector<size_t>& nodes, cons
   const te::Tensor& last = node_outs.back().at(group_outputs[0].index);
   if (first.rank() != last.rank()) return false;
   for (size_t d = 0; d < first.rank(); ++d) {
-    auto* a = ir::as_const_int(ir::simplify(first.shape()[d]));
-    auto* b = ir::as_const_int(ir::simplify(last.shape()[d]));
+    auto a = ir::simplified_const_int(first.shape()[d]);
+    auto b = ir::simplified_const_int(last.shape()[d]);
     if (!a || !b || *a != *b) return false;
   }
   return true;
@@ -25770,7 +26096,7 @@ struct BlockedValue {
 inline std::optional<std::vector<int64_t>> constant_shape(const TensorType& t) {
   std::vector<int64_t> out;
   for (auto& e : t.shape) {
-    auto* c = ir::as_const_int(ir::simplify(e));
+    auto c = ir::simplified_const_int(e);
     if (!c) return std::nullopt;
     out.push_back(*c);
   }
@@ -26341,7 +26667,7 @@ inline Graph fold_constants(const Graph& g, const FoldOptions& options = {}) {
     for (auto& t : n.types) {
       int64_t e = 1;
       for (auto& d : t.shape) {
-        auto* c = ir::as_const_int(ir::simplify(d));
+        auto c = ir::simplified_const_int(d);
         if (!c) static_shape = false;
         else e *= std::max<int64_t>(*c, 1);
       }
