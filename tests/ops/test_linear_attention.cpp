@@ -4,7 +4,7 @@
 // rules): all four update rules, decay per head and per key dim, beta per head and one for all
 // heads, with and without past_state, grouped-query and multi-query heads, T = 1 and longer,
 // explicit scale, float16 activations and a float16 state; output and present_state both
-// checked. Then the ONNX node suite's delta-rule cases against their stored outputs, and the
+// checked; one gated_delta kernel over a symbolic sequence length run at several lengths. Then the ONNX node suite's delta-rule cases against their stored outputs, and the
 // errors: inputs a rule forbids or needs, head counts, shapes and dtypes, by error id.
 #include "support/pch.hpp"
 #include "support/onnx_test_data.hpp"
@@ -197,6 +197,36 @@ TEST_CASE("linear_attention: delta and gated_delta rules against the step-by-ste
   std::vector<OpCheck> cases;
   for (auto& s : specs) cases.push_back(linear_attention_case(s));
   nnvm_test::check_ops(cases, "linear_attention_delta");
+}
+
+TEST_CASE("linear_attention: one gated_delta kernel over a symbolic sequence length runs at every length") {
+  using T = ops::TensorType;
+  const DataType f32 = dtype::float32;
+  ir::Var steps("steps");
+  int64_t B = 1, Hq = 4, Hkv = 2, dk = 3, dv = 2;
+  auto attrs = ops::Attrs().set_int("q_num_heads", Hq).set_int("kv_num_heads", Hkv);
+  auto seq = [&](int64_t last) { return T(f32, std::vector<ir::Expr>{ir::Expr(B), steps, ir::Expr(last)}); };
+  ops::BuiltOp built = ops::build(ops::get_op("linear_attention"),
+                                  {seq(Hq * dk), seq(Hkv * dk), seq(Hkv * dv), T(f32, {B, Hkv, dk, dv}), seq(Hkv * dk),
+                                   seq(Hkv)},
+                                  attrs);
+  auto kernel = target::jit_c(built.func);
+  for (int64_t len : {1, 2, 9}) {
+    INFO("steps = ", len);
+    Inputs in{random(f32, {B, len, Hq * dk}, 41), random(f32, {B, len, Hkv * dk}, 42), random(f32, {B, len, Hkv * dv}, 43),
+              random(f32, {B, Hkv, dk, dv}, 44), random(f32, {B, len, Hkv * dk}, 45, -0.8, 0.15),
+              random(f32, {B, len, Hkv}, 46, 0.0, 1.0)};
+    auto [out, state] = recurrence(in, Hq, Hkv, 0);
+    NDArray want_out = from(f32, {B, len, Hq * dv}, out), want_state = from(f32, {B, Hkv, dk, dv}, state);
+    for (std::string engine : {"interpreter", "C JIT"}) {
+      NDArray o(f32, {B, len, Hq * dv}), st(f32, {B, Hkv, dk, dv});
+      if (engine == "C JIT") kernel(in.q, in.k, in.v, *in.past, *in.decay, *in.beta, o, st);
+      else target::interpret(built.func, in.q, in.k, in.v, *in.past, *in.decay, *in.beta, o, st);
+      INFO(engine);
+      CHECK(nnvm_test::detail::compare_arrays(o, want_out, 1e-4, 1e-5) == "");
+      CHECK(nnvm_test::detail::compare_arrays(st, want_state, 1e-4, 1e-5) == "");
+    }
+  }
 }
 
 TEST_CASE("linear_attention: the ONNX node suite's delta-rule cases give their stored outputs") {
