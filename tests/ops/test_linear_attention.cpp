@@ -340,7 +340,7 @@ TEST_CASE("linear_attention: inputs each rule needs or forbids, heads, shapes an
   // beta: (B, T, kv_num_heads or 1), the query's dtype.
   auto [id, msg] = err({q, kv, kv, T::none(), T::none(), T(f32, {2, 5, 3})}, rule("delta"));
   CHECK(id == "nnvm.ops.input_shape");
-  CHECK_MESSAGE(msg.find("the last axis of beta has extent 3, expected kv_num_heads (2) or 1") != std::string::npos, msg);
+  CHECK_MESSAGE(msg.find("the last axis of beta has extent 3, expected kv_num_heads (2) or one for all heads (1)") != std::string::npos, msg);
   CHECK(err({q, kv, kv, T::none(), T::none(), T(f32, {2, 5})}, rule("delta")).first == "nnvm.ops.input_shape");
   CHECK(err({q, kv, kv, T::none(), T::none(), T(f32, {2, 4, 2})}, rule("delta")).first == "nnvm.ops.input_shape");
   CHECK(err({q, kv, kv, T::none(), T::none(), T(f32, {1, 5, 2})}, rule("delta")).first == "nnvm.ops.input_shape");

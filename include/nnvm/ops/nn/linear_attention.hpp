@@ -69,11 +69,11 @@ inline int64_t linear_attention_const(const ir::Expr& e, const std::string& what
 struct LinearAttention {
   te::Tensor query, key, value, past_state, decay, beta;  // past_state, decay, beta may be undefined
   std::string name;
-  ir::Expr B, T;
+  ir::Expr B{}, T{};
   int64_t Hq = 0, Hkv = 0, group = 0, dk = 0, dv = 0;
-  int64_t dg = 0;         // decay values per head: 0 (no decay), 1 or d_k
-  int64_t betas = 0;      // beta values per (b, t): 0 (no beta), 1 or kv_num_heads
-  DataType t, ct, st;     // query's dtype, the compute dtype, present_state's dtype
+  int64_t dg = 0;            // decay values per head: 0 (no decay), 1 or d_k
+  int64_t betas = 0;         // beta values per (b, t): 0 (no beta), 1 or kv_num_heads
+  DataType t{}, ct{}, st{};  // query's dtype, the compute dtype, present_state's dtype
   double scale = 0.0;
 
   // x(b, s, h * hd + d) in the compute dtype.
@@ -157,7 +157,7 @@ inline LinearAttention linear_attention_checked(const te::Tensor& query, const t
     return last;
   };
   if (gated) la.dg = per_step(decay, "decay", Hkv, "kv_num_heads", Hkv * dk, "kv_num_heads * d_k") / Hkv;
-  if (delta) la.betas = per_step(beta, "beta", Hkv, "kv_num_heads", 1, "1 (one for all heads)");
+  if (delta) la.betas = per_step(beta, "beta", Hkv, "kv_num_heads", 1, "one for all heads");
   if (past_state.defined()) {
     check_rank(past_state, "past_state", 4);
     check_norm_float(past_state, "past_state");
