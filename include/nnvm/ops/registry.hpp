@@ -20,6 +20,14 @@
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
+#ifdef NNVM_BUILTIN_OPS_COMPILED
+// Defined once in the CMake library nnvm::ops (src/builtin_ops.cpp), which defines this macro
+// for everything that links it. Without it, every translation unit that reaches the default
+// registry generates code for every op's compute (about 60 % of an importer file's compile
+// time); header-only users, who do not define the macro, get builtin_ops() inline as before.
+std::vector<OpDef> compiled_builtin_ops();
+#endif
+
 namespace detail {
 inline size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
@@ -50,7 +58,11 @@ class OpRegistry {
 
   static OpRegistry with_builtins() {
     OpRegistry r;
+#ifdef NNVM_BUILTIN_OPS_COMPILED
+    for (auto& def : compiled_builtin_ops()) r.register_op(std::move(def));
+#else
     for (auto& def : builtin_ops()) r.register_op(std::move(def));
+#endif
     return r;
   }
 
