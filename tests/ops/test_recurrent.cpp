@@ -505,7 +505,8 @@ TEST_CASE("recurrent: the microcontroller recipe keeps the states' buffers") {
 }
 
 TEST_CASE("recurrent: the GPU recipe") {
-  // The generic GPU recipe binds every stage; the interpreter runs the bound loops serially.
+  // The generic GPU recipe binds every stage (the scan's to the threads of one block); the
+  // interpreter runs the bound loops serially.
   Spec sp{.op = "lstm", .direction = "bidirectional"};
   OpCheck c =
       make_case("gpu", sp, {}, {.B = true, .seq = true, .h0 = true, .c0 = true, .P = true, .seq_lens = {2, 4, 3}});
@@ -519,6 +520,27 @@ TEST_CASE("recurrent: the GPU recipe") {
   for (auto& g : got) views.push_back(g.view());
   target::interpret(built.func, std::span<const BufferView>(views));
   for (size_t o = 0; o < got.size(); ++o) CHECK(nnvm_test::detail::compare_arrays(got[o], c.want[o], 1e-4, 1e-5) == "");
+  // The scan is one kernel of one block (ops::gpu_schedule_scan): the steps loop inside it, the
+  // body in shared memory, barriers that fence global memory; T changes no kernel count.
+  const target::Target opencl = target::parse_target("opencl");
+  auto program = [&](int64_t steps) {
+    OpCheck k = make_case("gpu", sp, {.T = steps}, {.B = true, .c0 = true});
+    std::vector<T> ts;
+    for (auto& x : k.inputs) ts.push_back(x ? T(x->dtype(), x->shape()) : T::none());
+    return target::emit_gpu({ops::build(ops::get_op("lstm"), ts, k.attrs, opencl).func}, opencl);
+  };
+  target::GpuProgram p4 = program(4), p64 = program(64);
+  CHECK(p4.modules[0].kernels.size() == p64.modules[0].kernels.size());
+  int scans = 0;
+  for (auto& k : p64.modules[0].kernels)
+    if (k.shared_bytes > 0) {
+      ++scans;
+      CHECK(k.launch.blocks() == 1);
+      CHECK(k.launch.threads_per_block() == 2 * 3 * 4 * 3);  // D N 4H: the recurrent product's row
+    }
+  CHECK(scans == 1);
+  CHECK(p64.source.find("for (long lstm_h_t = 0; lstm_h_t < 64; ++lstm_h_t)") != std::string::npos);
+  CHECK(p64.source.find("barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);") != std::string::npos);
 }
 
 TEST_CASE("recurrent: shapes and error ids") {

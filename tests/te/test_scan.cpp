@@ -505,6 +505,11 @@ TEST_CASE("scan: mismatched states fail by id") {
   expect_error("nnvm.schedule.scan_axis", [&] { s[ab[1]].split(s[ab[1]].axis(0), 2); });
   expect_error("nnvm.schedule.scan_axis", [&] { s[ab[0]].parallel(s[ab[0]].axis(0)); });
   expect_error("nnvm.schedule.scan_stage", [&] { s[ab[0]].compute_inline(); });
+  // On a GPU a scan is one block: its steps meet at barriers, which no other block waits at.
+  std::string block = expect_error("nnvm.schedule.scan_block", [&] { s[ab[1]].bind(s[ab[1]].axis(1), gpu::block_x); });
+  CHECK_MESSAGE(block.find("scan a") != std::string::npos, block);
+  expect_error("nnvm.schedule.scan_block", [&] { s[ua].bind(s[ua].axis(1), gpu::block_y); });
+  s[ub].bind(s[ub].axis(1), gpu::thread_x);  // the threads of the one block are fine
   // Only b is the output: a is still a stage (b's updates read it), and b's stage steps in a's loop.
   CHECK(s[ab[0]].node().attach == schedule::AttachKind::root);
 }

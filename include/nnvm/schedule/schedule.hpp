@@ -78,7 +78,7 @@ class Schedule {
                                   " and is computed one step at a time inside it; make it part of the scan's result"),
                           body.ctx());
         body.compute_at(st, st.axis(0));
-        body.mark_scan_body();
+        body.mark_scan_body(st.name());
       }
     }
   }
