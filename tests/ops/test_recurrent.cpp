@@ -3,8 +3,10 @@
 // element, the sequence is walked in time order (or reversed within its own length), the gates
 // computed with nested loops in double. Each op in each direction, sequence_lens shorter than T,
 // layout 1, clip, non-default activations (with activation_alpha/beta, per direction),
-// initial states, peepholes, input_forget, linear_before_reset, float64, float16; the ONNX node tests
-// read from the stored test data when the suite is present; then the error ids.
+// initial states, peepholes, input_forget, linear_before_reset, float64, float16; sequences of 600
+// and 700 steps (one scan, no unrolling); the C JIT at 512, 256 and 128-bit vectors; the ONNX
+// node tests read from the stored test data when the suite is present; the microcontroller and
+// GPU recipes (the scan as one kernel of one block); then the error ids.
 #include "support/pch.hpp"
 #include "support/op_check.hpp"
 
@@ -426,6 +428,38 @@ TEST_CASE("recurrent: long sequences, one loop over time") {
   cases.push_back(make_case("lstm, T 700, layout 1", {.op = "lstm", .layout = 1}, {.T = 700, .N = 2, .H = 4},
                             {.B = true, .seq = true, .h0 = true, .c0 = true, .P = true, .seq_lens = {700, 350}}));
   nnvm_test::check_ops(cases, "recurrent_long");
+}
+
+TEST_CASE("recurrent: the C JIT at every vector width") {
+  // schedule_recurrent vectorizes the gate epilogue along H: H = 5 leaves a tail at every width.
+  for (const char* cpu : {"x86-64-v4", "x86-64-v3", "x86-64-v2"}) {
+    target::Target t = target::Target::for_cpu(target::Emitter::c, cpu);
+    if (!t.runs_here()) {
+      MESSAGE(cpu, " does not run on this machine; skipped");
+      continue;
+    }
+    for (const char* op : {"rnn", "gru", "lstm"}) {
+      CAPTURE(cpu);
+      CAPTURE(op);
+      Spec sp{.op = op, .direction = "bidirectional"};
+      OpCheck c = make_case(cpu, sp, {.T = 6, .N = 2, .H = 5},
+                            {.B = true, .seq = true, .h0 = true, .c0 = sp.op == "lstm", .seq_lens = {6, 3}});
+      std::vector<T> types;
+      for (auto& x : c.inputs) types.push_back(x ? T(x->dtype(), x->shape()) : T::none());
+      ops::BuiltOp built = ops::build(ops::get_op(op), types, c.attrs, t);
+      CHECK(ir::to_string(built.func).find("vectorized") != std::string::npos);
+      target::CJitOptions options;
+      options.cpu = t.cpu;
+      auto kernel = target::jit_c(built.func, options);
+      std::vector<NDArray> got;
+      std::vector<BufferView> views;
+      for (size_t i : built.kernel_inputs) views.push_back(c.inputs[i]->view());
+      for (auto& w : c.want) got.emplace_back(w.dtype(), w.shape());
+      for (auto& g : got) views.push_back(g.view());
+      kernel(std::span<const BufferView>(views));
+      for (size_t o = 0; o < got.size(); ++o) CHECK(nnvm_test::detail::compare_arrays(got[o], c.want[o], 1e-4, 1e-5) == "");
+    }
+  }
 }
 
 TEST_CASE("recurrent: the ONNX node tests") {
