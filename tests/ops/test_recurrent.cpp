@@ -415,6 +415,9 @@ TEST_CASE("lstm: against the reference loop") {
   cases.push_back(make_case("per-direction activations", two, {}, {.B = true, .h0 = true}));
   cases.push_back(make_case("float64, 7 steps, wide", rev, {.T = 7, .N = 2, .I = 5, .H = 6, .t = f64},
                             {.B = true, .seq = true, .P = true, .seq_lens = {7, 3}}));
+  // On a GPU a step's 2 * 2 * 4 * 40 gate products are more than one block of threads.
+  cases.push_back(make_case("bidirectional, H 40", bi, {.T = 5, .N = 2, .H = 40},
+                            {.B = true, .seq = true, .h0 = true, .c0 = true, .P = true, .seq_lens = {5, 2}}));
   nnvm_test::check_ops(cases, "lstm_ref");
 }
 
