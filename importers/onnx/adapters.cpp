@@ -177,18 +177,6 @@ std::vector<VersionAdapter> later_adapters() {
                .unsupported = [](const ::onnx::NodeProto&) -> std::string {
                  return "GroupNormalization before opset 21 scales per group; nnvm implements version 21 (per channel)";
                }});
-  // nnvm's linear_attention has the closed forms of the linear and gated rules; the delta rules
-  // (gated_delta is the default) need a scan over time. Said here so the support report lists them.
-  t.push_back({.op_type = "LinearAttention", .below = always,
-               .unsupported = [](const ::onnx::NodeProto& node) -> std::string {
-                 std::string rule = "gated_delta";
-                 for (auto& a : node.attribute())
-                   if (a.name() == "update_rule") rule = a.s();
-                 if (rule != "delta" && rule != "gated_delta") return "";
-                 return "update_rule '" + rule + "' (a delta rule" + (rule == "gated_delta" ? ", the default" : "") +
-                        ") needs a sequential scan over time, which nnvm does not have yet";
-               },
-               .rewrite = [](NodeBuild&, BuildContext&) { return std::vector<graph::Value>{}; }});
   t.push_back({.op_type = "Pad", .below = 11, .rewrite = [](NodeBuild& n, BuildContext& ctx) {
                  DataType d = ctx.type(n.inputs.at(0)).dtype;
                  ints_to_input(n, ctx, "pads", 1);

@@ -8,11 +8,11 @@
 // node tests read from the stored test data when the suite is present; the microcontroller and
 // GPU recipes (the scan as one kernel of one block); then the error ids.
 #include "support/pch.hpp"
+#include "support/onnx_test_data.hpp"
 #include "support/op_check.hpp"
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 
 namespace ops_recurrent {
@@ -225,107 +225,6 @@ OpCheck make_case(std::string label, const Spec& sp, Sizes z, Given g) {
   return {std::move(label), sp.op, in, attrs_of(sp, z.H), want, tol, tol};
 }
 
-// A TensorProto file (the ONNX test data): dims, data_type, float/int32/int64/double data or
-// raw_data. Enough of protobuf's wire format for the stored test data, nothing more.
-NDArray read_tensor(const std::filesystem::path& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  size_t i = 0;
-  auto varint = [&](const std::string& buf, size_t& at) {
-    uint64_t v = 0;
-    for (int sh = 0; at < buf.size(); sh += 7) {
-      uint8_t c = uint8_t(buf[at++]);
-      v |= uint64_t(c & 127) << sh;
-      if (!(c & 128)) break;
-    }
-    return v;
-  };
-  Dims dims;
-  int64_t code = 0;
-  std::string raw;
-  std::vector<double> values;
-  while (i < s.size()) {
-    uint64_t key = varint(s, i);
-    int field = int(key >> 3), wire = int(key & 7);
-    if (wire == 0) {
-      uint64_t v = varint(s, i);
-      if (field == 1)
-        dims.push_back(int64_t(v));
-      else if (field == 2)
-        code = int64_t(v);
-      else if (field == 5)
-        values.push_back(double(int32_t(v)));
-      else if (field == 7)
-        values.push_back(double(int64_t(v)));
-    } else if (wire == 2) {
-      size_t len = size_t(varint(s, i));
-      std::string body = s.substr(i, len);
-      i += len;
-      size_t at = 0;
-      if (field == 1 || field == 5 || field == 7)
-        while (at < body.size()) {
-          uint64_t v = varint(body, at);
-          if (field == 1)
-            dims.push_back(int64_t(v));
-          else
-            values.push_back(field == 5 ? double(int32_t(v)) : double(int64_t(v)));
-        }
-      else if (field == 4)
-        for (; at + 4 <= body.size(); at += 4) {
-          float v;
-          std::memcpy(&v, body.data() + at, 4);
-          values.push_back(v);
-        }
-      else if (field == 9)
-        raw = body;
-    } else if (wire == 5) {
-      float v;
-      std::memcpy(&v, s.data() + i, 4);
-      i += 4;
-      if (field == 4) values.push_back(v);
-    } else if (wire == 1) {
-      i += 8;
-    } else {
-      throw std::runtime_error("read_tensor: unexpected wire type in " + path.string());
-    }
-  }
-  DataType t = code == 1    ? f32
-               : code == 6  ? dtype::int32
-               : code == 7  ? dtype::int64
-               : code == 11 ? f64
-                            : dtype::boolean;
-  if (t == dtype::boolean) throw std::runtime_error("read_tensor: data type " + std::to_string(code));
-  NDArray a(t, dims);
-  if (!raw.empty()) {
-    REQUIRE(raw.size() == a.nbytes());
-    std::memcpy(a.raw(), raw.data(), raw.size());
-  } else {
-    REQUIRE(int64_t(values.size()) == a.numel());
-    for (int64_t k = 0; k < a.numel(); ++k) {
-      if (t == f32)
-        a.data<float>()[k] = float(values[size_t(k)]);
-      else if (t == f64)
-        a.data<double>()[k] = values[size_t(k)];
-      else if (t == dtype::int32)
-        a.data<int32_t>()[k] = int32_t(values[size_t(k)]);
-      else
-        a.data<int64_t>()[k] = int64_t(values[size_t(k)]);
-    }
-  }
-  return a;
-}
-
-// The suite where the build keeps it (the NNVM_ONNX_NODE_TESTS default), else Debian's copy.
-std::filesystem::path node_suite() {
-  for (const char* p : {
-#ifdef NNVM_ONNX_NODE_TESTS
-           NNVM_ONNX_NODE_TESTS,
-#endif
-           NNVM_TEST_SOURCE_DIR "/../shared/onnx-node-tests/node", "/usr/share/libonnx-testdata/data/node"})
-    if (std::filesystem::is_directory(p)) return p;
-  return {};
-}
-
 }  // namespace
 
 TEST_CASE("rnn: against the reference loop") {
@@ -466,7 +365,7 @@ TEST_CASE("recurrent: the C JIT at every vector width") {
 }
 
 TEST_CASE("recurrent: the ONNX node tests") {
-  std::filesystem::path suite = node_suite();
+  std::filesystem::path suite = nnvm_test::onnx_node_suite();
   if (suite.empty()) {
     MESSAGE("ONNX node tests not found; skipped");
     return;
@@ -497,12 +396,12 @@ TEST_CASE("recurrent: the ONNX node tests") {
     REQUIRE(std::filesystem::is_directory(dir));
     std::vector<std::optional<NDArray>> in;
     for (int k = 0; std::filesystem::exists(dir / str_cat("input_", k, ".pb")); ++k)
-      in.push_back(read_tensor(dir / str_cat("input_", k, ".pb")));
+      in.push_back(nnvm_test::read_tensor_proto(dir / str_cat("input_", k, ".pb")));
     Spec sp{.op = n.op, .layout = n.layout};
     std::vector<NDArray> want = reference(sp, in);
     // The reference agrees with the stored outputs; the stored ones are what the op must give.
     for (size_t o = 0; o < n.outputs.size(); ++o) {
-      NDArray stored = read_tensor(dir / str_cat("output_", o, ".pb"));
+      NDArray stored = nnvm_test::read_tensor_proto(dir / str_cat("output_", o, ".pb"));
       INFO(n.name, " output ", o);
       CHECK(nnvm_test::detail::compare_arrays(want[size_t(n.outputs[o])], stored, 1e-4, 1e-5) == "");
       want[size_t(n.outputs[o])] = stored;
