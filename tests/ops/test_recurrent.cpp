@@ -3,8 +3,10 @@
 // element, the sequence is walked in time order (or reversed within its own length), the gates
 // computed with nested loops in double. Each op in each direction, sequence_lens shorter than T,
 // layout 1, clip, non-default activations (with activation_alpha/beta, per direction),
-// initial states, peepholes, input_forget, linear_before_reset, float64, float16; the ONNX node tests
-// read from the stored test data when the suite is present; then the error ids.
+// initial states, peepholes, input_forget, linear_before_reset, float64, float16; sequences of 600
+// and 700 steps (one scan, no unrolling); the C JIT at 512, 256 and 128-bit vectors; the ONNX
+// node tests read from the stored test data when the suite is present; the microcontroller and
+// GPU recipes (the scan as one kernel of one block); then the error ids.
 #include "support/pch.hpp"
 #include "support/onnx_test_data.hpp"
 #include "support/op_check.hpp"
@@ -312,7 +314,54 @@ TEST_CASE("lstm: against the reference loop") {
   cases.push_back(make_case("per-direction activations", two, {}, {.B = true, .h0 = true}));
   cases.push_back(make_case("float64, 7 steps, wide", rev, {.T = 7, .N = 2, .I = 5, .H = 6, .t = f64},
                             {.B = true, .seq = true, .P = true, .seq_lens = {7, 3}}));
+  // On a GPU a step's 2 * 2 * 4 * 40 gate products are more than one block of threads.
+  cases.push_back(make_case("bidirectional, H 40", bi, {.T = 5, .N = 2, .H = 40},
+                            {.B = true, .seq = true, .h0 = true, .c0 = true, .P = true, .seq_lens = {5, 2}}));
   nnvm_test::check_ops(cases, "lstm_ref");
+}
+
+TEST_CASE("recurrent: long sequences, one loop over time") {
+  // The time loop is a scan, so T is not bounded (the unrolled version stopped at 512).
+  std::vector<OpCheck> cases;
+  cases.push_back(make_case("rnn, T 600", {.op = "rnn", .direction = "bidirectional"}, {.T = 600, .N = 2, .H = 3},
+                            {.B = true, .seq = true, .h0 = true, .seq_lens = {600, 431}}));
+  cases.push_back(make_case("gru, T 600", {.op = "gru", .direction = "reverse"}, {.T = 600, .N = 2, .H = 3},
+                            {.B = true, .seq = true, .seq_lens = {599, 17}}));
+  cases.push_back(make_case("lstm, T 700, layout 1", {.op = "lstm", .layout = 1}, {.T = 700, .N = 2, .H = 4},
+                            {.B = true, .seq = true, .h0 = true, .c0 = true, .P = true, .seq_lens = {700, 350}}));
+  nnvm_test::check_ops(cases, "recurrent_long");
+}
+
+TEST_CASE("recurrent: the C JIT at every vector width") {
+  // schedule_recurrent vectorizes the gate epilogue along H: H = 5 leaves a tail at every width.
+  for (const char* cpu : {"x86-64-v4", "x86-64-v3", "x86-64-v2"}) {
+    target::Target t = target::Target::for_cpu(target::Emitter::c, cpu);
+    if (!t.runs_here()) {
+      MESSAGE(cpu, " does not run on this machine; skipped");
+      continue;
+    }
+    for (const char* op : {"rnn", "gru", "lstm"}) {
+      CAPTURE(cpu);
+      CAPTURE(op);
+      Spec sp{.op = op, .direction = "bidirectional"};
+      OpCheck c = make_case(cpu, sp, {.T = 6, .N = 2, .H = 5},
+                            {.B = true, .seq = true, .h0 = true, .c0 = sp.op == "lstm", .seq_lens = {6, 3}});
+      std::vector<T> types;
+      for (auto& x : c.inputs) types.push_back(x ? T(x->dtype(), x->shape()) : T::none());
+      ops::BuiltOp built = ops::build(ops::get_op(op), types, c.attrs, t);
+      CHECK(ir::to_string(built.func).find("vectorized") != std::string::npos);
+      target::CJitOptions options;
+      options.cpu = t.cpu;
+      auto kernel = target::jit_c(built.func, options);
+      std::vector<NDArray> got;
+      std::vector<BufferView> views;
+      for (size_t i : built.kernel_inputs) views.push_back(c.inputs[i]->view());
+      for (auto& w : c.want) got.emplace_back(w.dtype(), w.shape());
+      for (auto& g : got) views.push_back(g.view());
+      kernel(std::span<const BufferView>(views));
+      for (size_t o = 0; o < got.size(); ++o) CHECK(nnvm_test::detail::compare_arrays(got[o], c.want[o], 1e-4, 1e-5) == "");
+    }
+  }
 }
 
 TEST_CASE("recurrent: the ONNX node tests") {
@@ -366,8 +415,8 @@ TEST_CASE("recurrent: the ONNX node tests") {
 }
 
 TEST_CASE("recurrent: the microcontroller recipe keeps the states' buffers") {
-  // Optimizing for size, call-free internal stages are computed where they are read; with
-  // call-free activations a state read twice by the next step would be recomputed 2^T times.
+  // Optimizing for size, call-free internal stages are computed where they are read; the states
+  // are the scan's rows, so a state read twice by the next step is never recomputed.
   target::Target mcu = target::parse_target("c-standalone -mcpu=cortex-m4");
   mcu.opt_for = target::OptFor::size;
   Spec gru{.op = "gru", .acts = {"HardSigmoid", "Relu"}}, lstm{.op = "lstm", .acts = {"HardSigmoid", "Affine", "Relu"}},
@@ -392,7 +441,8 @@ TEST_CASE("recurrent: the microcontroller recipe keeps the states' buffers") {
 }
 
 TEST_CASE("recurrent: the GPU recipe") {
-  // The generic GPU recipe binds every stage; the interpreter runs the bound loops serially.
+  // The generic GPU recipe binds every stage (the scan's to the threads of one block); the
+  // interpreter runs the bound loops serially.
   Spec sp{.op = "lstm", .direction = "bidirectional"};
   OpCheck c =
       make_case("gpu", sp, {}, {.B = true, .seq = true, .h0 = true, .c0 = true, .P = true, .seq_lens = {2, 4, 3}});
@@ -406,6 +456,27 @@ TEST_CASE("recurrent: the GPU recipe") {
   for (auto& g : got) views.push_back(g.view());
   target::interpret(built.func, std::span<const BufferView>(views));
   for (size_t o = 0; o < got.size(); ++o) CHECK(nnvm_test::detail::compare_arrays(got[o], c.want[o], 1e-4, 1e-5) == "");
+  // The scan is one kernel of one block (ops::gpu_schedule_scan): the steps loop inside it, the
+  // body in shared memory, barriers that fence global memory; T changes no kernel count.
+  const target::Target opencl = target::parse_target("opencl");
+  auto program = [&](int64_t steps) {
+    OpCheck k = make_case("gpu", sp, {.T = steps}, {.B = true, .c0 = true});
+    std::vector<T> ts;
+    for (auto& x : k.inputs) ts.push_back(x ? T(x->dtype(), x->shape()) : T::none());
+    return target::emit_gpu({ops::build(ops::get_op("lstm"), ts, k.attrs, opencl).func}, opencl);
+  };
+  target::GpuProgram p4 = program(4), p64 = program(64);
+  CHECK(p4.modules[0].kernels.size() == p64.modules[0].kernels.size());
+  int scans = 0;
+  for (auto& k : p64.modules[0].kernels)
+    if (k.shared_bytes > 0) {
+      ++scans;
+      CHECK(k.launch.blocks() == 1);
+      CHECK(k.launch.threads_per_block() == 2 * 3 * 4 * 3);  // D N 4H: the recurrent product's row
+    }
+  CHECK(scans == 1);
+  CHECK(p64.source.find("for (long lstm_h_t = 0; lstm_h_t < 64; ++lstm_h_t)") != std::string::npos);
+  CHECK(p64.source.find("barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);") != std::string::npos);
 }
 
 TEST_CASE("recurrent: shapes and error ids") {
@@ -438,7 +509,7 @@ TEST_CASE("recurrent: shapes and error ids") {
   CHECK(rnn({X({4, 2, 3}), X({1, 5, 3}), X({1, 5, 5}), T::none(), T::none(), X({1, 3, 5})}) == "nnvm.ops.input_shape");
   CHECK(rnn({T(dtype::int32, {4, 2, 3}), X({1, 5, 3}), X({1, 5, 5})}) == "nnvm.ops.input_dtype");
   CHECK(rnn({X({4, 2}), X({1, 5, 3}), X({1, 5, 5})}) == "nnvm.ops.input_shape");
-  CHECK(rnn({X({513, 2, 3}), X({1, 5, 3}), X({1, 5, 5})}) == "nnvm.ops.too_large");
+  CHECK(rnn({X({513, 2, 3}), X({1, 5, 3}), X({1, 5, 5})}) == "(no error)");  // any length: one loop over time
   ir::Var tv("t"), nv("n");
   CHECK(rnn({T(f32, std::vector<ir::Expr>{tv, ir::Expr(int64_t(2)), ir::Expr(int64_t(3))}), X({1, 5, 3}),
              X({1, 5, 5})}) == "nnvm.ops.input_shape");  // T must be constant
@@ -476,7 +547,7 @@ TEST_CASE("recurrent: shapes and error ids") {
           ops::infer_types(ops::get_op("rnn"), {X({4, 2, 3}), X({1, 5, 2}), X({1, 5, 5})});
         }).find("input W") != std::string::npos);
   CHECK(context_of([&] {
-          ops::infer_types(ops::get_op("rnn"), {X({600, 2, 3}), X({1, 5, 3}), X({1, 5, 5})});
+          ops::infer_types(ops::get_op("rnn"), {X({4, 2}), X({1, 5, 3}), X({1, 5, 5})});
         }).find("input X") != std::string::npos);
   CHECK(context_of([&] {
           ops::infer_types(ops::get_op("rnn"), ok, ops::Attrs().set_string("activations", "Gelu"));

@@ -1,6 +1,9 @@
 // te::scan: recurrences lowered as one serial loop over the steps, checked against plain loops
 // on the interpreter and the C JIT (and the LLVM JIT when it is built), under several schedules
 // of the per-step body; bad reads of the state and bad schedules of the step axis fail by id.
+// Scans of several states (one step loop, one output per state): two states that read each
+// other, states of different shapes, an LSTM cell (c's new row read by h's update), each output
+// alone or both as the kernel's outputs, and mismatched states by id.
 #include "support/pch.hpp"
 #include "support/schedule_harness.hpp"
 
@@ -10,6 +13,7 @@ using namespace nnvm;
 using nnvm_test::OpCase;
 using nnvm_test::ScheduleVariant;
 using schedule::Schedule;
+using ir::Expr;
 
 namespace {
 
@@ -105,6 +109,97 @@ struct Fibonacci {
                       t < 2 ? s01[size_t(t * N + j)] : want[size_t((t - 1) * N + j)] + want[size_t((t - 2) * N + j)];
               return want;
             }};
+  }
+};
+
+// Two states that read each other: a_t = 0.5 a_{t-1} + b_{t-1} x_t, b_t = 0.8 b_{t-1} - 0.3 a_{t-1}.
+// `both` [T, 2, N] holds a (row 0) and b (row 1), so one kernel output checks both scans.
+struct Coupled {
+  int64_t T = 9, N = 6;
+  te::Tensor X = te::placeholder({T, N}, dtype::float32, "X");
+  te::Tensor a0 = te::placeholder({1, N}, dtype::float32, "a0");
+  te::Tensor b0 = te::placeholder({1, N}, dtype::float32, "b0");
+  te::Tensor sa = te::scan_state({T, N}, dtype::float32, "a.state");
+  te::Tensor sb = te::scan_state({T, N}, dtype::float32, "b.state");
+  te::Tensor na = te::compute({T, N}, [&](auto& v) { return sa(v[0] - 1, v[1]) * 0.5f + sb(v[0] - 1, v[1]) * X(v[0], v[1]); }, "na");
+  te::Tensor nb = te::compute({T, N}, [&](auto& v) { return sb(v[0] - 1, v[1]) * 0.8f - sa(v[0] - 1, v[1]) * 0.3f; }, "nb");
+  std::vector<te::Tensor> ab = te::scan({a0, b0}, {na, nb}, {sa, sb}, {"a", "b"});
+  te::Tensor both = te::compute({T, 2, N}, [&](auto& v) { return ir::select(v[1] == int64_t(0), ab[0](v[0], v[2]), ab[1](v[0], v[2])); }, "both");
+
+  std::vector<float> reference(const std::vector<NDArray>& in) const {
+    auto x = in[0].values<float>(), a = in[1].values<float>(), b = in[2].values<float>();
+    std::vector<float> want(size_t(T * 2 * N));
+    auto at = [&](int64_t t, int64_t s, int64_t j) -> float& { return want[size_t((t * 2 + s) * N + j)]; };
+    for (int64_t j = 0; j < N; ++j) at(0, 0, j) = a[size_t(j)], at(0, 1, j) = b[size_t(j)];
+    for (int64_t t = 1; t < T; ++t)
+      for (int64_t j = 0; j < N; ++j) {
+        at(t, 0, j) = at(t - 1, 0, j) * 0.5f + at(t - 1, 1, j) * x[size_t(t * N + j)];
+        at(t, 1, j) = at(t - 1, 1, j) * 0.8f - at(t - 1, 0, j) * 0.3f;
+      }
+    return want;
+  }
+  OpCase op_case() const {
+    return {"coupled", {X, a0, b0}, both, [this](const std::vector<NDArray>& in) { return reference(in); }};
+  }
+};
+
+// An LSTM cell, states h and c [T, B, H]: gates = x_t W^T + h_{t-1} R^T (xw at the root), then
+// c_t = f c_{t-1} + i g and h_t = o tanh(c_t), which reads c's new row t (a body stage).
+struct LstmCell {
+  int64_t T = 8, B = 2, I = 3, H = 5;
+  te::Tensor X = te::placeholder({T, B, I}, dtype::float32, "X");
+  te::Tensor W = te::placeholder({4 * H, I}, dtype::float32, "W");
+  te::Tensor R = te::placeholder({4 * H, H}, dtype::float32, "R");
+  te::Tensor h0 = te::placeholder({1, B, H}, dtype::float32, "h0");
+  te::Tensor c0 = te::placeholder({1, B, H}, dtype::float32, "c0");
+  ir::IterVar i = te::reduce_axis(I, "i"), r = te::reduce_axis(H, "r");
+  te::Tensor xw = te::compute(
+      {T, B, 4 * H}, [&](auto& v) { return te::sum(X(v[0], v[1], i.var()) * W(v[2], i.var()), {i}); }, "xw");
+  te::Tensor sh = te::scan_state({T, B, H}, dtype::float32, "h.state");
+  te::Tensor sc = te::scan_state({T, B, H}, dtype::float32, "c.state");
+  te::Tensor rec = te::compute(
+      {T, B, 4 * H}, [&](auto& v) { return te::sum(sh(v[0] - 1, v[1], r.var()) * R(v[2], r.var()), {r}); }, "rec");
+  Expr gate(int64_t g, const std::vector<ir::Var>& v) const {
+    Expr row = Expr(v[2]) + g * H;
+    return xw(v[0], v[1], row) + rec(v[0], v[1], row);
+  }
+  te::Tensor cn = te::compute({T, B, H}, [&](auto& v) {
+    Expr in = ir::call(ir::CallOp::sigmoid, gate(0, v)), f = ir::call(ir::CallOp::sigmoid, gate(2, v));
+    return f * sc(v[0] - 1, v[1], v[2]) + in * ir::call(ir::CallOp::tanh, gate(3, v));
+  }, "cn");
+  te::Tensor hn = te::compute({T, B, H}, [&](auto& v) {
+    return ir::call(ir::CallOp::sigmoid, gate(1, v)) * ir::call(ir::CallOp::tanh, cn(v[0], v[1], v[2]));
+  }, "hn");
+  std::vector<te::Tensor> hc = te::scan({h0, c0}, {hn, cn}, {sh, sc}, {"h", "c"});
+
+  // Rows of h (which = 0) or c (which = 1), [T, B, H].
+  std::vector<float> reference(const std::vector<NDArray>& in, int which) const {
+    auto x = in[0].values<float>(), w = in[1].values<float>(), rr = in[2].values<float>();
+    auto hi = in[3].values<float>(), ci = in[4].values<float>();
+    std::vector<float> h(size_t(T * B * H)), c(h.size());
+    for (int64_t n = 0; n < B * H; ++n) h[size_t(n)] = hi[size_t(n)], c[size_t(n)] = ci[size_t(n)];
+    auto sig = [](float v) { return 1.f / (1.f + std::exp(-v)); };
+    for (int64_t t = 1; t < T; ++t)
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t j = 0; j < H; ++j) {
+          float g[4];
+          for (int64_t q = 0; q < 4; ++q) {
+            float acc = 0.f;
+            for (int64_t k = 0; k < I; ++k) acc += x[size_t((t * B + b) * I + k)] * w[size_t((q * H + j) * I + k)];
+            for (int64_t k = 0; k < H; ++k) acc += h[size_t(((t - 1) * B + b) * H + k)] * rr[size_t((q * H + j) * H + k)];
+            g[q] = acc;
+          }
+          size_t at = size_t((t * B + b) * H + j), prev = size_t(((t - 1) * B + b) * H + j);
+          c[at] = sig(g[2]) * c[prev] + sig(g[0]) * std::tanh(g[3]);
+          h[at] = sig(g[1]) * std::tanh(c[at]);
+        }
+    return which ? c : h;
+  }
+  OpCase op_case(int which) const {
+    OpCase oc{which ? "lstm_c" : "lstm_h", {X, W, R, h0, c0}, hc[size_t(which)],
+              [this, which](const std::vector<NDArray>& in) { return reference(in, which); }};
+    oc.rtol = 1e-4;
+    return oc;
   }
 };
 
@@ -265,6 +360,158 @@ TEST_CASE("scan: reads of the state at or after the step, bad shapes and bad sch
   auto [jo, ji] = s[out].split(j, 2);
   s[out].parallel(jo);
   CHECK(s[out].leaf_iter_vars().front().same_as(t));
+}
+
+}  // namespace te_scan
+
+namespace te_scan {
+
+TEST_CASE("scan: two states that read each other step in one loop") {
+  Coupled m;
+  CHECK(ir::to_string(m.ab[1]) == "b(a.t, i) = nb(a.t, i) for a.t in [1, 9), rows [0, 1) from b0, state b.state");
+  Schedule s = schedule::create_schedule(m.both);
+  std::string text = ir::to_string(lower::lower(s, {m.X, m.a0, m.b0, m.both}, "coupled"));
+  INFO(text);
+  // Both init copies, then one step loop that stores a's row and then b's.
+  CHECK(text.find("] = b0[") < text.find("for (a.t, 0, 8)"));
+  size_t loop = text.find("for (a.t, 0, 8)");
+  CHECK(text.find("for (a.t", loop + 1) == std::string::npos);
+  CHECK(text.find("a[") != std::string::npos);
+  CHECK(text.find(".state") == std::string::npos);
+  nnvm_test::check_schedules(
+      m.op_case(), {unscheduled,
+                    {"updates inlined", [&](Schedule& sc) {
+                       sc[m.na].compute_inline();
+                       sc[m.nb].compute_inline();
+                     }},
+                    {"b's row vectorized, a's parallel", [&](Schedule& sc) {
+                       auto [jo, ji] = sc[m.ab[1]].split(sc[m.ab[1]].axis(1), 4);
+                       sc[m.ab[1]].vectorize(ji);
+                       sc[m.ab[0]].parallel(sc[m.ab[0]].axis(1));
+                     }},
+                    {"nb split, inner vectorized", [&](Schedule& sc) {
+                       auto [jo, ji] = sc[m.nb].split(sc[m.nb].axis(1), 2);
+                       sc[m.nb].vectorize(ji);
+                     }}});
+}
+
+TEST_CASE("scan: states of different shapes") {
+  // a [T, N], b [T, M]: a_t[j] = a_{t-1}[j] + sum_m b_{t-1}[m], b_t[m] = 0.5 b_{t-1}[m] + a_{t-1}[m % N].
+  int64_t T = 6, N = 3, M = 5;
+  auto a0 = te::placeholder({1, N}, dtype::float32, "a0");
+  auto b0 = te::placeholder({1, M}, dtype::float32, "b0");
+  auto sa = te::scan_state({T, N}, dtype::float32, "a.state");
+  auto sb = te::scan_state({T, M}, dtype::float32, "b.state");
+  auto m = te::reduce_axis(M, "m");
+  auto bsum = te::compute({T}, [&](auto& v) { return te::sum(sb(v[0] - 1, m.var()), {m}); }, "bsum");
+  auto na = te::compute({T, N}, [&](auto& v) { return sa(v[0] - 1, v[1]) + bsum(v[0]); }, "na");
+  auto nb = te::compute({T, M}, [&](auto& v) { return sb(v[0] - 1, v[1]) * 0.5f + sa(v[0] - 1, v[1] % N); }, "nb");
+  auto ab = te::scan({a0, b0}, {na, nb}, {sa, sb}, {"a", "b"});
+  auto out = te::compute({T, N + M}, [&](auto& v) {
+    return ir::select(v[1] < N, ab[0](v[0], ir::min(v[1], Expr(N - 1))), ab[1](v[0], ir::max(v[1] - N, Expr(int64_t(0)))));
+  }, "out");
+  OpCase c{"shapes", {a0, b0}, out, [&](const std::vector<NDArray>& in) {
+             std::vector<float> a(in[0].values<float>().begin(), in[0].values<float>().end());
+             std::vector<float> b(in[1].values<float>().begin(), in[1].values<float>().end());
+             std::vector<float> want;
+             for (int64_t t = 0; t < T; ++t) {
+               if (t) {
+                 float sum = 0.f;
+                 for (float x : b) sum += x;
+                 std::vector<float> na2(a), nb2(b);
+                 for (int64_t j = 0; j < N; ++j) na2[size_t(j)] = a[size_t(j)] + sum;
+                 for (int64_t q = 0; q < M; ++q) nb2[size_t(q)] = b[size_t(q)] * 0.5f + a[size_t(q % N)];
+                 a = na2, b = nb2;
+               }
+               want.insert(want.end(), a.begin(), a.end());
+               want.insert(want.end(), b.begin(), b.end());
+             }
+             return want;
+           }};
+  nnvm_test::check_schedules(c, {unscheduled, {"b's row vectorized", [&](Schedule& s) { s[ab[1]].vectorize(s[ab[1]].axis(1)); }}});
+}
+
+TEST_CASE("scan: an LSTM cell, h and c in one scan, each output alone and both together") {
+  LstmCell m;
+  Schedule s = schedule::create_schedule(m.hc[0]);
+  CHECK(s[m.xw].node().attach == schedule::AttachKind::root);
+  for (auto& t : {m.rec, m.cn, m.hn}) CHECK(s[t].node().attach_iv.same_as(s[m.hc[0]].axis(0)));
+  std::vector<ScheduleVariant> variants{
+      unscheduled,
+      {"rec tiled, gates vectorized", [&](Schedule& sc) {
+         auto [ho, hi] = sc[m.rec].split(sc[m.rec].axis(2), 4);
+         sc[m.rec].reorder({ho, sc[m.rec].reduce_axis(0), hi});
+         sc[m.rec].vectorize(hi);
+         sc[m.hn].vectorize(sc[m.hn].axis(2));
+       }},
+      {"c's rows parallel over batch", [&](Schedule& sc) { sc[m.hc[1]].parallel(sc[m.hc[1]].axis(1)); }},
+      {"hn inlined", [&](Schedule& sc) { sc[m.hn].compute_inline(); }}};
+  nnvm_test::check_schedules(m.op_case(0), variants);
+  nnvm_test::check_schedules(m.op_case(1), variants);
+  // Both outputs as kernel arguments; every emitter.
+  Schedule both = schedule::create_schedule(m.hc);
+  auto fn = lower::lower(both, {m.X, m.W, m.R, m.h0, m.c0, m.hc[0], m.hc[1]}, "lstm_cell");
+  std::vector<NDArray> in;
+  for (size_t k = 0; k < 5; ++k) {
+    std::vector<int64_t> shape;
+    for (auto& e : m.op_case(0).inputs[k].shape()) shape.push_back(*ir::as_const_int(e));
+    in.push_back(nnvm_test::random_array(dtype::float32, shape, uint32_t(3 + k)));
+  }
+  auto want_h = m.reference(in, 0), want_c = m.reference(in, 1);
+  NDArray h(dtype::float32, {m.T, m.B, m.H}), c(dtype::float32, {m.T, m.B, m.H});
+  NDArray hj(dtype::float32, {m.T, m.B, m.H}), cj(dtype::float32, {m.T, m.B, m.H});
+  target::interpret(fn, in[0], in[1], in[2], in[3], in[4], h, c);
+  target::jit_c(fn)(in[0], in[1], in[2], in[3], in[4], hj, cj);
+  CHECK(nnvm_test::compare<float>(h.values<float>(), want_h, 1e-4) == "");
+  CHECK(nnvm_test::compare<float>(c.values<float>(), want_c, 1e-4) == "");
+  CHECK(nnvm_test::compare<float>(hj.values<float>(), want_h, 1e-4) == "");
+  CHECK(nnvm_test::compare<float>(cj.values<float>(), want_c, 1e-4) == "");
+#if NNVM_TEST_WITH_LLVM
+  NDArray hl(dtype::float32, {m.T, m.B, m.H}), cl(dtype::float32, {m.T, m.B, m.H});
+  codegen::jit_llvm(fn)(in[0], in[1], in[2], in[3], in[4], hl, cl);
+  CHECK(nnvm_test::compare<float>(hl.values<float>(), want_h, 1e-4) == "");
+  CHECK(nnvm_test::compare<float>(cl.values<float>(), want_c, 1e-4) == "");
+#endif
+}
+
+TEST_CASE("scan: mismatched states fail by id") {
+  int64_t T = 4, N = 3;
+  auto X = te::placeholder({T, N}, dtype::float32, "X");
+  auto i1 = te::placeholder({1, N}, dtype::float32, "i1");
+  auto sa = te::scan_state({T, N}, dtype::float32, "a.state");
+  auto sb = te::scan_state({T, N}, dtype::float32, "b.state");
+  auto ua = te::compute({T, N}, [&](auto& v) { return sa(v[0] - 1, v[1]) + sb(v[0] - 1, v[1]); }, "ua");
+  auto ub = te::compute({T, N}, [&](auto& v) { return sb(v[0] - 1, v[1]) * X(v[0], v[1]); }, "ub");
+  expect_error("nnvm.te.scan_states", [&] { te::scan({i1, i1}, {ua}, {sa, sb}, {"a", "b"}); });
+  expect_error("nnvm.te.scan_states", [&] { te::scan({i1, i1}, {ua, ub}, {sa, sb}, {"a"}); });
+  expect_error("nnvm.te.scan_states", [&] { te::scan(std::vector<te::Tensor>{}, {}, {}); });
+  expect_error("nnvm.te.scan_state", [&] { te::scan({i1, i1}, {ua, ub}, {sa, sa}, {"a", "b"}); });
+  // Every state steps over the same T, from the same number of initial rows.
+  auto longer = te::scan_state({T + 1, N}, dtype::float32, "long.state");
+  auto ul = te::compute({T + 1, N}, [&](auto& v) { return longer(v[0] - 1, v[1]); }, "ul");
+  std::string msg = expect_error("nnvm.te.scan_shape", [&] { te::scan({i1, i1}, {ua, ul}, {sa, longer}, {"a", "l"}); });
+  CHECK_MESSAGE(msg.find("step together") != std::string::npos, msg);
+  auto i2 = te::placeholder({2, N}, dtype::float32, "i2");
+  expect_error("nnvm.te.scan_shape", [&] { te::scan({i1, i2}, {ua, ub}, {sa, sb}, {"a", "b"}); });
+  // One state's update may not read another state at its own step.
+  auto now = te::compute({T, N}, [&](auto& v) { return sa(v[0], v[1]); }, "now");
+  msg = expect_error("nnvm.te.scan_dependence", [&] { te::scan({i1, i1}, {ua, now}, {sa, sb}, {"a", "b"}); });
+  CHECK_MESSAGE(msg.find("a.state(i, j) in now reads the state at its own step") != std::string::npos, msg);
+  auto from_state = te::compute({1, N}, [&](auto& v) { return sb(v[0], v[1]); }, "from_state");
+  expect_error("nnvm.te.scan_dependence", [&] { te::scan({i1, from_state}, {ua, ub}, {sa, sb}, {"a", "b"}); });
+  // The other outputs' step axis is the same serial loop.
+  auto ab = te::scan({i1, i1}, {ua, ub}, {sa, sb}, {"a", "b"});
+  Schedule s = schedule::create_schedule(ab[1]);
+  expect_error("nnvm.schedule.scan_axis", [&] { s[ab[1]].split(s[ab[1]].axis(0), 2); });
+  expect_error("nnvm.schedule.scan_axis", [&] { s[ab[0]].parallel(s[ab[0]].axis(0)); });
+  expect_error("nnvm.schedule.scan_stage", [&] { s[ab[0]].compute_inline(); });
+  // On a GPU a scan is one block: its steps meet at barriers, which no other block waits at.
+  std::string block = expect_error("nnvm.schedule.scan_block", [&] { s[ab[1]].bind(s[ab[1]].axis(1), gpu::block_x); });
+  CHECK_MESSAGE(block.find("scan a") != std::string::npos, block);
+  expect_error("nnvm.schedule.scan_block", [&] { s[ua].bind(s[ua].axis(1), gpu::block_y); });
+  s[ub].bind(s[ub].axis(1), gpu::thread_x);  // the threads of the one block are fine
+  // Only b is the output: a is still a stage (b's updates read it), and b's stage steps in a's loop.
+  CHECK(s[ab[0]].node().attach == schedule::AttachKind::root);
 }
 
 }  // namespace te_scan

@@ -6,9 +6,10 @@
 // consumer reads inside it (points outside the tensor are skipped by edge guards), and stores
 // it in a buffer whose extents are constant upper bounds of that region when they can be
 // proved, else the shape. A scan is a root stage whose step axis ranges over [k, T); its body
-// stages, attached at that axis, get update's row t. Their reads of the state were turned into
-// reads of the scan itself (inline_stages), which is realized whole at the root, so bounds
-// propagation ends there: no region of the scan is ever derived from its own steps.
+// stages, attached at that axis, get update's row t (the rows the scan's outputs store there:
+// the outputs of a scan of several states share the step axis). Their reads of the states were
+// turned into reads of the scan's outputs (inline_stages), which are realized whole at the root,
+// so bounds propagation ends there: no region of a scan is ever derived from its own steps.
 #pragma once
 
 #include <optional>
@@ -217,6 +218,15 @@ inline Bounds infer_bounds(const schedule::Schedule& sch, const BodyMap& bodies)
         if (detail::reads_of(body, st.tensor().get()).empty()) continue;
         if (reader.same_as(consumer)) {
           detail::add_region_read(region, first, reader, body, st.tensor().get(), consumer_relaxed, b.ranges, known);
+          continue;
+        }
+        // Another output of the scan whose step loop this is stores its row t inside that loop
+        // (the step variable is the same), after the stages attached there.
+        if (schedule::Schedule::is_scan_follower(reader) && reader.tensor().op().scan_outputs.front() == consumer.tensor().get() &&
+            n.attach_iv.same_as(consumer.leaf_iter_vars().front())) {
+          ir::SymIntervalMap relaxed = consumer_relaxed;
+          detail::relax_leaves(reader, b.ranges, relaxed, reader.leaf_iter_vars().front());
+          detail::add_region_read(region, first, reader, body, st.tensor().get(), relaxed, b.ranges, known);
           continue;
         }
         auto chain = detail::attach_chain(reader, consumer, n.attach_iv);

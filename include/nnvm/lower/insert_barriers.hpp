@@ -5,7 +5,10 @@
 //     statement since the last barrier gets a barrier before it (read after write);
 //   - a serial loop whose body reads a shared buffer that its body also writes gets a barrier
 //     at the end of the body, so the next iteration's writes wait for this one's reads (write
-//     after read).
+//     after read);
+//   - so does a serial loop around thread loops whose body reads a global buffer it also writes:
+//     a scan's step loop, run by one block (ops/schedule_gpu.hpp), whose threads read the rows
+//     other threads wrote the step before (the dialects' barriers fence global memory too).
 // A loop bound to a thread axis is no loop on the device (each thread takes its index), so every
 // thread of a block reaches a barrier placed between statements, unless it sits in a branch on
 // a thread index (or on memory): a barrier some threads skip hangs the block, so one needed
@@ -25,13 +28,21 @@ namespace detail {
 // The shared buffers a statement reads and writes.
 struct SharedAccess : ir::IRVisitor {
   std::set<const ir::BufferNode*> reads, writes;
+  std::set<const ir::BufferNode*> global_reads, global_writes;  // in global memory
+  bool thread_loop = false;                                      // holds a loop bound to threadIdx
   using ir::IRVisitor::visit;
   void visit(const ir::Load* op) override {
     if (op->buffer->scope == ir::MemoryScope::shared) reads.insert(op->buffer.get());
+    if (op->buffer->scope == ir::MemoryScope::global) global_reads.insert(op->buffer.get());
     ir::IRVisitor::visit(op);
   }
   void visit(const ir::Store* op) override {
     if (op->buffer->scope == ir::MemoryScope::shared) writes.insert(op->buffer.get());
+    if (op->buffer->scope == ir::MemoryScope::global) global_writes.insert(op->buffer.get());
+    ir::IRVisitor::visit(op);
+  }
+  void visit(const ir::For* op) override {
+    thread_loop |= op->for_kind == ir::ForKind::thread_binding && op->thread_tag.rfind("threadIdx.", 0) == 0;
     ir::IRVisitor::visit(op);
   }
   static SharedAccess of(const ir::Stmt& s) {
@@ -94,6 +105,8 @@ class BarrierInserter : public ir::IRMutator {
       SharedAccess a = SharedAccess::of(body);
       bool reads_written = false;
       for (auto* b : a.reads) reads_written |= a.writes.count(b) > 0;
+      if (a.thread_loop)
+        for (auto* b : a.global_reads) reads_written |= a.global_writes.count(b) > 0;
       if (reads_written) body = ir::Seq::make({body, barrier()});
     }
     if (body.same_as(op->body)) return s;

@@ -8,7 +8,9 @@
 // vectorized or unrolled is instead partitioned into full tiles and a serial tail, so the full
 // tiles need no guard and still vectorize. A scan is a nest of init's rows [0, k) followed by
 // its step loop t (the leaf loops of the scan stage; axis 0 ranges over [k, T)), which holds
-// the body stages attached to it and then the store of update's row t.
+// the body stages attached to it and then the store of update's row t. A scan of several states
+// is all in its first output's nest: every output's init rows, then one step loop holding the
+// body stages and, per output in order, the nest of its other loops storing its row t.
 #pragma once
 
 #include "nnvm/lower/cross_thread_reduction.hpp"
@@ -33,6 +35,7 @@ class NestLowering {
                                                      "not inlined or computed at another stage's loop"),
                         st.ctx());
       if (n.attach == schedule::AttachKind::at) attached_[n.attach_iv.get()].push_back(st);
+      if (schedule::Schedule::is_scan_follower(st)) scan_rows_[st.leaf_iter_vars().front().get()].push_back(st);
     }
   }
 
@@ -41,7 +44,7 @@ class NestLowering {
     std::vector<schedule::Stage> realized;
     for (auto& st : sch_.stages()) {
       if (st.node().attach != schedule::AttachKind::root) continue;
-      nests.push_back(stage_nest(st));
+      if (!schedule::Schedule::is_scan_follower(st)) nests.push_back(stage_nest(st));
       if (!is_arg(st)) realized.push_back(st);
     }
     Stmt body = ir::Seq::make(nests);
@@ -65,8 +68,14 @@ class NestLowering {
                                               std::move(body));
   }
 
-  // Attached stages of loop `iv`, computed first in its body and stored around it.
+  // Attached stages of loop `iv`, computed first in its body and stored around it; in a scan's
+  // step loop, after its first output's row, the rows of its other outputs.
   Stmt attach(const IterVar& iv, Stmt inner) {
+    if (auto rows = scan_rows_.find(iv.get()); rows != scan_rows_.end()) {
+      std::vector<Stmt> seq{inner};
+      for (auto& st : rows->second) seq.push_back(stage_nest(st, true));
+      inner = ir::Seq::make(seq);
+    }
     auto it = attached_.find(iv.get());
     if (it == attached_.end()) return inner;
     std::vector<Stmt> seq;
@@ -82,7 +91,8 @@ class NestLowering {
 
   // The loop nest of one stage. A reduction becomes, inside the loops that enclose its first
   // reduction loop, an init nest over the remaining data-parallel loops followed by the update.
-  Stmt stage_nest(const schedule::Stage& st) {
+  // `scan_row`: only the loops inside the step loop of a scan's output (its step's row).
+  Stmt stage_nest(const schedule::Stage& st, bool scan_row = false) {
     using Ctx = StageNestBuilder::Ctx;
     const schedule::StageNode& n = st.node();
     const Expr& body = bodies_.at(&n);
@@ -101,12 +111,23 @@ class NestLowering {
     const auto& leaves = st.leaf_iter_vars();
     const ir::Reduce* red = body.as<ir::Reduce>();
     if (!red) {
-      Stmt nest = builder.build(leaves, builder.root_ctx(), [&](const Ctx& ctx) {
+      Ctx start = builder.root_ctx();
+      std::vector<IterVar> loops = leaves;
+      if (scan_row) {
+        start.bound.insert(loops.front().get());  // the step loop, open in the first output's nest
+        loops.erase(loops.begin());
+      }
+      Stmt nest = builder.build(loops, start, [&](const Ctx& ctx) {
         auto value = builder.values(ctx);
         Stmt store = ir::make_stmt<ir::ProducerStore>(tensor, substitute_axes(body, value), out_indices(value));
         return guarded(builder.guard(ctx, value, ir::IterKind::data_par), store);
       });
-      return st.tensor().op().kind == te::OpKind::scan ? ir::Seq::make({scan_init_nest(st), nest}) : nest;
+      if (scan_row || st.tensor().op().kind != te::OpKind::scan) return nest;
+      std::vector<Stmt> seq;
+      for (size_t i = 0; i < st.tensor().op().scan_outputs.size(); ++i)
+        seq.push_back(scan_init_nest(sch_[te::scan_output(st.tensor(), i)]));
+      seq.push_back(nest);
+      return ir::Seq::make(seq);
     }
     auto is_reduce = [](const IterVar& iv) { return iv->kind == ir::IterKind::reduce; };
     auto first = std::find_if(leaves.begin(), leaves.end(), is_reduce);
@@ -169,6 +190,7 @@ class NestLowering {
   const std::vector<te::Tensor>& args_;
   std::unordered_map<const ir::IterVarNode*, std::vector<schedule::Stage>> attached_;
   std::unordered_set<const schedule::StageNode*> placed_;
+  std::unordered_map<const ir::IterVarNode*, std::vector<schedule::Stage>> scan_rows_;  // per step axis
 };
 
 }  // namespace detail

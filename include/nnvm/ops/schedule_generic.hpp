@@ -5,6 +5,7 @@
 //   family  elementwise / broadcast / injective   reduction                 out_fusable / opaque
 //   cpu     vectorized innermost, parallel rest   parallel over outputs     plain loops
 //   gpu     one thread per output element         one thread per output     one thread per output
+//           (a scan: one block stepping serially, its threads sharing each step; gpu_schedule_scan)
 //   mcu     plain loops (one thread, small code); internal stages in place when optimizing for
 //           size, and an epilogue's producer computed inside it (schedule_mcu.hpp)
 //   wasm    vectorized innermost, no threads      plain loops               plain loops
@@ -58,6 +59,7 @@ inline void generic_schedule(OpPattern pattern, schedule::Schedule& s, const std
       return;
     case target::Family::gpu:
       for (auto& t : te::post_order(outputs)) {
+        if (t.op().kind == te::OpKind::scan && schedule::Schedule::is_scan_leader(s[t])) gpu_schedule_scan(s, t, target);
         if (t.op().kind != te::OpKind::compute) continue;
         schedule::Stage st = s[t];
         // Stages an op's own schedule already arranged (an epilogue's producer) are left as they are.

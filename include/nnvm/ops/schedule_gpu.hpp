@@ -83,6 +83,56 @@ inline void gpu_schedule_stage(schedule::Stage st, const target::Target& target)
   else gpu_schedule_reduction(st, target);
 }
 
+// A scan (te/scan.hpp) as one kernel run by one block: the step loop is serial in it, and in
+// each step the block's threads compute every body stage and then every output's row together,
+// a thread per element (the data axes after the step fused and split by the block size). The
+// body stages live in shared memory; a body reduction runs its reduction loop around the thread
+// loop, so each thread accumulates its own elements. lower/insert_barriers.hpp puts a barrier
+// between the stages and at the end of each step (the rows a step writes are read by other
+// threads in the next). Returns false, scheduling nothing, when an extent is not a constant or
+// the body's rows are over the target's shared memory: the scan then runs on one thread, which
+// is correct but slow.
+inline bool gpu_schedule_scan(schedule::Schedule& s, const te::Tensor& scan, const target::Target& target) {
+  const te::OperationNode& op = scan.op();
+  const int64_t threads = std::max(1, target.gpu.max_threads_per_block);
+  auto row = [](const te::Tensor& t) {
+    return detail::constant_product(std::vector<ir::Expr>(t.shape().begin() + 1, t.shape().end()));
+  };
+  int64_t shared = 0;
+  for (auto& t : op.scan_body) {
+    int64_t n = row(te::Tensor(t));
+    if (n < 0 || t->shape.empty()) return false;
+    shared += n * t->dtype.bytes();
+  }
+  for (size_t i = 0; i < op.scan_outputs.size(); ++i)
+    if (row(te::scan_output(scan, i)) < 0) return false;
+  if (shared > target.gpu.shared_memory_bytes) return false;
+  // A thread per element of one step's row: axes 1.. fused, split by the block size.
+  auto spread = [&](schedule::Stage st) {
+    const auto& axes = st.tensor().op().axis;
+    if (axes.size() < 2) return;
+    std::vector<ir::IterVar> rest(axes.begin() + 1, axes.end());
+    ir::IterVar fused = rest.size() >= 2 ? st.fuse(rest) : rest.front();
+    int64_t n = row(st.tensor());
+    auto [outer, inner] = st.split(fused, std::min(threads, std::max<int64_t>(n, 1)));
+    st.bind(inner, gpu::thread_x);
+    if (st.tensor().op().reduce_axes.empty()) return;
+    std::vector<ir::IterVar> order{axes.front()};
+    for (size_t d = 0; d < st.tensor().op().reduce_axes.size(); ++d) order.push_back(st.reduce_axis(d));
+    order.push_back(outer);
+    order.push_back(inner);
+    st.reorder(order);
+  };
+  for (auto& t : op.scan_body) {
+    schedule::Stage st = s[te::Tensor(t)];
+    if (st.node().attach == schedule::AttachKind::inlined) continue;
+    st.set_scope(ir::MemoryScope::shared);
+    spread(st);
+  }
+  for (size_t i = 0; i < op.scan_outputs.size(); ++i) spread(s[te::scan_output(scan, i)]);
+  return true;
+}
+
 // A normalization of y along the axes its `reductions` reduce (softmax, log_softmax; each
 // reduction keeps y's rank with extent 1 there) in one kernel: a block per row (y's other axes
 // fused), whose threads first compute the row's reductions together, each in shared memory

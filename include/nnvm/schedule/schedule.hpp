@@ -1,7 +1,8 @@
 // A Schedule holds one Stage per compute (or scan) operation that the outputs depend on,
 // producers first. `s[C]` is the stage of tensor C. cache_read, cache_write and rfactor add
-// stages. The stages between a scan's state and its update start computed at the scan's step
-// loop (once per step); everything else starts at the root.
+// stages. The stages between a scan's states and its updates start computed at the scan's step
+// loop (once per step; a scan of several states steps in its first output's stage, and every
+// output of it is a stage); everything else starts at the root.
 #pragma once
 
 #include "nnvm/schedule/stage.hpp"
@@ -67,7 +68,8 @@ class Schedule {
       (*this)[o].mark_output();
     }
     for (auto& st : stages_) {
-      if (st.tensor().op().kind != te::OpKind::scan) continue;
+      // The body of a scan of several states runs in the first output's step loop.
+      if (!is_scan_leader(st)) continue;
       for (auto& t : st.tensor().op().scan_body) {
         Stage body = (*this)[te::Tensor(t)];
         if (body.node().is_output)
@@ -76,12 +78,23 @@ class Schedule {
                                   " and is computed one step at a time inside it; make it part of the scan's result"),
                           body.ctx());
         body.compute_at(st, st.axis(0));
-        body.mark_scan_body();
+        body.mark_scan_body(st.name());
       }
     }
   }
 
   const std::vector<te::Tensor>& outputs() const { return outputs_; }
+
+  // A scan's first output: its stage's nest is the step loop of every output of the scan,
+  // which holds the body stages and stores each output's row (lower/schedule_ops.hpp).
+  static bool is_scan_leader(const Stage& st) {
+    const te::OperationNode& op = st.tensor().op();
+    return op.kind == te::OpKind::scan && op.scan_outputs.front() == st.tensor().get();
+  }
+  // Another output of a scan of several states: stored inside the first output's step loop.
+  static bool is_scan_follower(const Stage& st) {
+    return st.tensor().op().kind == te::OpKind::scan && !is_scan_leader(st);
+  }
   // Stages in producer-before-consumer order.
   const std::vector<Stage>& stages() const { return stages_; }
 

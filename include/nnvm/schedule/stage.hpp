@@ -49,6 +49,7 @@ struct StageNode {
   ir::MemoryScope scope = ir::MemoryScope::global;
   bool is_output = false;                 // an output of the schedule: never inlined or attached
   bool scan_body = false;                 // computed per step of a scan (reads its state): never at the root
+  std::string scan;                       // a scan's stage or body stage: the scan's (first output's) name
 };
 
 class Stage {
@@ -85,7 +86,10 @@ class Stage {
   // Overwrites the per-element body only (cache_read redirecting reads).
   void set_body(Expr body) { node_->body = std::move(body); }
   void mark_output() { node_->is_output = true; }
-  void mark_scan_body() { node_->scan_body = true; }
+  void mark_scan_body(const std::string& scan) {
+    node_->scan_body = true;
+    node_->scan = scan;
+  }
   // The serial step loop of a scan stage (axis 0): never split, fused, reordered inward or
   // annotated, because each step reads the rows the steps before it wrote.
   bool is_scan_axis(const IterVar& iv) const {
@@ -259,6 +263,13 @@ class Stage {
                           str_cat("another reduction loop of this stage is already bound to ", a.thread_tag,
                                   "; a stage reduces across one thread axis"),
                           ctx(iv));
+    // A scan's steps wait for each other at barriers, which reach the threads of one block only.
+    const std::string scan = node_->tensor.op().kind == te::OpKind::scan ? node_->tensor.op().scan_outputs.front()->name : node_->scan;
+    if (!thread && !scan.empty())
+      throw UserError("nnvm.schedule.scan_block",
+                      str_cat("cannot bind loop ", iv.name(), " of scan ", scan, " to ", thread_tag,
+                              ": a scan runs in one block, whose threads share each step (bind to threadIdx)"),
+                      ctx(iv));
     for (auto& [other, a] : node_->attrs)
       if (a.kind == ForKind::thread_binding && a.thread_tag == thread_tag && other != iv.get())
         throw UserError("nnvm.schedule.bind_twice", str_cat("another loop of this stage is already bound to ", thread_tag), ctx(iv));

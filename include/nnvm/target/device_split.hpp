@@ -162,9 +162,12 @@ inline DeviceModule split_host_device(const ir::LoweredFunc& fn, const Target& t
     std::string name = nests.size() == 1 ? fn.name : str_cat(fn.name, "_k", k);
     detail::LaunchScan scan(name);
     scan.visit_stmt(nests[k]);
-    for (auto& [tag, e] : scan.extent) {
-      if (tag == "vthread") continue;
-      (detail::is_block_tag(tag) ? kernel.launch.grid : kernel.launch.block)[detail::axis_of(tag)] = e;
+    // Plain pairs, not a structured binding: built by GCC 12 with -fsanitize=address, that loop
+    // read a key of the previous kernel's (freed) map.
+    for (const auto& bound : scan.extent) {
+      if (bound.first == "vthread") continue;
+      int64_t* dims = detail::is_block_tag(bound.first) ? kernel.launch.grid : kernel.launch.block;
+      dims[detail::axis_of(bound.first)] = bound.second;
     }
     if (kernel.launch.threads_per_block() > target.gpu.max_threads_per_block)
       throw UserError("nnvm.codegen.block_limit",

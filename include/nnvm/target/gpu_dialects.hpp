@@ -111,7 +111,8 @@ inline const Dialect& opencl_dialect() {
     c.thread_index = {{"blockIdx.x", "get_group_id(0)"}, {"blockIdx.y", "get_group_id(1)"},
                       {"blockIdx.z", "get_group_id(2)"}, {"threadIdx.x", "get_local_id(0)"},
                       {"threadIdx.y", "get_local_id(1)"}, {"threadIdx.z", "get_local_id(2)"}};
-    c.barrier = "barrier(CLK_LOCAL_MEM_FENCE);";
+    // Global too: a scan's block reads rows of its output that other threads wrote a step earlier.
+    c.barrier = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);";
     c.math_names = {{ir::CallOp::abs, "fabs"}, {ir::CallOp::round, "rint"}};
     c.bit_copy = "*(__private uint*)&${dst} = *(__private uint*)&${src};";
     c.bit_cast = "as_${to}(${value})";
@@ -138,7 +139,7 @@ inline const Dialect& metal_dialect() {
     c.global_space = "device ";
     c.thread_index = {{"blockIdx.x", "nnvm_block.x"},   {"blockIdx.y", "nnvm_block.y"},   {"blockIdx.z", "nnvm_block.z"},
                       {"threadIdx.x", "nnvm_thread.x"}, {"threadIdx.y", "nnvm_thread.y"}, {"threadIdx.z", "nnvm_thread.z"}};
-    c.barrier = "threadgroup_barrier(mem_flags::mem_threadgroup);";
+    c.barrier = "threadgroup_barrier(mem_flags::mem_device | mem_flags::mem_threadgroup);";
     // Metal's library lacks erf, log1p and expm1: the prelude defines them (gpu_emitter.hpp).
     c.math_names = {{ir::CallOp::abs, "fabs"},        {ir::CallOp::round, "rint"},  {ir::CallOp::erf, "nnvm_erf"},
                     {ir::CallOp::log1p, "nnvm_log1p"}, {ir::CallOp::expm1, "nnvm_expm1"}};

@@ -47,10 +47,14 @@ struct OperationNode {
   std::vector<std::shared_ptr<const TensorNode>> inputs;
   // scan only (te/scan.hpp): axis[0] runs over the steps [k, T) and body reads update's row
   // there. scan_state is the placeholder through which the steps read earlier rows of this
-  // scan's output; scan_body lists the computes between it and update (update last), which
-  // run once per step.
+  // scan's output; scan_body lists the computes between the scan's states and its updates
+  // (producers first), which run once per step. A scan of several states is one output per
+  // state, each with its own op; the ops share axis[0] (one step loop) and scan_body, and
+  // scan_outputs lists every output of the scan in order (this one included). The outputs are
+  // allocated together, so these plain pointers live as long as any of them (te::scan_output).
   std::shared_ptr<const TensorNode> scan_init, scan_update, scan_state;
   std::vector<std::shared_ptr<const TensorNode>> scan_body;
+  std::vector<const TensorNode*> scan_outputs;
 };
 
 class Tensor {
@@ -213,14 +217,29 @@ inline Expr min_reduce(Expr source, std::vector<IterVar> axes, Expr init = Expr(
   return ir::Reduce::make(ir::Combiner::min, std::move(source), std::move(axes), std::move(init));
 }
 
-// All operations that `outputs` depend on, producers before consumers (deterministic).
+// Output `i` of the scan that `t` is an output of (te/scan.hpp), sharing `t`'s ownership.
+inline Tensor scan_output(const Tensor& t, size_t i) {
+  return Tensor(std::shared_ptr<const TensorNode>(t.node_ptr(), t.op().scan_outputs.at(i)));
+}
+
+// All operations that `outputs` depend on, producers before consumers (deterministic). The
+// outputs of a scan of several states come together, in their order, where the first is met.
 inline std::vector<Tensor> post_order(const std::vector<Tensor>& outputs) {
   std::vector<Tensor> order;
   std::unordered_set<const TensorNode*> visited;
   std::function<void(const std::shared_ptr<const TensorNode>&)> visit = [&](const auto& t) {
     if (!visited.insert(t.get()).second) return;
-    for (auto& in : t->op->inputs) visit(in);
-    order.emplace_back(t);
+    const auto& group = t->op->scan_outputs;
+    if (group.size() <= 1) {
+      for (auto& in : t->op->inputs) visit(in);
+      order.emplace_back(t);
+      return;
+    }
+    for (auto* member : group) {
+      visited.insert(member);
+      for (auto& in : member->op->inputs) visit(in);
+    }
+    for (size_t i = 0; i < group.size(); ++i) order.push_back(scan_output(Tensor(t), i));
   };
   for (auto& o : outputs) visit(o.node_ptr());
   return order;

@@ -9,8 +9,15 @@
 //
 // The schedule computes the stages between state and update once per step, inside one serial
 // loop over t (schedule/schedule.hpp); lowering reads the state from the scan's own output.
+//
+// Several states step together in one loop, as TVM's te.scan allows (LSTM's h and c): each has
+// its own init, update and state, and every update may read every state. The result is one
+// tensor per state:
+//
+//   auto hc = te::scan({h0, c0}, {h_next, c_next}, {h_state, c_state}, {"h", "c"});
 #pragma once
 
+#include <optional>
 #include <set>
 
 #include "nnvm/ir/simplify.hpp"
@@ -31,10 +38,11 @@ namespace detail {
 // through other computes (the scan's body, producers first).
 class ScanDependence {
  public:
-  ScanDependence(const std::string& scan, const TensorNode* state, int64_t k) : scan_(scan), state_(state), k_(k) {}
+  ScanDependence(const std::string& scan, std::set<const TensorNode*> states, int64_t k)
+      : scan_(scan), states_(std::move(states)), k_(k) {}
 
   bool depends(const std::shared_ptr<const TensorNode>& t) {
-    if (t.get() == state_) return true;
+    if (states_.count(t.get())) return true;
     if (t->op->kind == OpKind::placeholder) return false;
     auto it = depends_.find(t.get());
     if (it != depends_.end()) return it->second;
@@ -44,7 +52,7 @@ class ScanDependence {
     return depends_[t.get()] = d;
   }
 
-  // Every read of the state reachable from `t` (row t - `offset` of the step) must be at a
+  // Every read of a state reachable from `t` (row t - `offset` of the step) must be at a
   // row t - j with j in [1, k]; rows of the computes in between are followed by their offset.
   void check(const TensorNode* t, int64_t offset) {
     if (!checked_.insert({t, offset}).second) return;
@@ -65,7 +73,7 @@ class ScanDependence {
                         str_cat("scan ", scan_, ": ", read(), " reads row ", ir::to_string(load->indices[0]), " of ", in->name,
                                 "; a step may read rows only at its own step minus a constant"),
                         {"scan " + scan_});
-      if (in.get() != state_) {
+      if (!states_.count(in.get())) {
         check(in.get(), offset + *back);
         continue;
       }
@@ -74,7 +82,7 @@ class ScanDependence {
         throw UserError("nnvm.te.scan_dependence",
                         str_cat("scan ", scan_, ": ", read(), " reads the state ",
                                 j == 0 ? "at its own step" : str_cat(std::abs(j), std::abs(j) == 1 ? " step" : " steps", j < 0 ? " ahead" : " back"),
-                                "; with ", k_, " initial row", k_ == 1 ? "" : "s", " a step may read only the state 1",
+                                "; with ", k_, " initial row", k_ == 1 ? "" : "s", " a step may read only a state 1",
                                 k_ > 1 ? str_cat(" to ", k_, " steps") : std::string(" step"), " back, which earlier steps wrote"),
                         {"scan " + scan_});
     }
@@ -96,7 +104,7 @@ class ScanDependence {
   }
 
   std::string scan_;
-  const TensorNode* state_;
+  std::set<const TensorNode*> states_;
   int64_t k_;
   std::unordered_map<const TensorNode*, bool> depends_;
   std::set<std::pair<const TensorNode*, int64_t>> checked_;
@@ -105,65 +113,122 @@ class ScanDependence {
 
 }  // namespace detail
 
-// The scan [T, ...] whose rows [0, k) are `init` ([k, ...], k a constant >= 1) and whose row
-// t in [k, T) is `update`'s row t ([T, ...]). `update` and the computes it reads may read
-// `state` (from scan_state, shaped like update) only at rows t-1 .. t-k, where t is their axis
-// 0; everything else they read is an ordinary input. `axis_name` names the step variable
-// (default `<name>.t`, so the step loop of the lowered kernel says which scan it runs).
-inline Tensor scan(const Tensor& init, const Tensor& update, const Tensor& state, std::string name = "scan",
-                   std::string axis_name = "") {
-  if (axis_name.empty()) axis_name = name + ".t";
-  std::vector<std::string> ctx{"scan " + name};
-  if (state.op().kind != OpKind::placeholder)
-    throw UserError("nnvm.te.scan_state", str_cat("state ", state.name(), " must be a scan_state placeholder"), ctx);
-  if (update.op().kind == OpKind::placeholder)
-    throw UserError("nnvm.te.scan_shape", str_cat("update ", update.name(), " is a placeholder; it must be computed"), ctx);
-  if (init.dtype() != state.dtype() || update.dtype() != state.dtype())
-    throw UserError("nnvm.te.scan_dtype",
-                    str_cat("init ", init.name(), " is ", init.dtype(), ", update ", update.name(), " is ", update.dtype(),
-                            " and state ", state.name(), " is ", state.dtype(), "; they must agree"),
+// The scan of several states stepped together: output i is [T, ...] (state i's shape) with rows
+// [0, k) from init[i] ([k, ...]; k a constant >= 1, the same for every state) and row t in
+// [k, T) from update[i]'s row t. T is the same for every state. update[i] and the computes it
+// reads may read every state (from scan_state) at rows t-1 .. t-k, where t is their axis 0.
+// names[i] names output i (default "scan.<i>"); `axis_name` names the one step variable
+// (default `<names[0]>.t`). Checks: nnvm.te.scan_states (counts), nnvm.te.scan_state,
+// nnvm.te.scan_shape, nnvm.te.scan_dtype, nnvm.te.scan_dependence.
+inline std::vector<Tensor> scan(const std::vector<Tensor>& init, const std::vector<Tensor>& update,
+                                const std::vector<Tensor>& state, std::vector<std::string> names = {},
+                                std::string axis_name = "") {
+  const size_t n = state.size();
+  std::string label;
+  for (size_t i = 0; i < names.size(); ++i) label += (i ? "+" : "") + names[i];
+  std::vector<std::string> ctx{"scan " + (label.empty() ? std::string("scan") : label)};
+  if (n == 0 || init.size() != n || update.size() != n || (!names.empty() && names.size() != n))
+    throw UserError("nnvm.te.scan_states",
+                    str_cat("a scan needs one init, one update", names.empty() ? "" : " and one name",
+                            " per state; got ", init.size(), " init, ", update.size(), " update, ", n, " state",
+                            names.empty() ? "" : str_cat(" and ", names.size(), " names")),
                     ctx);
+  if (names.empty())
+    for (size_t i = 0; i < n; ++i) names.push_back(n == 1 ? "scan" : str_cat("scan.", i));
+  if (label.empty()) label = names[0];
+  if (axis_name.empty()) axis_name = names[0] + ".t";
   auto shape_str = [](const Tensor& t) {
     std::string s;
     for (auto& e : t.shape()) s += (s.empty() ? "" : ", ") + ir::to_string(e);
     return t.name() + "[" + s + "]";
   };
-  const int64_t* k = init.rank() ? ir::as_const_int(init.shape()[0]) : nullptr;
-  const int64_t* steps = state.rank() ? ir::as_const_int(state.shape()[0]) : nullptr;
-  bool ok = state.rank() >= 1 && init.rank() == state.rank() && update.rank() == state.rank() && k && *k >= 1 &&
-            (!steps || *k <= *steps) && ir::same_extent(update.shape()[0], state.shape()[0]);
-  for (size_t d = 1; ok && d < state.rank(); ++d)
-    ok = ir::same_extent(init.shape()[d], state.shape()[d]) && ir::same_extent(update.shape()[d], state.shape()[d]);
-  if (!ok)
-    throw UserError("nnvm.te.scan_shape",
-                    str_cat("init ", shape_str(init), ", update ", shape_str(update), " and state ", shape_str(state),
-                            " do not fit: state and update must be [T, ...] and init [k, ...] with the same trailing "
-                            "extents and a constant k in [1, T]"),
-                    ctx);
-  detail::ScanDependence dep(name, state.get(), *k);
-  if (dep.depends(init.node_ptr()))
-    throw UserError("nnvm.te.scan_dependence", str_cat("init ", init.name(), " reads the state ", state.name()), ctx);
-  dep.depends(update.node_ptr());
-  dep.check(update.get(), 0);
-
-  auto op = std::make_shared<OperationNode>();
-  op->kind = OpKind::scan;
-  op->name = name;
-  std::vector<Expr> idx;
-  const auto& shape = state.shape();
-  for (size_t d = 0; d < shape.size(); ++d) {
-    Var v(d == 0 ? axis_name : detail::default_axis_name(d - 1, shape.size() - 1));
-    Range dom = d == 0 ? Range{Expr(*k), ir::simplify(shape[0] - Expr(*k))} : Range{Expr(int64_t(0)), shape[d]};
-    op->axis.emplace_back(v, dom, ir::IterKind::data_par);
-    idx.push_back(v);
+  std::set<const TensorNode*> states;
+  std::optional<int64_t> k;
+  for (size_t i = 0; i < n; ++i) {
+    const Tensor &in = init[i], &up = update[i], &st = state[i];
+    if (st.op().kind != OpKind::placeholder)
+      throw UserError("nnvm.te.scan_state", str_cat("state ", st.name(), " must be a scan_state placeholder"), ctx);
+    if (!states.insert(st.get()).second)
+      throw UserError("nnvm.te.scan_state", str_cat("state ", st.name(), " is given twice; each state is its own placeholder"),
+                      ctx);
+    if (up.op().kind == OpKind::placeholder)
+      throw UserError("nnvm.te.scan_shape", str_cat("update ", up.name(), " is a placeholder; it must be computed"), ctx);
+    if (in.dtype() != st.dtype() || up.dtype() != st.dtype())
+      throw UserError("nnvm.te.scan_dtype",
+                      str_cat("init ", in.name(), " is ", in.dtype(), ", update ", up.name(), " is ", up.dtype(),
+                              " and state ", st.name(), " is ", st.dtype(), "; they must agree"),
+                      ctx);
+    const int64_t* ki = in.rank() ? ir::as_const_int(in.shape()[0]) : nullptr;
+    const int64_t* steps = st.rank() ? ir::as_const_int(st.shape()[0]) : nullptr;
+    bool ok = st.rank() >= 1 && in.rank() == st.rank() && up.rank() == st.rank() && ki && *ki >= 1 &&
+              (!steps || *ki <= *steps) && ir::same_extent(up.shape()[0], st.shape()[0]);
+    for (size_t d = 1; ok && d < st.rank(); ++d)
+      ok = ir::same_extent(in.shape()[d], st.shape()[d]) && ir::same_extent(up.shape()[d], st.shape()[d]);
+    if (!ok)
+      throw UserError("nnvm.te.scan_shape",
+                      str_cat("init ", shape_str(in), ", update ", shape_str(up), " and state ", shape_str(st),
+                              " do not fit: state and update must be [T, ...] and init [k, ...] with the same trailing "
+                              "extents and a constant k in [1, T]"),
+                      ctx);
+    if (i > 0 && (*ki != *k || !ir::same_extent(st.shape()[0], state[0].shape()[0])))
+      throw UserError("nnvm.te.scan_shape",
+                      str_cat("state ", shape_str(st), " with init ", shape_str(in), " and state ", shape_str(state[0]),
+                              " with init ", shape_str(init[0]),
+                              " step together: their steps T and initial rows k must be the same"),
+                      ctx);
+    k = *ki;
   }
-  op->body = update(idx);
-  op->inputs = {init.node_ptr(), update.node_ptr()};
-  op->scan_init = init.node_ptr();
-  op->scan_update = update.node_ptr();
-  op->scan_state = state.node_ptr();
-  op->scan_body = dep.body();
-  return Tensor(std::make_shared<const TensorNode>(TensorNode{{std::move(name), shape, state.dtype()}, std::move(op)}));
+  detail::ScanDependence dep(label, states, *k);
+  for (auto& in : init)
+    if (dep.depends(in.node_ptr()))
+      throw UserError("nnvm.te.scan_dependence", str_cat("init ", in.name(), " reads a state of the scan"), ctx);
+  for (auto& up : update) dep.depends(up.node_ptr());
+  for (auto& up : update) dep.check(up.get(), 0);
+
+  // The outputs are allocated together and point at each other without owning (scan_output).
+  struct Outputs {
+    std::vector<TensorNode> nodes;
+  };
+  auto block = std::make_shared<Outputs>();
+  block->nodes.resize(n);
+  std::vector<const TensorNode*> members;
+  for (auto& node : block->nodes) members.push_back(&node);
+  const IterVar step(Var(axis_name), Range{Expr(*k), ir::simplify(state[0].shape()[0] - Expr(*k))}, ir::IterKind::data_par);
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < n; ++i) {
+    auto op = std::make_shared<OperationNode>();
+    op->kind = OpKind::scan;
+    op->name = names[i];
+    const auto& shape = state[i].shape();
+    std::vector<Expr> idx{step.var()};
+    op->axis.push_back(step);
+    for (size_t d = 1; d < shape.size(); ++d) {
+      Var v(detail::default_axis_name(d - 1, shape.size() - 1));
+      op->axis.emplace_back(v, Range{Expr(int64_t(0)), shape[d]}, ir::IterKind::data_par);
+      idx.push_back(v);
+    }
+    op->body = update[i](idx);
+    op->inputs = {init[i].node_ptr(), update[i].node_ptr()};
+    op->scan_init = init[i].node_ptr();
+    op->scan_update = update[i].node_ptr();
+    op->scan_state = state[i].node_ptr();
+    op->scan_body = dep.body();
+    op->scan_outputs = members;
+    block->nodes[i] = TensorNode{{names[i], shape, state[i].dtype()}, std::move(op)};
+    out.emplace_back(std::shared_ptr<const TensorNode>(block, &block->nodes[i]));
+  }
+  return out;
+}
+
+// The scan of one state [T, ...] whose rows [0, k) are `init` ([k, ...], k a constant >= 1) and
+// whose row t in [k, T) is `update`'s row t ([T, ...]). `update` and the computes it reads may
+// read `state` (from scan_state, shaped like update) only at rows t-1 .. t-k, where t is their
+// axis 0; everything else they read is an ordinary input. `axis_name` names the step variable
+// (default `<name>.t`, so the step loop of the lowered kernel says which scan it runs).
+inline Tensor scan(const Tensor& init, const Tensor& update, const Tensor& state, std::string name = "scan",
+                   std::string axis_name = "") {
+  return scan(std::vector<Tensor>{init}, std::vector<Tensor>{update}, std::vector<Tensor>{state},
+              std::vector<std::string>{std::move(name)}, std::move(axis_name))[0];
 }
 
 }  // namespace te

@@ -7,7 +7,8 @@
 //   o = f(clip(X_t Wo^T + H_{t-1} Ro^T + Po . C_t + Wbo + Rbo))
 //   H_t = o . h(C_t)                                                       h default Tanh
 // Inputs X, W, R, B, sequence_lens, initial_h, initial_c, P; outputs Y, Y_h, Y_c. Shapes,
-// layouts, directions, sequence_lens and the unrolled time loop: recurrent_common.hpp.
+// layouts, directions, sequence_lens and the time loop (one te::scan of h and c):
+// recurrent_common.hpp.
 #pragma once
 
 #include "nnvm/ops/nn/recurrent_common.hpp"
@@ -15,9 +16,10 @@
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
-// Stages: "<name>_xw", "<name>_h_init", "<name>_c_init", then per step s "<name>_rec<s>"
-// (H_{s-1} R^T), "<name>_c<s>" (C_s) and "<name>_h<s>" (H_s); outputs "<name>_Y", "<name>_Y_h"
-// and "<name>_Y_c".
+// Stages: "<name>_xw" (X W^T for all steps), "<name>_h_init" and "<name>_c_init" (row 0), per
+// step "<name>_rec" (h_{u-1} R^T), "<name>_c_next" (C_u) and "<name>_h_next" (H_u, which reads
+// C_u); one scan of the states h and c, "<name>_h" and "<name>_c" [T + 1, D, N, H]; outputs
+// "<name>_Y", "<name>_Y_h" and "<name>_Y_c".
 inline std::vector<te::Tensor> lstm(const std::vector<te::Tensor>& in, const Attrs& attrs,
                                     const std::string& name = "lstm") {
   if (attrs.has("linear_before_reset")) recurrent_detail::bad_attr("linear_before_reset", "is GRU's; LSTM has none");
@@ -36,39 +38,35 @@ inline std::vector<te::Tensor> lstm(const std::vector<te::Tensor>& in, const Att
   auto peep = [&](int64_t k, const ir::Expr& d, const ir::Expr& j, const ir::Expr& c) {
     return P.defined() ? ir::cast(r.ct, P(d, j + ir::Expr(k) * H)) * c : ir::make_zero(r.ct);
   };
-  te::Tensor h = r.initial_state(r.initial_h, name + "_h_init"), c = r.initial_state(initial_c, name + "_c_init");
-  std::vector<te::Tensor> hs;
-  for (int64_t s = 0; s < r.T; ++s) {
-    ir::Expr step(s);
-    te::Tensor rec = r.recurrent_product(h, 0, 4, str_cat(name, "_rec", s));
-    // The pre-activation of gate g (0 i, 1 o, 2 f, 3 c), before peepholes.
-    auto pre = [&](int64_t g, const ir::Expr& d, const ir::Expr& b, const ir::Expr& j) {
-      ir::Expr row = j + ir::Expr(g) * H;
-      return r.xw(d, step, b, row) + rec(d, b, row) + r.bias(d, row);
-    };
-    te::Tensor cn = te::compute(
-        r.state_shape(),
-        [&](const std::vector<ir::Var>& v) {
-          ir::Expr d = v[0], b = v[1], j = v[2], prev = c(d, b, j);
-          ir::Expr i = r.act(0, d, r.clip(pre(0, d, b, j) + peep(0, d, j, prev)));
-          ir::Expr f = r.p.input_forget ? ir::make_const(r.ct, 1.0) - i
-                                        : r.act(0, d, r.clip(pre(2, d, b, j) + peep(2, d, j, prev)));
-          ir::Expr g = r.act(1, d, r.clip(pre(3, d, b, j)));
-          return r.keep(d, s, b, f * prev + i * g, prev);
-        },
-        str_cat(name, "_c", s));
-    h = te::compute(
-        r.state_shape(),
-        [&](const std::vector<ir::Var>& v) {
-          ir::Expr d = v[0], b = v[1], j = v[2], ct = cn(d, b, j);
-          ir::Expr o = r.act(0, d, r.clip(pre(1, d, b, j) + peep(1, d, j, ct)));
-          return r.keep(d, s, b, o * r.act(2, d, ct), h(d, b, j));
-        },
-        str_cat(name, "_h", s));
-    c = cn;
-    hs.push_back(h);
-  }
-  return {r.output_y(hs), r.output_state(h, name + "_Y_h"), r.output_state(c, name + "_Y_c")};
+  te::Tensor h = r.state(name + "_h.state"), c = r.state(name + "_c.state");
+  te::Tensor rec = r.recurrent_product(h, 1, 0, 4, name + "_rec");
+  // The pre-activation of gate g (0 i, 1 o, 2 f, 3 c), before peepholes.
+  auto pre = [&](int64_t g, const ir::Expr& u, const ir::Expr& d, const ir::Expr& b, const ir::Expr& j) {
+    ir::Expr row = j + ir::Expr(g) * H;
+    return r.xw_at(d, u, b, row) + rec(u, d, b, row) + r.bias(d, row);
+  };
+  te::Tensor cn = te::compute(
+      r.scan_shape(H),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr u = v[0], d = v[1], b = v[2], j = v[3], prev = c(u - int64_t(1), d, b, j);
+        ir::Expr i = r.act(0, d, r.clip(pre(0, u, d, b, j) + peep(0, d, j, prev)));
+        ir::Expr f = r.p.input_forget ? ir::make_const(r.ct, 1.0) - i
+                                      : r.act(0, d, r.clip(pre(2, u, d, b, j) + peep(2, d, j, prev)));
+        ir::Expr g = r.act(1, d, r.clip(pre(3, u, d, b, j)));
+        return r.keep(d, u, b, f * prev + i * g, prev);
+      },
+      name + "_c_next");
+  te::Tensor hn = te::compute(
+      r.scan_shape(H),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr u = v[0], d = v[1], b = v[2], j = v[3], ct = cn(u, d, b, j);
+        ir::Expr o = r.act(0, d, r.clip(pre(1, u, d, b, j) + peep(1, d, j, ct)));
+        return r.keep(d, u, b, o * r.act(2, d, ct), h(u - int64_t(1), d, b, j));
+      },
+      name + "_h_next");
+  std::vector<te::Tensor> hc = te::scan({r.initial_state(r.initial_h, name + "_h_init"), r.initial_state(initial_c, name + "_c_init")},
+                                        {hn, cn}, {h, c}, {name + "_h", name + "_c"});
+  return {r.output_y(hc[0]), r.output_state(hc[0], name + "_Y_h"), r.output_state(hc[1], name + "_Y_c")};
 }
 
 inline OpDef lstm_def() {
@@ -79,11 +77,10 @@ inline OpDef lstm_def() {
       .optional_inputs = 5,
       .pattern = OpPattern::opaque,
       .compute = [](const std::vector<te::Tensor>& in, const Attrs& attrs) { return lstm(in, attrs); },
-      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                         const Target& t) { schedule_stages(s, out, t); },
+      .cpu_schedule = schedule_recurrent,
       .doc =
           "LSTM (gates i, o, f, c; peepholes, input_forget), any direction, layout 0/1, sequence_lens; the time "
-          "loop unrolled (T <= 512); outputs Y, Y_h, Y_c",
+          "loop one scan of h and c; outputs Y, Y_h, Y_c",
   };
 }
 

@@ -1,20 +1,22 @@
 // What ONNX's recurrent ops RNN, GRU and LSTM (rnn.hpp, gru.hpp, lstm.hpp) share: the attributes
 // (direction, layout, hidden_size, clip, activations with activation_alpha/beta), the input
-// checks, the activation functions, and the unrolled time loop's scaffolding.
+// checks, the activation functions, the scan's scaffolding and their CPU schedule.
 //
 // Shapes (ONNX; G gates: RNN 1, GRU 3, LSTM 4; D directions: 2 when bidirectional, else 1):
 //   X [T, N, I] (layout 1: [N, T, I]), W [D, G*H, I], R [D, G*H, H], B [D, 2*G*H] (Wb then Rb),
 //   sequence_lens [N] int32/int64, initial_h (and LSTM's initial_c) [D, N, H] (layout 1: [N, D, H])
 //   Y [T, D, N, H] (layout 1: [N, T, D, H]), Y_h (Y_c) [D, N, H] (layout 1: [N, D, H]).
 //
-// The tensor DSL has no recurrence, so the time loop is unrolled: step s is its own stages over
-// [D, N, *] (the recurrent product H_{s-1} R^T, then the gates and the new state), and T must be
-// a constant of at most recurrent_max_steps. X W^T for every step is one stage up front. Direction
-// d of step s reads time s (forward) or T-1-s (reverse), so both directions of a bidirectional op
-// share the stages. With sequence_lens, batch b is active at time t < sequence_lens[b]: at other
-// times its state does not change and its Y is 0. For the reverse direction this is the same as
-// reversing each sequence within its own length (what onnxruntime does): the state stays the
-// initial one until time sequence_lens[b] - 1 is reached.
+// The time loop is one te::scan (te/scan.hpp) over the states [T + 1, D, N, H] (h, and c for
+// LSTM, in one scan): row 0 is the initial state, row u the state after step u - 1. X W^T for
+// every step is one stage at the root ("<name>_xw", [D, T, N, G*H]); the scan's body, run once
+// per step, is the recurrent product h_{u-1} R^T (a reduction over H) and the gate epilogue that
+// writes row u. Both directions of a bidirectional op are one scan: direction d of step s reads
+// time s (forward) or T-1-s (reverse). With sequence_lens, batch b is active at time t <
+// sequence_lens[b]: at other times its state does not change and its Y is 0. For the reverse
+// direction this is the same as reversing each sequence within its own length (what onnxruntime
+// does): the state stays the initial one until time sequence_lens[b] - 1 is reached. So row T is
+// the state after each batch's last valid step: Y_h (and Y_c). T is a constant of any size.
 //
 // Activations: the attribute `activations` is the ONNX list of names joined with ',' (the ONNX
 // importer joins a STRINGS attribute so), e.g. "Sigmoid,Tanh,Tanh", one set per direction (or one
@@ -27,13 +29,11 @@
 #include <cmath>
 
 #include "nnvm/ops/nn/moments.hpp"
-#include "nnvm/ops/schedule_mcu.hpp"
+#include "nnvm/ops/schedule_cpu.hpp"
+#include "nnvm/te/scan.hpp"
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
-
-// The longest sequence the recurrent ops unroll (a few stages per step).
-inline constexpr int64_t recurrent_max_steps = 512;
 
 struct RecurrentActivation {
   std::string name;  // canonical ONNX spelling
@@ -145,8 +145,9 @@ inline bool same_activation(const RecurrentActivation& a, const RecurrentActivat
 
 }  // namespace recurrent_detail
 
-// The checked inputs and the unrolling helpers of one recurrent op. Index conventions: d the
-// direction, s the step, b the batch, j the hidden unit; gate g's rows of W/R/B start at g * H.
+// The checked inputs and the scan helpers of one recurrent op. Index conventions: d the
+// direction, s the step, u = s + 1 the row of the states a step writes, b the batch, j the
+// hidden unit; gate g's rows of W/R/B start at g * H.
 struct Recurrence {
   te::Tensor X, W, R, B, seq_lens, initial_h;
   RecurrentParams p;
@@ -192,15 +193,8 @@ struct Recurrence {
     N = X.shape()[p.layout == 0 ? 1 : 0];
     I = X.shape()[2];
     std::optional<int64_t> tc = ir::simplified_const_int(Te);
-    if (!tc)
-      bad_shape("X", str_cat("(tensor ", X.name(), ") has sequence length ", ir::to_string(Te),
-                             "; it must be a constant, the time loop is unrolled"));
+    if (!tc) bad_shape("X", str_cat("(tensor ", X.name(), ") has sequence length ", ir::to_string(Te), "; it must be a constant"));
     T = *tc;
-    if (T > recurrent_max_steps)
-      throw UserError("nnvm.ops.too_large",
-                      str_cat("input X (tensor ", X.name(), ") has sequence length ", T, "; ", name,
-                              " unrolls at most ", recurrent_max_steps, " steps"),
-                      {"input X"});
     H = R.shape()[2];
     if (p.hidden_size && !same_extent(H, ir::Expr(*p.hidden_size)))
       bad_attr("hidden_size", str_cat("is ", *p.hidden_size, " but R has hidden size ", ir::to_string(H)));
@@ -297,70 +291,83 @@ struct Recurrence {
     if (!x.defined()) return ir::make_zero(ct);
     return ir::cast(ct, p.layout == 0 ? x(d, b, j) : x(b, d, j));
   }
-  // [D, N, rows * H]: sum_k h(d, b, k) R[d, first_row + r, k] (h already a [D, N, H] tensor).
-  te::Tensor recurrent_product(const te::Tensor& h, int64_t first_gate, int64_t gates, const std::string& n) const {
+  // The scan's states: [T + 1, D, N, H] (rows 0..T), and its per-step stages over [T + 1, D, N, cols].
+  std::vector<ir::Expr> scan_shape(const ir::Expr& cols) const { return {ir::Expr(T + 1), ir::Expr(D), N, cols}; }
+  te::Tensor state(const std::string& n) const { return te::scan_state(scan_shape(H), ct, n); }
+  // Row 0 of a state: `x` in [D, N, H] order (zeros when not given), [1, D, N, H].
+  te::Tensor initial_state(const te::Tensor& x, const std::string& n) const {
+    return te::compute(
+        {ir::Expr(int64_t(1)), ir::Expr(D), N, H},
+        [&](const std::vector<ir::Var>& v) { return initial(x, v[1], v[2], v[3]); }, n);
+  }
+  // X_t W^T of gate row `row` at the time the step writing row u reads.
+  ir::Expr xw_at(const ir::Expr& d, const ir::Expr& u, const ir::Expr& b, const ir::Expr& row) const {
+    return xw(d, u - int64_t(1), b, row);
+  }
+  // [T + 1, D, N, gates * H], row u: sum_k h(u - back, d, b, k) R[d, first_gate * H + j, k]. With
+  // h a state and back 1 it is h_{u-1} R^T; with a per-step stage and back 0, that stage's row.
+  te::Tensor recurrent_product(const te::Tensor& h, int64_t back, int64_t first_gate, int64_t gates,
+                               const std::string& n) const {
     auto k = te::reduce_axis(H, "k");
     return te::compute(
-        {ir::Expr(D), N, ir::simplify(ir::Expr(gates) * H)},
+        scan_shape(ir::simplify(ir::Expr(gates) * H)),
         [&](const std::vector<ir::Var>& v) {
-          ir::Expr row = ir::Expr(v[2]) + ir::Expr(first_gate) * H;
-          return te::sum(h(v[0], v[1], k.var()) * ir::cast(ct, R(v[0], row, k.var())), {k});
+          ir::Expr row = ir::Expr(v[3]) + ir::Expr(first_gate) * H;
+          return te::sum(h(v[0] - back, v[1], v[2], k.var()) * ir::cast(ct, R(v[1], row, k.var())), {k});
         },
         n);
   }
-  std::vector<ir::Expr> state_shape() const { return {ir::Expr(D), N, H}; }
-  // The state before step 0, [D, N, H] in the compute type (zeros when `x` is not given).
-  te::Tensor initial_state(const te::Tensor& x, const std::string& n) const {
-    return te::compute(
-        state_shape(), [&](const std::vector<ir::Var>& v) { return initial(x, v[0], v[1], v[2]); }, n);
-  }
-  // The state after step s: `next` where batch b is active, the previous state elsewhere.
-  //
-  // A state stage must keep its buffer: the microcontroller recipe optimizing for size computes
-  // internal stages that call no math function where they are read (schedule_mcu.hpp), and a
-  // state read twice by the next one (GRU's z . H + keep, LSTM's f . C + peepholes) would then be
-  // recomputed 2^T times. With call-free activations (Relu, HardSigmoid, ...) the state is
-  // written copysign(x, x), which is x exactly and counts as a math call.
-  ir::Expr keep(const ir::Expr& d, int64_t s, const ir::Expr& b, ir::Expr next, ir::Expr prev) const {
-    ir::Expr on = active(time(d, ir::Expr(s)), b);
-    ir::Expr x = on.defined() ? ir::select(on, std::move(next), std::move(prev)) : std::move(next);
-    return detail::calls_no_math(x) ? ir::call(ir::CallOp::copysign, x, x) : x;
+  // A state's row u: `next` where batch b is active at the time step u - 1 reads, else `prev`.
+  ir::Expr keep(const ir::Expr& d, const ir::Expr& u, const ir::Expr& b, ir::Expr next, ir::Expr prev) const {
+    ir::Expr on = active(time(d, u - int64_t(1)), b);
+    return on.defined() ? ir::select(on, std::move(next), std::move(prev)) : std::move(next);
   }
 
-  // Y from the per-step states hs ([D, N, H] each): Y at time t of direction d is the state of
-  // step t (or T-1-t), picked by a balanced tree of selects (depth log2 T), 0 where inactive.
-  te::Tensor output_y(const std::vector<te::Tensor>& hs) const {
+  // Y from the scan hs ([T + 1, D, N, H]): Y at time t of direction d is the state its step at
+  // that time wrote (row time(d, t) + 1), 0 where inactive.
+  te::Tensor output_y(const te::Tensor& hs) const {
     std::vector<ir::Expr> shape = p.layout == 0 ? std::vector<ir::Expr>{ir::Expr(T), ir::Expr(D), N, H}
                                                 : std::vector<ir::Expr>{N, ir::Expr(T), ir::Expr(D), H};
     return te::compute(
         shape,
         [&](const std::vector<ir::Var>& v) {
           ir::Expr tm = p.layout == 0 ? v[0] : v[1], d = p.layout == 0 ? v[1] : v[2], b = p.layout == 0 ? v[2] : v[0];
-          ir::Expr j = v[3];
-          ir::Expr s = time(d, tm);  // the map is its own inverse
-          std::function<ir::Expr(int64_t, int64_t)> pick = [&](int64_t lo, int64_t hi) -> ir::Expr {
-            if (hi <= lo) return ir::make_zero(ct);  // T = 0: Y is empty
-            if (hi - lo == 1) return hs[size_t(lo)](d, b, j);
-            int64_t mid = (lo + hi) / 2;
-            return ir::select(s < ir::Expr(mid), pick(lo, mid), pick(mid, hi));
-          };
-          ir::Expr y = pick(0, T), on = active(tm, b);
+          ir::Expr y = hs(time(d, tm) + int64_t(1), d, b, v[3]), on = active(tm, b);  // time() is its own inverse
           if (on.defined()) y = ir::select(on, y, ir::make_zero(ct));
           return ir::cast(t, y);
         },
         name + "_Y");
   }
-  // Y_h / Y_c from the state after the last step ([D, N, H]), in the layout's order.
-  te::Tensor output_state(const te::Tensor& last, const std::string& n) const {
-    std::vector<ir::Expr> shape = p.layout == 0 ? state_shape() : std::vector<ir::Expr>{N, ir::Expr(D), H};
+  // Y_h / Y_c: the last row of the scan hs, in the layout's order.
+  te::Tensor output_state(const te::Tensor& hs, const std::string& n) const {
+    std::vector<ir::Expr> shape = p.layout == 0 ? std::vector<ir::Expr>{ir::Expr(D), N, H} : std::vector<ir::Expr>{N, ir::Expr(D), H};
     return te::compute(
         shape,
         [&](const std::vector<ir::Var>& v) {
-          return p.layout == 0 ? ir::cast(t, last(v[0], v[1], v[2])) : ir::cast(t, last(v[1], v[0], v[2]));
+          ir::Expr last(T);
+          return p.layout == 0 ? ir::cast(t, hs(last, v[0], v[1], v[2])) : ir::cast(t, hs(last, v[1], v[0], v[2]));
         },
         n);
   }
 };
+
+// The CPU schedule of the recurrent ops: the stages at the root (X W^T, Y, Y_h) as
+// schedule_stages does; the scan's per-step body stays on one thread (a step of a small batch is
+// too little work to hand to the thread pool T times), its gate epilogue vectorized along the
+// hidden units.
+inline void schedule_recurrent(schedule::Schedule& s, const std::vector<te::Tensor>& outputs, const Target& target) {
+  for (auto& t : te::post_order(outputs)) {
+    if (t.op().kind != te::OpKind::compute) continue;
+    schedule::Stage st = s[t];
+    if (!st.node().scan_body) {
+      if (!t.op().reduce_axes.empty()) schedule_reduction(st, target);
+      else schedule_injective(st, target);
+      continue;
+    }
+    int lanes = target.vector_lanes(t.dtype());
+    if (t.op().reduce_axes.empty() && lanes > 1) st.vectorize(st.split(t.op().axis.back(), lanes).second);
+  }
+}
 
 }  // namespace ops
 NNVM_END_NAMESPACE
