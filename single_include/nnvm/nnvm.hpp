@@ -4067,10 +4067,14 @@ struct OperationNode {
   std::vector<std::shared_ptr<const TensorNode>> inputs;
   // scan only (te/scan.hpp): axis[0] runs over the steps [k, T) and body reads update's row
   // there. scan_state is the placeholder through which the steps read earlier rows of this
-  // scan's output; scan_body lists the computes between it and update (update last), which
-  // run once per step.
+  // scan's output; scan_body lists the computes between the scan's states and its updates
+  // (producers first), which run once per step. A scan of several states is one output per
+  // state, each with its own op; the ops share axis[0] (one step loop) and scan_body, and
+  // scan_outputs lists every output of the scan in order (this one included). The outputs are
+  // allocated together, so these plain pointers live as long as any of them (te::scan_output).
   std::shared_ptr<const TensorNode> scan_init, scan_update, scan_state;
   std::vector<std::shared_ptr<const TensorNode>> scan_body;
+  std::vector<const TensorNode*> scan_outputs;
 };
 
 class Tensor {
@@ -4233,14 +4237,29 @@ inline Expr min_reduce(Expr source, std::vector<IterVar> axes, Expr init = Expr(
   return ir::Reduce::make(ir::Combiner::min, std::move(source), std::move(axes), std::move(init));
 }
 
-// All operations that `outputs` depend on, producers before consumers (deterministic).
+// Output `i` of the scan that `t` is an output of (te/scan.hpp), sharing `t`'s ownership.
+inline Tensor scan_output(const Tensor& t, size_t i) {
+  return Tensor(std::shared_ptr<const TensorNode>(t.node_ptr(), t.op().scan_outputs.at(i)));
+}
+
+// All operations that `outputs` depend on, producers before consumers (deterministic). The
+// outputs of a scan of several states come together, in their order, where the first is met.
 inline std::vector<Tensor> post_order(const std::vector<Tensor>& outputs) {
   std::vector<Tensor> order;
   std::unordered_set<const TensorNode*> visited;
   std::function<void(const std::shared_ptr<const TensorNode>&)> visit = [&](const auto& t) {
     if (!visited.insert(t.get()).second) return;
-    for (auto& in : t->op->inputs) visit(in);
-    order.emplace_back(t);
+    const auto& group = t->op->scan_outputs;
+    if (group.size() <= 1) {
+      for (auto& in : t->op->inputs) visit(in);
+      order.emplace_back(t);
+      return;
+    }
+    for (auto* member : group) {
+      visited.insert(member);
+      for (auto& in : member->op->inputs) visit(in);
+    }
+    for (size_t i = 0; i < group.size(); ++i) order.push_back(scan_output(Tensor(t), i));
   };
   for (auto& o : outputs) visit(o.node_ptr());
   return order;
@@ -5383,7 +5402,14 @@ NNVM_END_NAMESPACE
 //
 // The schedule computes the stages between state and update once per step, inside one serial
 // loop over t (schedule/schedule.hpp); lowering reads the state from the scan's own output.
+//
+// Several states step together in one loop, as TVM's te.scan allows (LSTM's h and c): each has
+// its own init, update and state, and every update may read every state. The result is one
+// tensor per state:
+//
+//   auto hc = te::scan({h0, c0}, {h_next, c_next}, {h_state, c_state}, {"h", "c"});
 
+#include <optional>
 #include <set>
 
 
@@ -5402,10 +5428,11 @@ namespace detail {
 // through other computes (the scan's body, producers first).
 class ScanDependence {
  public:
-  ScanDependence(const std::string& scan, const TensorNode* state, int64_t k) : scan_(scan), state_(state), k_(k) {}
+  ScanDependence(const std::string& scan, std::set<const TensorNode*> states, int64_t k)
+      : scan_(scan), states_(std::move(states)), k_(k) {}
 
   bool depends(const std::shared_ptr<const TensorNode>& t) {
-    if (t.get() == state_) return true;
+    if (states_.count(t.get())) return true;
     if (t->op->kind == OpKind::placeholder) return false;
     auto it = depends_.find(t.get());
     if (it != depends_.end()) return it->second;
@@ -5415,7 +5442,7 @@ class ScanDependence {
     return depends_[t.get()] = d;
   }
 
-  // Every read of the state reachable from `t` (row t - `offset` of the step) must be at a
+  // Every read of a state reachable from `t` (row t - `offset` of the step) must be at a
   // row t - j with j in [1, k]; rows of the computes in between are followed by their offset.
   void check(const TensorNode* t, int64_t offset) {
     if (!checked_.insert({t, offset}).second) return;
@@ -5436,7 +5463,7 @@ class ScanDependence {
                         str_cat("scan ", scan_, ": ", read(), " reads row ", ir::to_string(load->indices[0]), " of ", in->name,
                                 "; a step may read rows only at its own step minus a constant"),
                         {"scan " + scan_});
-      if (in.get() != state_) {
+      if (!states_.count(in.get())) {
         check(in.get(), offset + *back);
         continue;
       }
@@ -5445,7 +5472,7 @@ class ScanDependence {
         throw UserError("nnvm.te.scan_dependence",
                         str_cat("scan ", scan_, ": ", read(), " reads the state ",
                                 j == 0 ? "at its own step" : str_cat(std::abs(j), std::abs(j) == 1 ? " step" : " steps", j < 0 ? " ahead" : " back"),
-                                "; with ", k_, " initial row", k_ == 1 ? "" : "s", " a step may read only the state 1",
+                                "; with ", k_, " initial row", k_ == 1 ? "" : "s", " a step may read only a state 1",
                                 k_ > 1 ? str_cat(" to ", k_, " steps") : std::string(" step"), " back, which earlier steps wrote"),
                         {"scan " + scan_});
     }
@@ -5467,7 +5494,7 @@ class ScanDependence {
   }
 
   std::string scan_;
-  const TensorNode* state_;
+  std::set<const TensorNode*> states_;
   int64_t k_;
   std::unordered_map<const TensorNode*, bool> depends_;
   std::set<std::pair<const TensorNode*, int64_t>> checked_;
@@ -5476,65 +5503,122 @@ class ScanDependence {
 
 }  // namespace detail
 
-// The scan [T, ...] whose rows [0, k) are `init` ([k, ...], k a constant >= 1) and whose row
-// t in [k, T) is `update`'s row t ([T, ...]). `update` and the computes it reads may read
-// `state` (from scan_state, shaped like update) only at rows t-1 .. t-k, where t is their axis
-// 0; everything else they read is an ordinary input. `axis_name` names the step variable
-// (default `<name>.t`, so the step loop of the lowered kernel says which scan it runs).
-inline Tensor scan(const Tensor& init, const Tensor& update, const Tensor& state, std::string name = "scan",
-                   std::string axis_name = "") {
-  if (axis_name.empty()) axis_name = name + ".t";
-  std::vector<std::string> ctx{"scan " + name};
-  if (state.op().kind != OpKind::placeholder)
-    throw UserError("nnvm.te.scan_state", str_cat("state ", state.name(), " must be a scan_state placeholder"), ctx);
-  if (update.op().kind == OpKind::placeholder)
-    throw UserError("nnvm.te.scan_shape", str_cat("update ", update.name(), " is a placeholder; it must be computed"), ctx);
-  if (init.dtype() != state.dtype() || update.dtype() != state.dtype())
-    throw UserError("nnvm.te.scan_dtype",
-                    str_cat("init ", init.name(), " is ", init.dtype(), ", update ", update.name(), " is ", update.dtype(),
-                            " and state ", state.name(), " is ", state.dtype(), "; they must agree"),
+// The scan of several states stepped together: output i is [T, ...] (state i's shape) with rows
+// [0, k) from init[i] ([k, ...]; k a constant >= 1, the same for every state) and row t in
+// [k, T) from update[i]'s row t. T is the same for every state. update[i] and the computes it
+// reads may read every state (from scan_state) at rows t-1 .. t-k, where t is their axis 0.
+// names[i] names output i (default "scan.<i>"); `axis_name` names the one step variable
+// (default `<names[0]>.t`). Checks: nnvm.te.scan_states (counts), nnvm.te.scan_state,
+// nnvm.te.scan_shape, nnvm.te.scan_dtype, nnvm.te.scan_dependence.
+inline std::vector<Tensor> scan(const std::vector<Tensor>& init, const std::vector<Tensor>& update,
+                                const std::vector<Tensor>& state, std::vector<std::string> names = {},
+                                std::string axis_name = "") {
+  const size_t n = state.size();
+  std::string label;
+  for (size_t i = 0; i < names.size(); ++i) label += (i ? "+" : "") + names[i];
+  std::vector<std::string> ctx{"scan " + (label.empty() ? std::string("scan") : label)};
+  if (n == 0 || init.size() != n || update.size() != n || (!names.empty() && names.size() != n))
+    throw UserError("nnvm.te.scan_states",
+                    str_cat("a scan needs one init, one update", names.empty() ? "" : " and one name",
+                            " per state; got ", init.size(), " init, ", update.size(), " update, ", n, " state",
+                            names.empty() ? "" : str_cat(" and ", names.size(), " names")),
                     ctx);
+  if (names.empty())
+    for (size_t i = 0; i < n; ++i) names.push_back(n == 1 ? "scan" : str_cat("scan.", i));
+  if (label.empty()) label = names[0];
+  if (axis_name.empty()) axis_name = names[0] + ".t";
   auto shape_str = [](const Tensor& t) {
     std::string s;
     for (auto& e : t.shape()) s += (s.empty() ? "" : ", ") + ir::to_string(e);
     return t.name() + "[" + s + "]";
   };
-  const int64_t* k = init.rank() ? ir::as_const_int(init.shape()[0]) : nullptr;
-  const int64_t* steps = state.rank() ? ir::as_const_int(state.shape()[0]) : nullptr;
-  bool ok = state.rank() >= 1 && init.rank() == state.rank() && update.rank() == state.rank() && k && *k >= 1 &&
-            (!steps || *k <= *steps) && ir::same_extent(update.shape()[0], state.shape()[0]);
-  for (size_t d = 1; ok && d < state.rank(); ++d)
-    ok = ir::same_extent(init.shape()[d], state.shape()[d]) && ir::same_extent(update.shape()[d], state.shape()[d]);
-  if (!ok)
-    throw UserError("nnvm.te.scan_shape",
-                    str_cat("init ", shape_str(init), ", update ", shape_str(update), " and state ", shape_str(state),
-                            " do not fit: state and update must be [T, ...] and init [k, ...] with the same trailing "
-                            "extents and a constant k in [1, T]"),
-                    ctx);
-  detail::ScanDependence dep(name, state.get(), *k);
-  if (dep.depends(init.node_ptr()))
-    throw UserError("nnvm.te.scan_dependence", str_cat("init ", init.name(), " reads the state ", state.name()), ctx);
-  dep.depends(update.node_ptr());
-  dep.check(update.get(), 0);
-
-  auto op = std::make_shared<OperationNode>();
-  op->kind = OpKind::scan;
-  op->name = name;
-  std::vector<Expr> idx;
-  const auto& shape = state.shape();
-  for (size_t d = 0; d < shape.size(); ++d) {
-    Var v(d == 0 ? axis_name : detail::default_axis_name(d - 1, shape.size() - 1));
-    Range dom = d == 0 ? Range{Expr(*k), ir::simplify(shape[0] - Expr(*k))} : Range{Expr(int64_t(0)), shape[d]};
-    op->axis.emplace_back(v, dom, ir::IterKind::data_par);
-    idx.push_back(v);
+  std::set<const TensorNode*> states;
+  std::optional<int64_t> k;
+  for (size_t i = 0; i < n; ++i) {
+    const Tensor &in = init[i], &up = update[i], &st = state[i];
+    if (st.op().kind != OpKind::placeholder)
+      throw UserError("nnvm.te.scan_state", str_cat("state ", st.name(), " must be a scan_state placeholder"), ctx);
+    if (!states.insert(st.get()).second)
+      throw UserError("nnvm.te.scan_state", str_cat("state ", st.name(), " is given twice; each state is its own placeholder"),
+                      ctx);
+    if (up.op().kind == OpKind::placeholder)
+      throw UserError("nnvm.te.scan_shape", str_cat("update ", up.name(), " is a placeholder; it must be computed"), ctx);
+    if (in.dtype() != st.dtype() || up.dtype() != st.dtype())
+      throw UserError("nnvm.te.scan_dtype",
+                      str_cat("init ", in.name(), " is ", in.dtype(), ", update ", up.name(), " is ", up.dtype(),
+                              " and state ", st.name(), " is ", st.dtype(), "; they must agree"),
+                      ctx);
+    const int64_t* ki = in.rank() ? ir::as_const_int(in.shape()[0]) : nullptr;
+    const int64_t* steps = st.rank() ? ir::as_const_int(st.shape()[0]) : nullptr;
+    bool ok = st.rank() >= 1 && in.rank() == st.rank() && up.rank() == st.rank() && ki && *ki >= 1 &&
+              (!steps || *ki <= *steps) && ir::same_extent(up.shape()[0], st.shape()[0]);
+    for (size_t d = 1; ok && d < st.rank(); ++d)
+      ok = ir::same_extent(in.shape()[d], st.shape()[d]) && ir::same_extent(up.shape()[d], st.shape()[d]);
+    if (!ok)
+      throw UserError("nnvm.te.scan_shape",
+                      str_cat("init ", shape_str(in), ", update ", shape_str(up), " and state ", shape_str(st),
+                              " do not fit: state and update must be [T, ...] and init [k, ...] with the same trailing "
+                              "extents and a constant k in [1, T]"),
+                      ctx);
+    if (i > 0 && (*ki != *k || !ir::same_extent(st.shape()[0], state[0].shape()[0])))
+      throw UserError("nnvm.te.scan_shape",
+                      str_cat("state ", shape_str(st), " with init ", shape_str(in), " and state ", shape_str(state[0]),
+                              " with init ", shape_str(init[0]),
+                              " step together: their steps T and initial rows k must be the same"),
+                      ctx);
+    k = *ki;
   }
-  op->body = update(idx);
-  op->inputs = {init.node_ptr(), update.node_ptr()};
-  op->scan_init = init.node_ptr();
-  op->scan_update = update.node_ptr();
-  op->scan_state = state.node_ptr();
-  op->scan_body = dep.body();
-  return Tensor(std::make_shared<const TensorNode>(TensorNode{{std::move(name), shape, state.dtype()}, std::move(op)}));
+  detail::ScanDependence dep(label, states, *k);
+  for (auto& in : init)
+    if (dep.depends(in.node_ptr()))
+      throw UserError("nnvm.te.scan_dependence", str_cat("init ", in.name(), " reads a state of the scan"), ctx);
+  for (auto& up : update) dep.depends(up.node_ptr());
+  for (auto& up : update) dep.check(up.get(), 0);
+
+  // The outputs are allocated together and point at each other without owning (scan_output).
+  struct Outputs {
+    std::vector<TensorNode> nodes;
+  };
+  auto block = std::make_shared<Outputs>();
+  block->nodes.resize(n);
+  std::vector<const TensorNode*> members;
+  for (auto& node : block->nodes) members.push_back(&node);
+  const IterVar step(Var(axis_name), Range{Expr(*k), ir::simplify(state[0].shape()[0] - Expr(*k))}, ir::IterKind::data_par);
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < n; ++i) {
+    auto op = std::make_shared<OperationNode>();
+    op->kind = OpKind::scan;
+    op->name = names[i];
+    const auto& shape = state[i].shape();
+    std::vector<Expr> idx{step.var()};
+    op->axis.push_back(step);
+    for (size_t d = 1; d < shape.size(); ++d) {
+      Var v(detail::default_axis_name(d - 1, shape.size() - 1));
+      op->axis.emplace_back(v, Range{Expr(int64_t(0)), shape[d]}, ir::IterKind::data_par);
+      idx.push_back(v);
+    }
+    op->body = update[i](idx);
+    op->inputs = {init[i].node_ptr(), update[i].node_ptr()};
+    op->scan_init = init[i].node_ptr();
+    op->scan_update = update[i].node_ptr();
+    op->scan_state = state[i].node_ptr();
+    op->scan_body = dep.body();
+    op->scan_outputs = members;
+    block->nodes[i] = TensorNode{{names[i], shape, state[i].dtype()}, std::move(op)};
+    out.emplace_back(std::shared_ptr<const TensorNode>(block, &block->nodes[i]));
+  }
+  return out;
+}
+
+// The scan of one state [T, ...] whose rows [0, k) are `init` ([k, ...], k a constant >= 1) and
+// whose row t in [k, T) is `update`'s row t ([T, ...]). `update` and the computes it reads may
+// read `state` (from scan_state, shaped like update) only at rows t-1 .. t-k, where t is their
+// axis 0; everything else they read is an ordinary input. `axis_name` names the step variable
+// (default `<name>.t`, so the step loop of the lowered kernel says which scan it runs).
+inline Tensor scan(const Tensor& init, const Tensor& update, const Tensor& state, std::string name = "scan",
+                   std::string axis_name = "") {
+  return scan(std::vector<Tensor>{init}, std::vector<Tensor>{update}, std::vector<Tensor>{state},
+              std::vector<std::string>{std::move(name)}, std::move(axis_name))[0];
 }
 
 }  // namespace te
@@ -5634,8 +5718,9 @@ NNVM_END_NAMESPACE
 // begin nnvm/schedule/schedule.hpp
 // A Schedule holds one Stage per compute (or scan) operation that the outputs depend on,
 // producers first. `s[C]` is the stage of tensor C. cache_read, cache_write and rfactor add
-// stages. The stages between a scan's state and its update start computed at the scan's step
-// loop (once per step); everything else starts at the root.
+// stages. The stages between a scan's states and its updates start computed at the scan's step
+// loop (once per step; a scan of several states steps in its first output's stage, and every
+// output of it is a stage); everything else starts at the root.
 
 // begin nnvm/schedule/stage.hpp
 // A Stage is the schedule of one compute operation: the order and kind of its loops.
@@ -5766,6 +5851,7 @@ struct StageNode {
   ir::MemoryScope scope = ir::MemoryScope::global;
   bool is_output = false;                 // an output of the schedule: never inlined or attached
   bool scan_body = false;                 // computed per step of a scan (reads its state): never at the root
+  std::string scan;                       // a scan's stage or body stage: the scan's (first output's) name
 };
 
 class Stage {
@@ -5802,7 +5888,10 @@ class Stage {
   // Overwrites the per-element body only (cache_read redirecting reads).
   void set_body(Expr body) { node_->body = std::move(body); }
   void mark_output() { node_->is_output = true; }
-  void mark_scan_body() { node_->scan_body = true; }
+  void mark_scan_body(const std::string& scan) {
+    node_->scan_body = true;
+    node_->scan = scan;
+  }
   // The serial step loop of a scan stage (axis 0): never split, fused, reordered inward or
   // annotated, because each step reads the rows the steps before it wrote.
   bool is_scan_axis(const IterVar& iv) const {
@@ -5976,6 +6065,13 @@ class Stage {
                           str_cat("another reduction loop of this stage is already bound to ", a.thread_tag,
                                   "; a stage reduces across one thread axis"),
                           ctx(iv));
+    // A scan's steps wait for each other at barriers, which reach the threads of one block only.
+    const std::string scan = node_->tensor.op().kind == te::OpKind::scan ? node_->tensor.op().scan_outputs.front()->name : node_->scan;
+    if (!thread && !scan.empty())
+      throw UserError("nnvm.schedule.scan_block",
+                      str_cat("cannot bind loop ", iv.name(), " of scan ", scan, " to ", thread_tag,
+                              ": a scan runs in one block, whose threads share each step (bind to threadIdx)"),
+                      ctx(iv));
     for (auto& [other, a] : node_->attrs)
       if (a.kind == ForKind::thread_binding && a.thread_tag == thread_tag && other != iv.get())
         throw UserError("nnvm.schedule.bind_twice", str_cat("another loop of this stage is already bound to ", thread_tag), ctx(iv));
@@ -6132,7 +6228,8 @@ class Schedule {
       (*this)[o].mark_output();
     }
     for (auto& st : stages_) {
-      if (st.tensor().op().kind != te::OpKind::scan) continue;
+      // The body of a scan of several states runs in the first output's step loop.
+      if (!is_scan_leader(st)) continue;
       for (auto& t : st.tensor().op().scan_body) {
         Stage body = (*this)[te::Tensor(t)];
         if (body.node().is_output)
@@ -6141,12 +6238,23 @@ class Schedule {
                                   " and is computed one step at a time inside it; make it part of the scan's result"),
                           body.ctx());
         body.compute_at(st, st.axis(0));
-        body.mark_scan_body();
+        body.mark_scan_body(st.name());
       }
     }
   }
 
   const std::vector<te::Tensor>& outputs() const { return outputs_; }
+
+  // A scan's first output: its stage's nest is the step loop of every output of the scan,
+  // which holds the body stages and stores each output's row (lower/schedule_ops.hpp).
+  static bool is_scan_leader(const Stage& st) {
+    const te::OperationNode& op = st.tensor().op();
+    return op.kind == te::OpKind::scan && op.scan_outputs.front() == st.tensor().get();
+  }
+  // Another output of a scan of several states: stored inside the first output's step loop.
+  static bool is_scan_follower(const Stage& st) {
+    return st.tensor().op().kind == te::OpKind::scan && !is_scan_leader(st);
+  }
   // Stages in producer-before-consumer order.
   const std::vector<Stage>& stages() const { return stages_; }
 
@@ -6435,9 +6543,10 @@ NNVM_END_NAMESPACE
 // consumer reads inside it (points outside the tensor are skipped by edge guards), and stores
 // it in a buffer whose extents are constant upper bounds of that region when they can be
 // proved, else the shape. A scan is a root stage whose step axis ranges over [k, T); its body
-// stages, attached at that axis, get update's row t. Their reads of the state were turned into
-// reads of the scan itself (inline_stages), which is realized whole at the root, so bounds
-// propagation ends there: no region of the scan is ever derived from its own steps.
+// stages, attached at that axis, get update's row t (the rows the scan's outputs store there:
+// the outputs of a scan of several states share the step axis). Their reads of the states were
+// turned into reads of the scan's outputs (inline_stages), which are realized whole at the root,
+// so bounds propagation ends there: no region of a scan is ever derived from its own steps.
 
 #include <optional>
 #include <unordered_map>
@@ -6695,6 +6804,15 @@ inline Bounds infer_bounds(const schedule::Schedule& sch, const BodyMap& bodies)
           detail::add_region_read(region, first, reader, body, st.tensor().get(), consumer_relaxed, b.ranges, known);
           continue;
         }
+        // Another output of the scan whose step loop this is stores its row t inside that loop
+        // (the step variable is the same), after the stages attached there.
+        if (schedule::Schedule::is_scan_follower(reader) && reader.tensor().op().scan_outputs.front() == consumer.tensor().get() &&
+            n.attach_iv.same_as(consumer.leaf_iter_vars().front())) {
+          ir::SymIntervalMap relaxed = consumer_relaxed;
+          detail::relax_leaves(reader, b.ranges, relaxed, reader.leaf_iter_vars().front());
+          detail::add_region_read(region, first, reader, body, st.tensor().get(), relaxed, b.ranges, known);
+          continue;
+        }
         auto chain = detail::attach_chain(reader, consumer, n.attach_iv);
         if (!chain)
           throw UserError("nnvm.schedule.compute_at_consumers",
@@ -6740,7 +6858,10 @@ NNVM_END_NAMESPACE
 //     statement since the last barrier gets a barrier before it (read after write);
 //   - a serial loop whose body reads a shared buffer that its body also writes gets a barrier
 //     at the end of the body, so the next iteration's writes wait for this one's reads (write
-//     after read).
+//     after read);
+//   - so does a serial loop around thread loops whose body reads a global buffer it also writes:
+//     a scan's step loop, run by one block (ops/schedule_gpu.hpp), whose threads read the rows
+//     other threads wrote the step before (the dialects' barriers fence global memory too).
 // A loop bound to a thread axis is no loop on the device (each thread takes its index), so every
 // thread of a block reaches a barrier placed between statements, unless it sits in a branch on
 // a thread index (or on memory): a barrier some threads skip hangs the block, so one needed
@@ -6757,13 +6878,21 @@ namespace detail {
 // The shared buffers a statement reads and writes.
 struct SharedAccess : ir::IRVisitor {
   std::set<const ir::BufferNode*> reads, writes;
+  std::set<const ir::BufferNode*> global_reads, global_writes;  // in global memory
+  bool thread_loop = false;                                      // holds a loop bound to threadIdx
   using ir::IRVisitor::visit;
   void visit(const ir::Load* op) override {
     if (op->buffer->scope == ir::MemoryScope::shared) reads.insert(op->buffer.get());
+    if (op->buffer->scope == ir::MemoryScope::global) global_reads.insert(op->buffer.get());
     ir::IRVisitor::visit(op);
   }
   void visit(const ir::Store* op) override {
     if (op->buffer->scope == ir::MemoryScope::shared) writes.insert(op->buffer.get());
+    if (op->buffer->scope == ir::MemoryScope::global) global_writes.insert(op->buffer.get());
+    ir::IRVisitor::visit(op);
+  }
+  void visit(const ir::For* op) override {
+    thread_loop |= op->for_kind == ir::ForKind::thread_binding && op->thread_tag.rfind("threadIdx.", 0) == 0;
     ir::IRVisitor::visit(op);
   }
   static SharedAccess of(const ir::Stmt& s) {
@@ -6826,6 +6955,8 @@ class BarrierInserter : public ir::IRMutator {
       SharedAccess a = SharedAccess::of(body);
       bool reads_written = false;
       for (auto* b : a.reads) reads_written |= a.writes.count(b) > 0;
+      if (a.thread_loop)
+        for (auto* b : a.global_reads) reads_written |= a.global_writes.count(b) > 0;
       if (reads_written) body = ir::Seq::make({body, barrier()});
     }
     if (body.same_as(op->body)) return s;
@@ -6923,7 +7054,9 @@ NNVM_END_NAMESPACE
 // vectorized or unrolled is instead partitioned into full tiles and a serial tail, so the full
 // tiles need no guard and still vectorize. A scan is a nest of init's rows [0, k) followed by
 // its step loop t (the leaf loops of the scan stage; axis 0 ranges over [k, T)), which holds
-// the body stages attached to it and then the store of update's row t.
+// the body stages attached to it and then the store of update's row t. A scan of several states
+// is all in its first output's nest: every output's init rows, then one step loop holding the
+// body stages and, per output in order, the nest of its other loops storing its row t.
 
 // begin nnvm/lower/cross_thread_reduction.hpp
 // Cross-thread reduction (GPU family): a reduction stage with one of its reduction loops bound
@@ -7337,6 +7470,7 @@ class NestLowering {
                                                      "not inlined or computed at another stage's loop"),
                         st.ctx());
       if (n.attach == schedule::AttachKind::at) attached_[n.attach_iv.get()].push_back(st);
+      if (schedule::Schedule::is_scan_follower(st)) scan_rows_[st.leaf_iter_vars().front().get()].push_back(st);
     }
   }
 
@@ -7345,7 +7479,7 @@ class NestLowering {
     std::vector<schedule::Stage> realized;
     for (auto& st : sch_.stages()) {
       if (st.node().attach != schedule::AttachKind::root) continue;
-      nests.push_back(stage_nest(st));
+      if (!schedule::Schedule::is_scan_follower(st)) nests.push_back(stage_nest(st));
       if (!is_arg(st)) realized.push_back(st);
     }
     Stmt body = ir::Seq::make(nests);
@@ -7369,8 +7503,14 @@ class NestLowering {
                                               std::move(body));
   }
 
-  // Attached stages of loop `iv`, computed first in its body and stored around it.
+  // Attached stages of loop `iv`, computed first in its body and stored around it; in a scan's
+  // step loop, after its first output's row, the rows of its other outputs.
   Stmt attach(const IterVar& iv, Stmt inner) {
+    if (auto rows = scan_rows_.find(iv.get()); rows != scan_rows_.end()) {
+      std::vector<Stmt> seq{inner};
+      for (auto& st : rows->second) seq.push_back(stage_nest(st, true));
+      inner = ir::Seq::make(seq);
+    }
     auto it = attached_.find(iv.get());
     if (it == attached_.end()) return inner;
     std::vector<Stmt> seq;
@@ -7386,7 +7526,8 @@ class NestLowering {
 
   // The loop nest of one stage. A reduction becomes, inside the loops that enclose its first
   // reduction loop, an init nest over the remaining data-parallel loops followed by the update.
-  Stmt stage_nest(const schedule::Stage& st) {
+  // `scan_row`: only the loops inside the step loop of a scan's output (its step's row).
+  Stmt stage_nest(const schedule::Stage& st, bool scan_row = false) {
     using Ctx = StageNestBuilder::Ctx;
     const schedule::StageNode& n = st.node();
     const Expr& body = bodies_.at(&n);
@@ -7405,12 +7546,23 @@ class NestLowering {
     const auto& leaves = st.leaf_iter_vars();
     const ir::Reduce* red = body.as<ir::Reduce>();
     if (!red) {
-      Stmt nest = builder.build(leaves, builder.root_ctx(), [&](const Ctx& ctx) {
+      Ctx start = builder.root_ctx();
+      std::vector<IterVar> loops = leaves;
+      if (scan_row) {
+        start.bound.insert(loops.front().get());  // the step loop, open in the first output's nest
+        loops.erase(loops.begin());
+      }
+      Stmt nest = builder.build(loops, start, [&](const Ctx& ctx) {
         auto value = builder.values(ctx);
         Stmt store = ir::make_stmt<ir::ProducerStore>(tensor, substitute_axes(body, value), out_indices(value));
         return guarded(builder.guard(ctx, value, ir::IterKind::data_par), store);
       });
-      return st.tensor().op().kind == te::OpKind::scan ? ir::Seq::make({scan_init_nest(st), nest}) : nest;
+      if (scan_row || st.tensor().op().kind != te::OpKind::scan) return nest;
+      std::vector<Stmt> seq;
+      for (size_t i = 0; i < st.tensor().op().scan_outputs.size(); ++i)
+        seq.push_back(scan_init_nest(sch_[te::scan_output(st.tensor(), i)]));
+      seq.push_back(nest);
+      return ir::Seq::make(seq);
     }
     auto is_reduce = [](const IterVar& iv) { return iv->kind == ir::IterKind::reduce; };
     auto first = std::find_if(leaves.begin(), leaves.end(), is_reduce);
@@ -7473,6 +7625,7 @@ class NestLowering {
   const std::vector<te::Tensor>& args_;
   std::unordered_map<const ir::IterVarNode*, std::vector<schedule::Stage>> attached_;
   std::unordered_set<const schedule::StageNode*> placed_;
+  std::unordered_map<const ir::IterVarNode*, std::vector<schedule::Stage>> scan_rows_;  // per step axis
 };
 
 }  // namespace detail
@@ -12283,9 +12436,12 @@ inline DeviceModule split_host_device(const ir::LoweredFunc& fn, const Target& t
     std::string name = nests.size() == 1 ? fn.name : str_cat(fn.name, "_k", k);
     detail::LaunchScan scan(name);
     scan.visit_stmt(nests[k]);
-    for (auto& [tag, e] : scan.extent) {
-      if (tag == "vthread") continue;
-      (detail::is_block_tag(tag) ? kernel.launch.grid : kernel.launch.block)[detail::axis_of(tag)] = e;
+    // Plain pairs, not a structured binding: built by GCC 12 with -fsanitize=address, that loop
+    // read a key of the previous kernel's (freed) map.
+    for (const auto& bound : scan.extent) {
+      if (bound.first == "vthread") continue;
+      int64_t* dims = detail::is_block_tag(bound.first) ? kernel.launch.grid : kernel.launch.block;
+      dims[detail::axis_of(bound.first)] = bound.second;
     }
     if (kernel.launch.threads_per_block() > target.gpu.max_threads_per_block)
       throw UserError("nnvm.codegen.block_limit",
@@ -12427,7 +12583,8 @@ inline const Dialect& opencl_dialect() {
     c.thread_index = {{"blockIdx.x", "get_group_id(0)"}, {"blockIdx.y", "get_group_id(1)"},
                       {"blockIdx.z", "get_group_id(2)"}, {"threadIdx.x", "get_local_id(0)"},
                       {"threadIdx.y", "get_local_id(1)"}, {"threadIdx.z", "get_local_id(2)"}};
-    c.barrier = "barrier(CLK_LOCAL_MEM_FENCE);";
+    // Global too: a scan's block reads rows of its output that other threads wrote a step earlier.
+    c.barrier = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);";
     c.math_names = {{ir::CallOp::abs, "fabs"}, {ir::CallOp::round, "rint"}};
     c.bit_copy = "*(__private uint*)&${dst} = *(__private uint*)&${src};";
     c.bit_cast = "as_${to}(${value})";
@@ -12454,7 +12611,7 @@ inline const Dialect& metal_dialect() {
     c.global_space = "device ";
     c.thread_index = {{"blockIdx.x", "nnvm_block.x"},   {"blockIdx.y", "nnvm_block.y"},   {"blockIdx.z", "nnvm_block.z"},
                       {"threadIdx.x", "nnvm_thread.x"}, {"threadIdx.y", "nnvm_thread.y"}, {"threadIdx.z", "nnvm_thread.z"}};
-    c.barrier = "threadgroup_barrier(mem_flags::mem_threadgroup);";
+    c.barrier = "threadgroup_barrier(mem_flags::mem_device | mem_flags::mem_threadgroup);";
     // Metal's library lacks erf, log1p and expm1: the prelude defines them (gpu_emitter.hpp).
     c.math_names = {{ir::CallOp::abs, "fabs"},        {ir::CallOp::round, "rint"},  {ir::CallOp::erf, "nnvm_erf"},
                     {ir::CallOp::log1p, "nnvm_log1p"}, {ir::CallOp::expm1, "nnvm_expm1"}};
@@ -14515,6 +14672,56 @@ inline void gpu_schedule_reduction(schedule::Stage st, const target::Target& tar
 inline void gpu_schedule_stage(schedule::Stage st, const target::Target& target) {
   if (st.tensor().op().reduce_axes.empty()) gpu_schedule_injective(st, target);
   else gpu_schedule_reduction(st, target);
+}
+
+// A scan (te/scan.hpp) as one kernel run by one block: the step loop is serial in it, and in
+// each step the block's threads compute every body stage and then every output's row together,
+// a thread per element (the data axes after the step fused and split by the block size). The
+// body stages live in shared memory; a body reduction runs its reduction loop around the thread
+// loop, so each thread accumulates its own elements. lower/insert_barriers.hpp puts a barrier
+// between the stages and at the end of each step (the rows a step writes are read by other
+// threads in the next). Returns false, scheduling nothing, when an extent is not a constant or
+// the body's rows are over the target's shared memory: the scan then runs on one thread, which
+// is correct but slow.
+inline bool gpu_schedule_scan(schedule::Schedule& s, const te::Tensor& scan, const target::Target& target) {
+  const te::OperationNode& op = scan.op();
+  const int64_t threads = std::max(1, target.gpu.max_threads_per_block);
+  auto row = [](const te::Tensor& t) {
+    return detail::constant_product(std::vector<ir::Expr>(t.shape().begin() + 1, t.shape().end()));
+  };
+  int64_t shared = 0;
+  for (auto& t : op.scan_body) {
+    int64_t n = row(te::Tensor(t));
+    if (n < 0 || t->shape.empty()) return false;
+    shared += n * t->dtype.bytes();
+  }
+  for (size_t i = 0; i < op.scan_outputs.size(); ++i)
+    if (row(te::scan_output(scan, i)) < 0) return false;
+  if (shared > target.gpu.shared_memory_bytes) return false;
+  // A thread per element of one step's row: axes 1.. fused, split by the block size.
+  auto spread = [&](schedule::Stage st) {
+    const auto& axes = st.tensor().op().axis;
+    if (axes.size() < 2) return;
+    std::vector<ir::IterVar> rest(axes.begin() + 1, axes.end());
+    ir::IterVar fused = rest.size() >= 2 ? st.fuse(rest) : rest.front();
+    int64_t n = row(st.tensor());
+    auto [outer, inner] = st.split(fused, std::min(threads, std::max<int64_t>(n, 1)));
+    st.bind(inner, gpu::thread_x);
+    if (st.tensor().op().reduce_axes.empty()) return;
+    std::vector<ir::IterVar> order{axes.front()};
+    for (size_t d = 0; d < st.tensor().op().reduce_axes.size(); ++d) order.push_back(st.reduce_axis(d));
+    order.push_back(outer);
+    order.push_back(inner);
+    st.reorder(order);
+  };
+  for (auto& t : op.scan_body) {
+    schedule::Stage st = s[te::Tensor(t)];
+    if (st.node().attach == schedule::AttachKind::inlined) continue;
+    st.set_scope(ir::MemoryScope::shared);
+    spread(st);
+  }
+  for (size_t i = 0; i < op.scan_outputs.size(); ++i) spread(s[te::scan_output(scan, i)]);
+  return true;
 }
 
 // A normalization of y along the axes its `reductions` reduce (softmax, log_softmax; each
@@ -18410,26 +18617,28 @@ NNVM_END_NAMESPACE
 //   h = g(clip(X_t Wh^T + r . (H_{t-1} Rh^T + Rbh) + Wbh))                 linear_before_reset
 //   H_t = (1 - z) . h + z . H_{t-1}
 // Inputs X, W, R, B, sequence_lens, initial_h; outputs Y, Y_h. Shapes, layouts, directions,
-// sequence_lens and the unrolled time loop: recurrent_common.hpp.
+// sequence_lens and the time loop (one te::scan): recurrent_common.hpp.
 
 // begin nnvm/ops/nn/recurrent_common.hpp
 // What ONNX's recurrent ops RNN, GRU and LSTM (rnn.hpp, gru.hpp, lstm.hpp) share: the attributes
 // (direction, layout, hidden_size, clip, activations with activation_alpha/beta), the input
-// checks, the activation functions, and the unrolled time loop's scaffolding.
+// checks, the activation functions, the scan's scaffolding and their CPU schedule.
 //
 // Shapes (ONNX; G gates: RNN 1, GRU 3, LSTM 4; D directions: 2 when bidirectional, else 1):
 //   X [T, N, I] (layout 1: [N, T, I]), W [D, G*H, I], R [D, G*H, H], B [D, 2*G*H] (Wb then Rb),
 //   sequence_lens [N] int32/int64, initial_h (and LSTM's initial_c) [D, N, H] (layout 1: [N, D, H])
 //   Y [T, D, N, H] (layout 1: [N, T, D, H]), Y_h (Y_c) [D, N, H] (layout 1: [N, D, H]).
 //
-// The tensor DSL has no recurrence, so the time loop is unrolled: step s is its own stages over
-// [D, N, *] (the recurrent product H_{s-1} R^T, then the gates and the new state), and T must be
-// a constant of at most recurrent_max_steps. X W^T for every step is one stage up front. Direction
-// d of step s reads time s (forward) or T-1-s (reverse), so both directions of a bidirectional op
-// share the stages. With sequence_lens, batch b is active at time t < sequence_lens[b]: at other
-// times its state does not change and its Y is 0. For the reverse direction this is the same as
-// reversing each sequence within its own length (what onnxruntime does): the state stays the
-// initial one until time sequence_lens[b] - 1 is reached.
+// The time loop is one te::scan (te/scan.hpp) over the states [T + 1, D, N, H] (h, and c for
+// LSTM, in one scan): row 0 is the initial state, row u the state after step u - 1. X W^T for
+// every step is one stage at the root ("<name>_xw", [D, T, N, G*H]); the scan's body, run once
+// per step, is the recurrent product h_{u-1} R^T (a reduction over H) and the gate epilogue that
+// writes row u. Both directions of a bidirectional op are one scan: direction d of step s reads
+// time s (forward) or T-1-s (reverse). With sequence_lens, batch b is active at time t <
+// sequence_lens[b]: at other times its state does not change and its Y is 0. For the reverse
+// direction this is the same as reversing each sequence within its own length (what onnxruntime
+// does): the state stays the initial one until time sequence_lens[b] - 1 is reached. So row T is
+// the state after each batch's last valid step: Y_h (and Y_c). T is a constant of any size.
 //
 // Activations: the attribute `activations` is the ONNX list of names joined with ',' (the ONNX
 // importer joins a STRINGS attribute so), e.g. "Sigmoid,Tanh,Tanh", one set per direction (or one
@@ -18440,74 +18649,9 @@ NNVM_END_NAMESPACE
 
 #include <cmath>
 
-// begin nnvm/ops/schedule_mcu.hpp
-// The microcontroller family's recipes (schedule_generic.hpp): one thread, no SIMD unless the
-// core has it, and RAM as the scarce resource. Every stage keeps plain loops; what a recipe
-// decides is which intermediate values get a buffer:
-//   - an op's internal injective stages (a conv's padded input, a pool's window sum feeding a
-//     division) are computed where they are read when Target::opt_for is size, and keep their
-//     buffer (a faster inner loop, more RAM) when it is speed. Stages that call math functions
-//     (softmax's exp) keep their buffer either way: recomputing them costs more than it saves;
-//   - an out-fusable op followed by elementwise ops (conv + bias + relu) computes each of its
-//     output elements inside the epilogue's innermost loop (TVM's compute_at), so its result
-//     needs one element of storage instead of a whole tensor.
-
-#include <vector>
-
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
-
-namespace detail {
-// Whether computing `e` again at each use is cheap: no math-library calls.
-inline bool calls_no_math(const ir::Expr& e) {
-  struct Scan : ir::IRVisitor {
-    bool found = false;
-    using ir::IRVisitor::visit;
-    void visit(const ir::Call* op) override {
-      found = true;
-      ir::IRVisitor::visit(op);
-    }
-  } scan;
-  scan.visit_expr(e);
-  return !scan.found;
-}
-}  // namespace detail
-
-// The internal stages of the stages computing `outputs` that opt_for size computes in place:
-// compute stages that are not outputs, reduce nothing and call no math function.
-inline void mcu_inline_intermediates(schedule::Schedule& s, const std::vector<te::Tensor>& outputs,
-                                     const target::Target& target) {
-  if (target.opt_for != target::OptFor::size) return;
-  for (auto& t : te::post_order(outputs)) {
-    const te::OperationNode& op = t.op();
-    if (op.kind != te::OpKind::compute || !op.reduce_axes.empty() || !detail::calls_no_math(op.body)) continue;
-    schedule::Stage st = s[t];
-    if (!st.node().is_output && st.node().attach == schedule::AttachKind::root) st.compute_inline();
-  }
-}
-
-// The fused recipe (ops::FusedScheduleFn) for any out-fusable op on a microcontroller: its one
-// output computed element by element in the epilogue's innermost loop.
-inline bool mcu_fused_schedule(schedule::Schedule& s, const std::vector<te::Tensor>& outputs, const te::Tensor& epilogue,
-                               const target::Target& target) {
-  if (outputs.size() != 1 || epilogue.op().axis.empty()) return false;
-  mcu_inline_intermediates(s, outputs, target);
-  schedule::Stage st = s[outputs[0]];
-  if (st.node().attach != schedule::AttachKind::root) return false;
-  st.compute_at(s[epilogue], epilogue.op().axis.back());
-  return true;
-}
-
-}  // namespace ops
-NNVM_END_NAMESPACE
-// end nnvm/ops/schedule_mcu.hpp
-
-NNVM_BEGIN_NAMESPACE
-namespace ops {
-
-// The longest sequence the recurrent ops unroll (a few stages per step).
-inline constexpr int64_t recurrent_max_steps = 512;
 
 struct RecurrentActivation {
   std::string name;  // canonical ONNX spelling
@@ -18619,8 +18763,9 @@ inline bool same_activation(const RecurrentActivation& a, const RecurrentActivat
 
 }  // namespace recurrent_detail
 
-// The checked inputs and the unrolling helpers of one recurrent op. Index conventions: d the
-// direction, s the step, b the batch, j the hidden unit; gate g's rows of W/R/B start at g * H.
+// The checked inputs and the scan helpers of one recurrent op. Index conventions: d the
+// direction, s the step, u = s + 1 the row of the states a step writes, b the batch, j the
+// hidden unit; gate g's rows of W/R/B start at g * H.
 struct Recurrence {
   te::Tensor X, W, R, B, seq_lens, initial_h;
   RecurrentParams p;
@@ -18666,15 +18811,8 @@ struct Recurrence {
     N = X.shape()[p.layout == 0 ? 1 : 0];
     I = X.shape()[2];
     std::optional<int64_t> tc = ir::simplified_const_int(Te);
-    if (!tc)
-      bad_shape("X", str_cat("(tensor ", X.name(), ") has sequence length ", ir::to_string(Te),
-                             "; it must be a constant, the time loop is unrolled"));
+    if (!tc) bad_shape("X", str_cat("(tensor ", X.name(), ") has sequence length ", ir::to_string(Te), "; it must be a constant"));
     T = *tc;
-    if (T > recurrent_max_steps)
-      throw UserError("nnvm.ops.too_large",
-                      str_cat("input X (tensor ", X.name(), ") has sequence length ", T, "; ", name,
-                              " unrolls at most ", recurrent_max_steps, " steps"),
-                      {"input X"});
     H = R.shape()[2];
     if (p.hidden_size && !same_extent(H, ir::Expr(*p.hidden_size)))
       bad_attr("hidden_size", str_cat("is ", *p.hidden_size, " but R has hidden size ", ir::to_string(H)));
@@ -18771,70 +18909,83 @@ struct Recurrence {
     if (!x.defined()) return ir::make_zero(ct);
     return ir::cast(ct, p.layout == 0 ? x(d, b, j) : x(b, d, j));
   }
-  // [D, N, rows * H]: sum_k h(d, b, k) R[d, first_row + r, k] (h already a [D, N, H] tensor).
-  te::Tensor recurrent_product(const te::Tensor& h, int64_t first_gate, int64_t gates, const std::string& n) const {
+  // The scan's states: [T + 1, D, N, H] (rows 0..T), and its per-step stages over [T + 1, D, N, cols].
+  std::vector<ir::Expr> scan_shape(const ir::Expr& cols) const { return {ir::Expr(T + 1), ir::Expr(D), N, cols}; }
+  te::Tensor state(const std::string& n) const { return te::scan_state(scan_shape(H), ct, n); }
+  // Row 0 of a state: `x` in [D, N, H] order (zeros when not given), [1, D, N, H].
+  te::Tensor initial_state(const te::Tensor& x, const std::string& n) const {
+    return te::compute(
+        {ir::Expr(int64_t(1)), ir::Expr(D), N, H},
+        [&](const std::vector<ir::Var>& v) { return initial(x, v[1], v[2], v[3]); }, n);
+  }
+  // X_t W^T of gate row `row` at the time the step writing row u reads.
+  ir::Expr xw_at(const ir::Expr& d, const ir::Expr& u, const ir::Expr& b, const ir::Expr& row) const {
+    return xw(d, u - int64_t(1), b, row);
+  }
+  // [T + 1, D, N, gates * H], row u: sum_k h(u - back, d, b, k) R[d, first_gate * H + j, k]. With
+  // h a state and back 1 it is h_{u-1} R^T; with a per-step stage and back 0, that stage's row.
+  te::Tensor recurrent_product(const te::Tensor& h, int64_t back, int64_t first_gate, int64_t gates,
+                               const std::string& n) const {
     auto k = te::reduce_axis(H, "k");
     return te::compute(
-        {ir::Expr(D), N, ir::simplify(ir::Expr(gates) * H)},
+        scan_shape(ir::simplify(ir::Expr(gates) * H)),
         [&](const std::vector<ir::Var>& v) {
-          ir::Expr row = ir::Expr(v[2]) + ir::Expr(first_gate) * H;
-          return te::sum(h(v[0], v[1], k.var()) * ir::cast(ct, R(v[0], row, k.var())), {k});
+          ir::Expr row = ir::Expr(v[3]) + ir::Expr(first_gate) * H;
+          return te::sum(h(v[0] - back, v[1], v[2], k.var()) * ir::cast(ct, R(v[1], row, k.var())), {k});
         },
         n);
   }
-  std::vector<ir::Expr> state_shape() const { return {ir::Expr(D), N, H}; }
-  // The state before step 0, [D, N, H] in the compute type (zeros when `x` is not given).
-  te::Tensor initial_state(const te::Tensor& x, const std::string& n) const {
-    return te::compute(
-        state_shape(), [&](const std::vector<ir::Var>& v) { return initial(x, v[0], v[1], v[2]); }, n);
-  }
-  // The state after step s: `next` where batch b is active, the previous state elsewhere.
-  //
-  // A state stage must keep its buffer: the microcontroller recipe optimizing for size computes
-  // internal stages that call no math function where they are read (schedule_mcu.hpp), and a
-  // state read twice by the next one (GRU's z . H + keep, LSTM's f . C + peepholes) would then be
-  // recomputed 2^T times. With call-free activations (Relu, HardSigmoid, ...) the state is
-  // written copysign(x, x), which is x exactly and counts as a math call.
-  ir::Expr keep(const ir::Expr& d, int64_t s, const ir::Expr& b, ir::Expr next, ir::Expr prev) const {
-    ir::Expr on = active(time(d, ir::Expr(s)), b);
-    ir::Expr x = on.defined() ? ir::select(on, std::move(next), std::move(prev)) : std::move(next);
-    return detail::calls_no_math(x) ? ir::call(ir::CallOp::copysign, x, x) : x;
+  // A state's row u: `next` where batch b is active at the time step u - 1 reads, else `prev`.
+  ir::Expr keep(const ir::Expr& d, const ir::Expr& u, const ir::Expr& b, ir::Expr next, ir::Expr prev) const {
+    ir::Expr on = active(time(d, u - int64_t(1)), b);
+    return on.defined() ? ir::select(on, std::move(next), std::move(prev)) : std::move(next);
   }
 
-  // Y from the per-step states hs ([D, N, H] each): Y at time t of direction d is the state of
-  // step t (or T-1-t), picked by a balanced tree of selects (depth log2 T), 0 where inactive.
-  te::Tensor output_y(const std::vector<te::Tensor>& hs) const {
+  // Y from the scan hs ([T + 1, D, N, H]): Y at time t of direction d is the state its step at
+  // that time wrote (row time(d, t) + 1), 0 where inactive.
+  te::Tensor output_y(const te::Tensor& hs) const {
     std::vector<ir::Expr> shape = p.layout == 0 ? std::vector<ir::Expr>{ir::Expr(T), ir::Expr(D), N, H}
                                                 : std::vector<ir::Expr>{N, ir::Expr(T), ir::Expr(D), H};
     return te::compute(
         shape,
         [&](const std::vector<ir::Var>& v) {
           ir::Expr tm = p.layout == 0 ? v[0] : v[1], d = p.layout == 0 ? v[1] : v[2], b = p.layout == 0 ? v[2] : v[0];
-          ir::Expr j = v[3];
-          ir::Expr s = time(d, tm);  // the map is its own inverse
-          std::function<ir::Expr(int64_t, int64_t)> pick = [&](int64_t lo, int64_t hi) -> ir::Expr {
-            if (hi <= lo) return ir::make_zero(ct);  // T = 0: Y is empty
-            if (hi - lo == 1) return hs[size_t(lo)](d, b, j);
-            int64_t mid = (lo + hi) / 2;
-            return ir::select(s < ir::Expr(mid), pick(lo, mid), pick(mid, hi));
-          };
-          ir::Expr y = pick(0, T), on = active(tm, b);
+          ir::Expr y = hs(time(d, tm) + int64_t(1), d, b, v[3]), on = active(tm, b);  // time() is its own inverse
           if (on.defined()) y = ir::select(on, y, ir::make_zero(ct));
           return ir::cast(t, y);
         },
         name + "_Y");
   }
-  // Y_h / Y_c from the state after the last step ([D, N, H]), in the layout's order.
-  te::Tensor output_state(const te::Tensor& last, const std::string& n) const {
-    std::vector<ir::Expr> shape = p.layout == 0 ? state_shape() : std::vector<ir::Expr>{N, ir::Expr(D), H};
+  // Y_h / Y_c: the last row of the scan hs, in the layout's order.
+  te::Tensor output_state(const te::Tensor& hs, const std::string& n) const {
+    std::vector<ir::Expr> shape = p.layout == 0 ? std::vector<ir::Expr>{ir::Expr(D), N, H} : std::vector<ir::Expr>{N, ir::Expr(D), H};
     return te::compute(
         shape,
         [&](const std::vector<ir::Var>& v) {
-          return p.layout == 0 ? ir::cast(t, last(v[0], v[1], v[2])) : ir::cast(t, last(v[1], v[0], v[2]));
+          ir::Expr last(T);
+          return p.layout == 0 ? ir::cast(t, hs(last, v[0], v[1], v[2])) : ir::cast(t, hs(last, v[1], v[0], v[2]));
         },
         n);
   }
 };
+
+// The CPU schedule of the recurrent ops: the stages at the root (X W^T, Y, Y_h) as
+// schedule_stages does; the scan's per-step body stays on one thread (a step of a small batch is
+// too little work to hand to the thread pool T times), its gate epilogue vectorized along the
+// hidden units.
+inline void schedule_recurrent(schedule::Schedule& s, const std::vector<te::Tensor>& outputs, const Target& target) {
+  for (auto& t : te::post_order(outputs)) {
+    if (t.op().kind != te::OpKind::compute) continue;
+    schedule::Stage st = s[t];
+    if (!st.node().scan_body) {
+      if (!t.op().reduce_axes.empty()) schedule_reduction(st, target);
+      else schedule_injective(st, target);
+      continue;
+    }
+    int lanes = target.vector_lanes(t.dtype());
+    if (t.op().reduce_axes.empty() && lanes > 1) st.vectorize(st.split(t.op().axis.back(), lanes).second);
+  }
+}
 
 }  // namespace ops
 NNVM_END_NAMESPACE
@@ -18843,47 +18994,45 @@ NNVM_END_NAMESPACE
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
-// Stages: "<name>_xw", "<name>_h_init", then per step s "<name>_rec<s>" (H_{s-1} R^T over the
-// z and r rows, and the h rows with linear_before_reset), without linear_before_reset
-// "<name>_rh<s>" (r . H_{s-1}) and "<name>_rech<s>" ((r . H_{s-1}) Rh^T), then "<name>_h<s>";
-// outputs "<name>_Y" and "<name>_Y_h".
+// Stages: "<name>_xw" (X W^T for all steps), "<name>_h_init" (row 0), per step "<name>_rec"
+// (h_{u-1} R^T over the z and r rows, and the h rows with linear_before_reset), without
+// linear_before_reset "<name>_rh" (r . h_{u-1}) and "<name>_rech" ((r . h_{u-1}) Rh^T), then
+// "<name>_h_next"; the scan "<name>_h" [T + 1, D, N, H]; outputs "<name>_Y" and "<name>_Y_h".
 inline std::vector<te::Tensor> gru(const std::vector<te::Tensor>& in, const Attrs& attrs,
                                    const std::string& name = "gru") {
   if (attrs.has("input_forget")) recurrent_detail::bad_attr("input_forget", "is LSTM's; GRU has none");
   Recurrence r(in, attrs, 3, {"Sigmoid", "Tanh"}, name);
   const bool lbr = r.p.linear_before_reset;
   const ir::Expr H = r.H;
-  te::Tensor h = r.initial_state(r.initial_h, name + "_h_init");
-  std::vector<te::Tensor> hs;
-  for (int64_t s = 0; s < r.T; ++s) {
-    ir::Expr step(s);
-    te::Tensor rec = r.recurrent_product(h, 0, lbr ? 3 : 2, str_cat(name, "_rec", s));
-    auto gate = [&](int64_t g, const ir::Expr& d, const ir::Expr& b, const ir::Expr& j) {
-      ir::Expr row = j + ir::Expr(g) * H;
-      return r.act(0, d, r.clip(r.xw(d, step, b, row) + rec(d, b, row) + r.bias(d, row)));
-    };
-    te::Tensor rech;
-    if (!lbr) {
-      te::Tensor rh = te::compute(
-          r.state_shape(),
-          [&](const std::vector<ir::Var>& v) { return gate(1, v[0], v[1], v[2]) * h(v[0], v[1], v[2]); },
-          str_cat(name, "_rh", s));
-      rech = r.recurrent_product(rh, 2, 1, str_cat(name, "_rech", s));
-    }
-    h = te::compute(
-        r.state_shape(),
+  te::Tensor h = r.state(name + "_h.state");
+  te::Tensor rec = r.recurrent_product(h, 1, 0, lbr ? 3 : 2, name + "_rec");
+  auto gate = [&](int64_t g, const ir::Expr& u, const ir::Expr& d, const ir::Expr& b, const ir::Expr& j) {
+    ir::Expr row = j + ir::Expr(g) * H;
+    return r.act(0, d, r.clip(r.xw_at(d, u, b, row) + rec(u, d, b, row) + r.bias(d, row)));
+  };
+  te::Tensor rech;
+  if (!lbr) {
+    te::Tensor rh = te::compute(
+        r.scan_shape(H),
         [&](const std::vector<ir::Var>& v) {
-          ir::Expr d = v[0], b = v[1], j = v[2], row = j + H * int64_t(2);
-          ir::Expr pre =
-              lbr ? r.xw(d, step, b, row) + gate(1, d, b, j) * (rec(d, b, row) + r.bias_r(d, row)) + r.bias_w(d, row)
-                  : r.xw(d, step, b, row) + rech(d, b, j) + r.bias(d, row);
-          ir::Expr hh = r.act(1, d, r.clip(pre)), z = gate(0, d, b, j), prev = h(d, b, j);
-          return r.keep(d, s, b, (ir::make_const(r.ct, 1.0) - z) * hh + z * prev, prev);
+          return gate(1, v[0], v[1], v[2], v[3]) * h(v[0] - int64_t(1), v[1], v[2], v[3]);
         },
-        str_cat(name, "_h", s));
-    hs.push_back(h);
+        name + "_rh");
+    rech = r.recurrent_product(rh, 0, 2, 1, name + "_rech");
   }
-  return {r.output_y(hs), r.output_state(h, name + "_Y_h")};
+  te::Tensor next = te::compute(
+      r.scan_shape(H),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr u = v[0], d = v[1], b = v[2], j = v[3], row = j + H * int64_t(2);
+        ir::Expr pre = lbr ? r.xw_at(d, u, b, row) + gate(1, u, d, b, j) * (rec(u, d, b, row) + r.bias_r(d, row)) +
+                                 r.bias_w(d, row)
+                           : r.xw_at(d, u, b, row) + rech(u, d, b, j) + r.bias(d, row);
+        ir::Expr hh = r.act(1, d, r.clip(pre)), z = gate(0, u, d, b, j), prev = h(u - int64_t(1), d, b, j);
+        return r.keep(d, u, b, (ir::make_const(r.ct, 1.0) - z) * hh + z * prev, prev);
+      },
+      name + "_h_next");
+  te::Tensor hs = te::scan(r.initial_state(r.initial_h, name + "_h_init"), next, h, name + "_h");
+  return {r.output_y(hs), r.output_state(hs, name + "_Y_h")};
 }
 
 inline OpDef gru_def() {
@@ -18894,11 +19043,10 @@ inline OpDef gru_def() {
       .optional_inputs = 3,
       .pattern = OpPattern::opaque,
       .compute = [](const std::vector<te::Tensor>& in, const Attrs& attrs) { return gru(in, attrs); },
-      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                         const Target& t) { schedule_stages(s, out, t); },
+      .cpu_schedule = schedule_recurrent,
       .doc =
           "GRU (gates z, r, h; linear_before_reset), any direction, layout 0/1, sequence_lens; the time loop "
-          "unrolled (T <= 512); outputs Y, Y_h",
+          "one scan; outputs Y, Y_h",
   };
 }
 
@@ -19024,19 +19172,24 @@ inline OpDef layer_norm_def() {
 NNVM_END_NAMESPACE
 // end nnvm/ops/nn/layer_norm.hpp
 // begin nnvm/ops/nn/linear_attention.hpp
-// linear_attention: ONNX LinearAttention (opset 27), update rules "linear" and "gated". Query,
-// key and value are (B, T, H * D) with the heads packed in the last axis (q_num_heads heads of
-// d_k for the query, kv_num_heads of d_k for the key and of d_v for the value); grouped-query:
-// query head h reads key/value head h / (q_num_heads / kv_num_heads). Per key/value head the
-// op runs the recurrence, decay first, then the write, then the read:
-//   S_t = exp(g_t) * S_{t-1} + k_t v_t^T        (S_0 = past_state, or zeros; g = 0 for "linear")
+// linear_attention: ONNX LinearAttention (opset 27), all four update rules. Query, key and value
+// are (B, T, H * D) with the heads packed in the last axis (q_num_heads heads of d_k for the
+// query, kv_num_heads of d_k for the key and of d_v for the value); grouped-query: query head h
+// reads key/value head h / (q_num_heads / kv_num_heads). Per key/value head the op runs, step by
+// step over t, decay first, then the write, then the read:
+//   S'  = exp(g_t) * S_{t-1}                     (g = 0 for "linear" and "delta")
+//   S_t = S' + k_t v_t^T                         ("linear", "gated")
+//   S_t = S' + k_t (beta_t (v_t - S'^T k_t))^T   ("delta", "gated_delta": the ONNX default)
 //   o_t = scale * q_t^T S_t                      (scale 0 or absent: 1 / sqrt(d_k))
-// where g_t is decay's log-space gate, one per head (last axis kv_num_heads) or one per key
-// dimension (last axis kv_num_heads * d_k). Outputs: output (B, T, q_num_heads * d_v) in the
-// query's dtype and present_state = S_T (B, kv_num_heads, d_k, d_v) in past_state's dtype (the
-// query's without one). chunk_size is a tuning hint and is ignored.
+// with S_0 = past_state, or zeros. g_t is decay's log-space gate, one per head (last axis
+// kv_num_heads) or one per key dimension (last axis kv_num_heads * d_k); beta_t, the delta
+// rules' write strength, is one per head (last axis kv_num_heads) or one for all heads (last
+// axis 1). Outputs: output (B, T, q_num_heads * d_v) in the query's dtype and present_state =
+// S_T (B, kv_num_heads, d_k, d_v) in past_state's dtype (the query's without one). chunk_size
+// is a tuning hint and is ignored. float16/bfloat16 compute in float32 and round the outputs.
 //
-// No scan: the recurrence is unrolled into its closed form, with G_t = g_1 + ... + g_t,
+// "linear" and "gated" need no scan: the recurrence is unrolled into its closed form, with
+// G_t = g_1 + ... + g_t,
 //   S_t = exp(G_t) S_0 + sum_{s <= t} exp(G_t - G_s) k_s v_s^T,
 // computed as a chain of reductions:
 //   G  (B, Hkv, T, 1 or d_k)  running sum of decay over time             ("_cum_decay", gated)
@@ -19049,9 +19202,20 @@ NNVM_END_NAMESPACE
 // running sums, so very long, strongly decaying sequences lose some float32 precision to
 // cancellation that the sequential form does not have.
 //
-// Refused: "delta" and "gated_delta" (the ONNX default): their update v_t <- beta_t (v_t - S^T k_t)
-// reads the state the previous step wrote, which has no closed form here and needs a sequential
-// scan that nnvm does not have yet. float16/bfloat16 compute in float32 and round the outputs.
+// The delta rules' write reads the state the previous step wrote, so they run as a te::scan
+// (te/scan.hpp) over the state, one serial loop over t in one kernel:
+//   "_states"   (T + 1, B, Hkv, d_k, d_v)  the scan: row 0 is S_0, row t is S_t
+//   "_decayed"  S' = exp(g_t) S_{t-1}        (gated_delta)              per-step body stages,
+//   "_recall"   (T + 1, B, Hkv, d_v) S'^T k_t                           each reading row t - 1
+//   "_delta"    (T + 1, B, Hkv, d_v) beta_t (v_t - S'^T k_t)            of the state
+//   "_update"   S' + k_t delta_t^T, row t of the scan
+// and after the scan, over all t at once, o_t = scale q_t^T S_t from rows 1..T ("_out") and
+// present_state = row T. Cost: O(T) steps of O(B Hkv d_k d_v) each, but the scan keeps every
+// state, T * B * Hkv * d_k * d_v float32 values (4 MiB at T = 512, B = 1, Hkv = 8, d_k = d_v = 16)
+// where the recurrence needs one: a ring buffer of two rows (a scan storage optimization not
+// built yet), or computing o_t inside the step, would avoid it. GPU targets have no scan recipe
+// yet: the generic GPU recipe leaves the scan unscheduled, so its whole step loop runs as one
+// kernel on a single GPU thread (right, but serial; the op test runs it on OpenCL).
 
 #include <cmath>
 
@@ -19062,7 +19226,7 @@ namespace ops {
 struct LinearAttentionParams {
   int64_t q_num_heads = 0, kv_num_heads = 0;  // required
   double scale = 0.0;                          // 0: 1 / sqrt(d_k)
-  std::string update_rule = "gated_delta";     // the ONNX default, refused
+  std::string update_rule = "gated_delta";     // the ONNX default
 };
 
 namespace detail {
@@ -19071,39 +19235,60 @@ inline int64_t linear_attention_const(const ir::Expr& e, const std::string& what
   if (!c) throw UserError("nnvm.ops.input_shape", str_cat(what, " must be a constant extent"));
   return *c;
 }
-}  // namespace detail
 
-// `past_state`, `decay` and `beta` may be undefined (absent). Returns {output, present_state}.
-inline std::vector<te::Tensor> linear_attention(const te::Tensor& query, const te::Tensor& key, const te::Tensor& value,
+// The inputs of one linear_attention call, checked, with the extents and types both forms use.
+struct LinearAttention {
+  te::Tensor query, key, value, past_state, decay, beta;  // past_state, decay, beta may be undefined
+  std::string name;
+  ir::Expr B{}, T{};
+  int64_t Hq = 0, Hkv = 0, group = 0, dk = 0, dv = 0;
+  int64_t dg = 0;            // decay values per head: 0 (no decay), 1 or d_k
+  int64_t betas = 0;         // beta values per (b, t): 0 (no beta), 1 or kv_num_heads
+  DataType t{}, ct{}, st{};  // query's dtype, the compute dtype, present_state's dtype
+  double scale = 0.0;
+
+  // x(b, s, h * hd + d) in the compute dtype.
+  ir::Expr load(const te::Tensor& x, ir::Expr b, ir::Expr s, ir::Expr h, ir::Expr d, int64_t hd) const {
+    return ir::cast(ct, x(b, s, h * ir::Expr(hd) + d));
+  }
+  // `x` in dtype `to` (itself when it already is), the rounding of an output computed in ct.
+  static te::Tensor rounded(const te::Tensor& x, DataType to, const std::string& name) {
+    if (x.dtype() == to) return x;
+    return te::compute(
+        x.shape(),
+        [&](const std::vector<ir::Var>& v) { return ir::cast(to, x(std::vector<ir::Expr>(v.begin(), v.end()))); },
+        name);
+  }
+};
+
+inline LinearAttention linear_attention_checked(const te::Tensor& query, const te::Tensor& key, const te::Tensor& value,
                                                 const te::Tensor& past_state, const te::Tensor& decay,
                                                 const te::Tensor& beta, const LinearAttentionParams& p,
-                                                const std::string& name = "linear_attention") {
+                                                const std::string& name) {
   const std::string& rule = p.update_rule;
-  if (rule == "delta" || rule == "gated_delta")
-    throw UserError("nnvm.ops.attr",
-                    str_cat("attribute 'update_rule' is '", rule, "'", rule == "gated_delta" ? " (the default)" : "",
-                            ": the delta rules need a sequential scan over time, which nnvm does not have yet; "
-                            "only 'linear' and 'gated' are supported"),
-                    {"attribute update_rule"});
-  if (rule != "linear" && rule != "gated")
+  if (rule != "linear" && rule != "gated" && rule != "delta" && rule != "gated_delta")
     throw UserError("nnvm.ops.attr",
                     str_cat("attribute 'update_rule' is '", rule, "', expected 'linear', 'gated', 'delta' or 'gated_delta'"),
                     {"attribute update_rule"});
-  bool gated = rule == "gated";
-  if (gated && !decay.defined())
-    throw UserError("nnvm.ops.input_count", "update_rule 'gated' needs input decay", {"input decay"});
-  if (!gated && decay.defined())
-    throw UserError("nnvm.ops.input_count", "update_rule 'linear' takes no input decay", {"input decay"});
-  if (beta.defined())
-    throw UserError("nnvm.ops.input_count", str_cat("update_rule '", rule, "' takes no input beta (only the delta rules do)"),
-                    {"input beta"});
-  int64_t Hq = p.q_num_heads, Hkv = p.kv_num_heads;
+  bool gated = rule == "gated" || rule == "gated_delta", delta = rule == "delta" || rule == "gated_delta";
+  auto needs = [&](const te::Tensor& x, bool need, const char* input, const char* rules) {
+    if (x.defined() != need)
+      throw UserError("nnvm.ops.input_count",
+                      need ? str_cat("update_rule '", rule, "' needs input ", input)
+                           : str_cat("update_rule '", rule, "' takes no input ", input, " (only ", rules, " do)"),
+                      {str_cat("input ", input)});
+  };
+  needs(decay, gated, "decay", "the gated rules");
+  needs(beta, delta, "beta", "the delta rules");
+  LinearAttention la{.query = query, .key = key, .value = value, .past_state = past_state, .decay = decay,
+                     .beta = beta, .name = name};
+  int64_t Hq = la.Hq = p.q_num_heads, Hkv = la.Hkv = p.kv_num_heads;
   if (Hq <= 0 || Hkv <= 0 || Hq % Hkv != 0)
     throw UserError("nnvm.ops.attr",
                     str_cat("attributes q_num_heads (", Hq, ") and kv_num_heads (", Hkv,
                             ") must be positive, q_num_heads a multiple of kv_num_heads"),
                     {"attribute q_num_heads"});
-  int64_t group = Hq / Hkv;
+  la.group = Hq / Hkv;
 
   check_rank(query, "query", 3);
   check_rank(key, "key", 3);
@@ -19111,36 +19296,39 @@ inline std::vector<te::Tensor> linear_attention(const te::Tensor& query, const t
   check_norm_float(query, "query");
   check_same_dtype(query, "query", key, "key");
   check_same_dtype(query, "query", value, "value");
-  ir::Expr B = query.shape()[0], T = query.shape()[1];
+  ir::Expr B = la.B = query.shape()[0], T = la.T = query.shape()[1];
   for (auto [x, input] : {std::pair{&key, "key"}, std::pair{&value, "value"}}) {
     check_same_extent(x->shape()[0], B, str_cat("the batch extents of ", input, " and query"));
     check_same_extent(x->shape()[1], T, str_cat("the sequence extents of ", input, " and query"));
   }
-  int64_t qh = detail::linear_attention_const(query.shape()[2], "the last axis of query"),
-          kh = detail::linear_attention_const(key.shape()[2], "the last axis of key"),
-          vh = detail::linear_attention_const(value.shape()[2], "the last axis of value");
+  int64_t qh = linear_attention_const(query.shape()[2], "the last axis of query"),
+          kh = linear_attention_const(key.shape()[2], "the last axis of key"),
+          vh = linear_attention_const(value.shape()[2], "the last axis of value");
   if (qh % Hq || kh % Hkv || vh % Hkv || qh / Hq != kh / Hkv)
     throw UserError("nnvm.ops.input_shape",
                     str_cat("the last axes of query (", qh, "), key (", kh, ") and value (", vh,
                             ") must split into q_num_heads (", Hq, ") and kv_num_heads (", Hkv,
                             ") heads, query's and key's of one size"),
                     {"input query"});
-  int64_t dk = qh / Hq, dv = vh / Hkv;
+  int64_t dk = la.dk = qh / Hq, dv = la.dv = vh / Hkv;
 
-  int64_t dg = 0;  // decay values per head: 1 or d_k
-  if (gated) {
-    check_rank(decay, "decay", 3);
-    check_same_dtype(query, "query", decay, "decay");
-    check_same_extent(decay.shape()[0], B, "the batch extents of decay and query");
-    check_same_extent(decay.shape()[1], T, "the sequence extents of decay and query");
-    int64_t last = detail::linear_attention_const(decay.shape()[2], "the last axis of decay");
-    if (last != Hkv && last != Hkv * dk)
+  // decay and beta: (B, T, per-head count), the count one of two choices; returns it.
+  auto per_step = [&](const te::Tensor& x, const char* input, int64_t one, const char* one_is, int64_t other,
+                      const char* other_is) {
+    check_rank(x, input, 3);
+    check_same_dtype(query, "query", x, input);
+    check_same_extent(x.shape()[0], B, str_cat("the batch extents of ", input, " and query"));
+    check_same_extent(x.shape()[1], T, str_cat("the sequence extents of ", input, " and query"));
+    int64_t last = linear_attention_const(x.shape()[2], str_cat("the last axis of ", input));
+    if (last != one && last != other)
       throw UserError("nnvm.ops.input_shape",
-                      str_cat("the last axis of decay has extent ", last, ", expected kv_num_heads (", Hkv,
-                              ") or kv_num_heads * d_k (", Hkv * dk, ")"),
-                      {"input decay"});
-    dg = last / Hkv;
-  }
+                      str_cat("the last axis of ", input, " has extent ", last, ", expected ", one_is, " (", one, ") or ",
+                              other_is, " (", other, ")"),
+                      {str_cat("input ", input)});
+    return last;
+  };
+  if (gated) la.dg = per_step(decay, "decay", Hkv, "kv_num_heads", Hkv * dk, "kv_num_heads * d_k") / Hkv;
+  if (delta) la.betas = per_step(beta, "beta", Hkv, "kv_num_heads", 1, "one for all heads");
   if (past_state.defined()) {
     check_rank(past_state, "past_state", 4);
     check_norm_float(past_state, "past_state");
@@ -19149,12 +19337,23 @@ inline std::vector<te::Tensor> linear_attention(const te::Tensor& query, const t
       check_same_extent(past_state.shape()[d], want[d],
                         str_cat("axis ", d, " of past_state and of (batch, kv_num_heads, d_k, d_v)"));
   }
-  DataType t = query.dtype(), ct = norm_compute_type(t);
-  DataType st = past_state.defined() ? past_state.dtype() : t;
-  double scale = p.scale != 0.0 ? p.scale : 1.0 / std::sqrt(double(dk));
-  ir::Expr Dk(dk), Dv(dv), Grp(group);
-  auto load = [&](const te::Tensor& x, ir::Expr b, ir::Expr s, ir::Expr h, ir::Expr d, ir::Expr hd) {
-    return ir::cast(ct, x(b, s, h * hd + d));
+  la.t = query.dtype();
+  la.ct = norm_compute_type(la.t);
+  la.st = past_state.defined() ? past_state.dtype() : la.t;
+  la.scale = p.scale != 0.0 ? p.scale : 1.0 / std::sqrt(double(dk));
+  return la;
+}
+
+// "linear" and "gated" in closed form (see the file comment). Returns {output, present_state}.
+inline std::vector<te::Tensor> linear_attention_closed(const LinearAttention& la) {
+  const te::Tensor &query = la.query, &key = la.key, &value = la.value, &past_state = la.past_state;
+  const std::string& name = la.name;
+  ir::Expr B = la.B, T = la.T;
+  int64_t Hq = la.Hq, Hkv = la.Hkv, dk = la.dk, dv = la.dv, dg = la.dg;
+  bool gated = dg > 0;
+  ir::Expr Dk(dk), Dv(dv), Grp(la.group);
+  auto load = [&](const te::Tensor& x, ir::Expr b, ir::Expr s, ir::Expr h, ir::Expr d, int64_t hd) {
+    return la.load(x, b, s, h, d, hd);
   };
 
   // G: running sum of decay over time, per batch, key/value head and (per-key decay) key dim.
@@ -19164,7 +19363,7 @@ inline std::vector<te::Tensor> linear_attention(const te::Tensor& query, const t
     G = te::compute(
         {B, ir::Expr(Hkv), T, ir::Expr(dg)},
         [&](const std::vector<ir::Var>& v) {
-          return ir::Reduce::make(ir::Combiner::sum, load(decay, v[0], r.var(), v[1], v[3], ir::Expr(dg)), {r}, ir::Expr(),
+          return ir::Reduce::make(ir::Combiner::sum, load(la.decay, v[0], r.var(), v[1], v[3], dg), {r}, ir::Expr(),
                                   r.var() <= v[2]);
         },
         name + "_cum_decay");
@@ -19176,7 +19375,7 @@ inline std::vector<te::Tensor> linear_attention(const te::Tensor& query, const t
     if (s.defined()) e = e - G(b, h, s, jg);
     return ir::call(ir::CallOp::exp, e);
   };
-  ir::Expr sc = ir::make_const(ct, scale);
+  ir::Expr sc = ir::make_const(la.ct, la.scale);
 
   // A[b, hq, t, s] = scale * sum_j q_t[j] k_s[j] exp(G_t[j] - G_s[j]), zero for s > t.
   auto kj = te::reduce_axis(Dk, "j");
@@ -19184,7 +19383,7 @@ inline std::vector<te::Tensor> linear_attention(const te::Tensor& query, const t
       {B, ir::Expr(Hq), T, T},
       [&](const std::vector<ir::Var>& v) {
         ir::Expr b = v[0], hq = v[1], hk = v[1] / Grp, j = kj.var();
-        ir::Expr term = load(query, b, v[2], hq, j, Dk) * load(key, b, v[3], hk, j, Dk);
+        ir::Expr term = load(query, b, v[2], hq, j, dk) * load(key, b, v[3], hk, j, dk);
         if (gated) term = term * gate(b, hk, v[2], v[3], j);
         return ir::Reduce::make(ir::Combiner::sum, term * sc, {kj}, ir::Expr(), v[3] <= v[2]);
       },
@@ -19199,52 +19398,120 @@ inline std::vector<te::Tensor> linear_attention(const te::Tensor& query, const t
         out_shape,
         [&](const std::vector<ir::Var>& v) {
           ir::Expr b = v[0], hq = v[2] / Dv, m = v[2] % Dv, hk = hq / Grp, j = pj.var();
-          ir::Expr term = load(query, b, v[1], hq, j, Dk) * ir::cast(ct, past_state(b, hk, j, m));
+          ir::Expr term = load(query, b, v[1], hq, j, dk) * ir::cast(la.ct, past_state(b, hk, j, m));
           if (gated) term = term * gate(b, hk, v[1], ir::Expr(), j);
           return te::sum(term * sc, {pj});
         },
         name + "_past");
   }
   auto os = te::reduce_axis(T, "s");
-  bool cast_out = ct != t;
+  bool cast_out = la.ct != la.t;
   te::Tensor O = te::compute(
       out_shape,
       [&](const std::vector<ir::Var>& v) {
         ir::Expr b = v[0], hq = v[2] / Dv, m = v[2] % Dv, s = os.var();
         ir::Expr init = P.defined() ? P(b, v[1], v[2]) : ir::Expr();
-        return ir::Reduce::make(ir::Combiner::sum, A(b, hq, v[1], s) * load(value, b, s, hq / Grp, m, Dv), {os}, init,
+        return ir::Reduce::make(ir::Combiner::sum, A(b, hq, v[1], s) * load(value, b, s, hq / Grp, m, dv), {os}, init,
                                 s <= v[1]);
       },
       cast_out ? name + "_acc" : name);
-  te::Tensor out = O;
-  if (cast_out)
-    out = te::compute(out_shape, [&](const std::vector<ir::Var>& v) { return ir::cast(t, O(v[0], v[1], v[2])); }, name);
 
   // S_T[b, h, j, m] = exp(G_T[j]) S_0[j, m] + sum_s exp(G_T[j] - G_s[j]) k_s[j] v_s[m].
-  std::vector<ir::Expr> state_shape = {B, ir::Expr(Hkv), Dk, Dv};
   ir::Expr last = ir::simplify(T - int64_t(1));
   auto ss = te::reduce_axis(T, "s");
-  bool cast_state = ct != st;
+  bool cast_state = la.ct != la.st;
   te::Tensor S = te::compute(
-      state_shape,
+      {B, ir::Expr(Hkv), Dk, Dv},
       [&](const std::vector<ir::Var>& v) {
         ir::Expr b = v[0], h = v[1], j = v[2], m = v[3], s = ss.var();
-        ir::Expr term = load(key, b, s, h, j, Dk) * load(value, b, s, h, m, Dv);
+        ir::Expr term = load(key, b, s, h, j, dk) * load(value, b, s, h, m, dv);
         if (gated) term = term * gate(b, h, last, s, j);
         ir::Expr init;
         if (past_state.defined()) {
-          init = ir::cast(ct, past_state(b, h, j, m));
+          init = ir::cast(la.ct, past_state(b, h, j, m));
           if (gated) init = init * gate(b, h, last, ir::Expr(), j);
         }
         return te::sum(term, {ss}, init);
       },
       cast_state ? name + "_present_state_acc" : name + "_present_state");
-  te::Tensor present = S;
-  if (cast_state)
-    present = te::compute(
-        state_shape, [&](const std::vector<ir::Var>& v) { return ir::cast(st, S(v[0], v[1], v[2], v[3])); },
-        name + "_present_state");
-  return {out, present};
+  return {LinearAttention::rounded(O, la.t, name), LinearAttention::rounded(S, la.st, name + "_present_state")};
+}
+
+// "delta" and "gated_delta" as a te::scan over the state (see the file comment). Step t of the
+// scan (rows 1..T) consumes input row t - 1. Returns {output, present_state}.
+inline std::vector<te::Tensor> linear_attention_scan(const LinearAttention& la) {
+  const std::string& name = la.name;
+  using V = const std::vector<ir::Var>&;
+  ir::Expr B = la.B, T = la.T, steps = ir::simplify(la.T + int64_t(1));
+  ir::Expr H(la.Hkv), Dk(la.dk), Dv(la.dv), Grp(la.group), zero(int64_t(0));
+  int64_t dk = la.dk, dv = la.dv, dg = la.dg;
+
+  te::Tensor init = te::compute(
+      {ir::Expr(int64_t(1)), B, H, Dk, Dv},
+      [&](V v) {
+        return la.past_state.defined() ? ir::cast(la.ct, la.past_state(v[1], v[2], v[3], v[4])) : ir::make_const(la.ct, 0.0);
+      },
+      name + "_initial_state");
+  te::Tensor state = te::scan_state({steps, B, H, Dk, Dv}, la.ct, name + "_states.state");
+  // S' = exp(g_t) S_{t-1} (gated_delta), else S_{t-1}.
+  te::Tensor decayed;
+  if (dg)
+    decayed = te::compute(
+        {steps, B, H, Dk, Dv},
+        [&](V v) {
+          ir::Expr g = la.load(la.decay, v[1], v[0] - 1, v[2], dg == 1 ? zero : ir::Expr(v[3]), dg);
+          return state(v[0] - 1, v[1], v[2], v[3], v[4]) * ir::call(ir::CallOp::exp, g);
+        },
+        name + "_decayed");
+  auto prev = [&](ir::Expr t, ir::Expr b, ir::Expr h, ir::Expr j, ir::Expr m) {
+    return decayed.defined() ? decayed(t, b, h, j, m) : state(t - 1, b, h, j, m);
+  };
+  auto rj = te::reduce_axis(Dk, "j");
+  te::Tensor recall = te::compute(
+      {steps, B, H, Dv},
+      [&](V v) {
+        return te::sum(prev(v[0], v[1], v[2], rj.var(), v[3]) * la.load(la.key, v[1], v[0] - 1, v[2], rj.var(), dk), {rj});
+      },
+      name + "_recall");
+  te::Tensor delta = te::compute(
+      {steps, B, H, Dv},
+      [&](V v) {
+        ir::Expr beta = la.load(la.beta, v[1], v[0] - 1, la.betas == 1 ? zero : ir::Expr(v[2]), zero, 1);
+        return beta * (la.load(la.value, v[1], v[0] - 1, v[2], v[3], dv) - recall(v[0], v[1], v[2], v[3]));
+      },
+      name + "_delta");
+  te::Tensor update = te::compute(
+      {steps, B, H, Dk, Dv},
+      [&](V v) {
+        return prev(v[0], v[1], v[2], v[3], v[4]) +
+               la.load(la.key, v[1], v[0] - 1, v[2], v[3], dk) * delta(v[0], v[1], v[2], v[4]);
+      },
+      name + "_update");
+  te::Tensor states = te::scan(init, update, state, name + "_states");
+
+  // o_t = scale q_t^T S_t for every t at once, from rows 1..T.
+  auto oj = te::reduce_axis(Dk, "j");
+  ir::Expr sc = ir::make_const(la.ct, la.scale);
+  te::Tensor O = te::compute(
+      {B, T, ir::Expr(la.Hq * dv)},
+      [&](V v) {
+        ir::Expr hq = v[2] / Dv, m = v[2] % Dv, j = oj.var();
+        return te::sum(la.load(la.query, v[0], v[1], hq, j, dk) * states(v[1] + 1, v[0], hq / Grp, j, m) * sc, {oj});
+      },
+      la.ct != la.t ? name + "_acc" : name);
+  te::Tensor present = te::compute(
+      {B, H, Dk, Dv}, [&](V v) { return ir::cast(la.st, states(T, v[0], v[1], v[2], v[3])); }, name + "_present_state");
+  return {LinearAttention::rounded(O, la.t, name), present};
+}
+}  // namespace detail
+
+// `past_state`, `decay` and `beta` may be undefined (absent). Returns {output, present_state}.
+inline std::vector<te::Tensor> linear_attention(const te::Tensor& query, const te::Tensor& key, const te::Tensor& value,
+                                                const te::Tensor& past_state, const te::Tensor& decay,
+                                                const te::Tensor& beta, const LinearAttentionParams& p,
+                                                const std::string& name = "linear_attention") {
+  detail::LinearAttention la = detail::linear_attention_checked(query, key, value, past_state, decay, beta, p, name);
+  return la.betas ? detail::linear_attention_scan(la) : detail::linear_attention_closed(la);
 }
 
 inline OpDef linear_attention_def() {
@@ -19266,8 +19533,8 @@ inline OpDef linear_attention_def() {
           },
       .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
                          const Target& t) { schedule_stages(s, out, t); },
-      .doc = "linear attention, update rules linear and gated (closed form, O(T^2) per head), grouped-query heads, "
-             "past_state; outputs output, present_state; the delta rules are refused",
+      .doc = "linear attention, update rules linear and gated (closed form, O(T^2) per head) and delta and gated_delta "
+             "(a scan over time), grouped-query heads, past_state; outputs output, present_state",
   };
 }
 
@@ -19406,15 +19673,17 @@ NNVM_END_NAMESPACE
 //   o = f(clip(X_t Wo^T + H_{t-1} Ro^T + Po . C_t + Wbo + Rbo))
 //   H_t = o . h(C_t)                                                       h default Tanh
 // Inputs X, W, R, B, sequence_lens, initial_h, initial_c, P; outputs Y, Y_h, Y_c. Shapes,
-// layouts, directions, sequence_lens and the unrolled time loop: recurrent_common.hpp.
+// layouts, directions, sequence_lens and the time loop (one te::scan of h and c):
+// recurrent_common.hpp.
 
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
-// Stages: "<name>_xw", "<name>_h_init", "<name>_c_init", then per step s "<name>_rec<s>"
-// (H_{s-1} R^T), "<name>_c<s>" (C_s) and "<name>_h<s>" (H_s); outputs "<name>_Y", "<name>_Y_h"
-// and "<name>_Y_c".
+// Stages: "<name>_xw" (X W^T for all steps), "<name>_h_init" and "<name>_c_init" (row 0), per
+// step "<name>_rec" (h_{u-1} R^T), "<name>_c_next" (C_u) and "<name>_h_next" (H_u, which reads
+// C_u); one scan of the states h and c, "<name>_h" and "<name>_c" [T + 1, D, N, H]; outputs
+// "<name>_Y", "<name>_Y_h" and "<name>_Y_c".
 inline std::vector<te::Tensor> lstm(const std::vector<te::Tensor>& in, const Attrs& attrs,
                                     const std::string& name = "lstm") {
   if (attrs.has("linear_before_reset")) recurrent_detail::bad_attr("linear_before_reset", "is GRU's; LSTM has none");
@@ -19433,39 +19702,35 @@ inline std::vector<te::Tensor> lstm(const std::vector<te::Tensor>& in, const Att
   auto peep = [&](int64_t k, const ir::Expr& d, const ir::Expr& j, const ir::Expr& c) {
     return P.defined() ? ir::cast(r.ct, P(d, j + ir::Expr(k) * H)) * c : ir::make_zero(r.ct);
   };
-  te::Tensor h = r.initial_state(r.initial_h, name + "_h_init"), c = r.initial_state(initial_c, name + "_c_init");
-  std::vector<te::Tensor> hs;
-  for (int64_t s = 0; s < r.T; ++s) {
-    ir::Expr step(s);
-    te::Tensor rec = r.recurrent_product(h, 0, 4, str_cat(name, "_rec", s));
-    // The pre-activation of gate g (0 i, 1 o, 2 f, 3 c), before peepholes.
-    auto pre = [&](int64_t g, const ir::Expr& d, const ir::Expr& b, const ir::Expr& j) {
-      ir::Expr row = j + ir::Expr(g) * H;
-      return r.xw(d, step, b, row) + rec(d, b, row) + r.bias(d, row);
-    };
-    te::Tensor cn = te::compute(
-        r.state_shape(),
-        [&](const std::vector<ir::Var>& v) {
-          ir::Expr d = v[0], b = v[1], j = v[2], prev = c(d, b, j);
-          ir::Expr i = r.act(0, d, r.clip(pre(0, d, b, j) + peep(0, d, j, prev)));
-          ir::Expr f = r.p.input_forget ? ir::make_const(r.ct, 1.0) - i
-                                        : r.act(0, d, r.clip(pre(2, d, b, j) + peep(2, d, j, prev)));
-          ir::Expr g = r.act(1, d, r.clip(pre(3, d, b, j)));
-          return r.keep(d, s, b, f * prev + i * g, prev);
-        },
-        str_cat(name, "_c", s));
-    h = te::compute(
-        r.state_shape(),
-        [&](const std::vector<ir::Var>& v) {
-          ir::Expr d = v[0], b = v[1], j = v[2], ct = cn(d, b, j);
-          ir::Expr o = r.act(0, d, r.clip(pre(1, d, b, j) + peep(1, d, j, ct)));
-          return r.keep(d, s, b, o * r.act(2, d, ct), h(d, b, j));
-        },
-        str_cat(name, "_h", s));
-    c = cn;
-    hs.push_back(h);
-  }
-  return {r.output_y(hs), r.output_state(h, name + "_Y_h"), r.output_state(c, name + "_Y_c")};
+  te::Tensor h = r.state(name + "_h.state"), c = r.state(name + "_c.state");
+  te::Tensor rec = r.recurrent_product(h, 1, 0, 4, name + "_rec");
+  // The pre-activation of gate g (0 i, 1 o, 2 f, 3 c), before peepholes.
+  auto pre = [&](int64_t g, const ir::Expr& u, const ir::Expr& d, const ir::Expr& b, const ir::Expr& j) {
+    ir::Expr row = j + ir::Expr(g) * H;
+    return r.xw_at(d, u, b, row) + rec(u, d, b, row) + r.bias(d, row);
+  };
+  te::Tensor cn = te::compute(
+      r.scan_shape(H),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr u = v[0], d = v[1], b = v[2], j = v[3], prev = c(u - int64_t(1), d, b, j);
+        ir::Expr i = r.act(0, d, r.clip(pre(0, u, d, b, j) + peep(0, d, j, prev)));
+        ir::Expr f = r.p.input_forget ? ir::make_const(r.ct, 1.0) - i
+                                      : r.act(0, d, r.clip(pre(2, u, d, b, j) + peep(2, d, j, prev)));
+        ir::Expr g = r.act(1, d, r.clip(pre(3, u, d, b, j)));
+        return r.keep(d, u, b, f * prev + i * g, prev);
+      },
+      name + "_c_next");
+  te::Tensor hn = te::compute(
+      r.scan_shape(H),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr u = v[0], d = v[1], b = v[2], j = v[3], ct = cn(u, d, b, j);
+        ir::Expr o = r.act(0, d, r.clip(pre(1, u, d, b, j) + peep(1, d, j, ct)));
+        return r.keep(d, u, b, o * r.act(2, d, ct), h(u - int64_t(1), d, b, j));
+      },
+      name + "_h_next");
+  std::vector<te::Tensor> hc = te::scan({r.initial_state(r.initial_h, name + "_h_init"), r.initial_state(initial_c, name + "_c_init")},
+                                        {hn, cn}, {h, c}, {name + "_h", name + "_c"});
+  return {r.output_y(hc[0]), r.output_state(hc[0], name + "_Y_h"), r.output_state(hc[1], name + "_Y_c")};
 }
 
 inline OpDef lstm_def() {
@@ -19476,11 +19741,10 @@ inline OpDef lstm_def() {
       .optional_inputs = 5,
       .pattern = OpPattern::opaque,
       .compute = [](const std::vector<te::Tensor>& in, const Attrs& attrs) { return lstm(in, attrs); },
-      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                         const Target& t) { schedule_stages(s, out, t); },
+      .cpu_schedule = schedule_recurrent,
       .doc =
           "LSTM (gates i, o, f, c; peepholes, input_forget), any direction, layout 0/1, sequence_lens; the time "
-          "loop unrolled (T <= 512); outputs Y, Y_h, Y_c",
+          "loop one scan of h and c; outputs Y, Y_h, Y_c",
   };
 }
 
@@ -19796,34 +20060,32 @@ NNVM_END_NAMESPACE
 // rnn: ONNX RNN (opsets 7, 14, 22), the simple (Elman) recurrence, per direction:
 //   H_t = f(clip(X_t W^T + H_{t-1} R^T + Wb + Rb))        f default Tanh
 // Inputs X, W, R, B, sequence_lens, initial_h; outputs Y, Y_h. Shapes, layouts, directions,
-// sequence_lens and the unrolled time loop: recurrent_common.hpp.
+// sequence_lens and the time loop (one te::scan): recurrent_common.hpp.
 
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
-// Stages: "<name>_xw", "<name>_h_init", then per step s "<name>_rec<s>" (H_{s-1} R^T) and
-// "<name>_h<s>"; outputs "<name>_Y" and "<name>_Y_h".
+// Stages: "<name>_xw" (X W^T for all steps), "<name>_h_init" (row 0), per step "<name>_rec"
+// (h_{u-1} R^T) and "<name>_h_next"; the scan "<name>_h" [T + 1, D, N, H]; outputs "<name>_Y"
+// and "<name>_Y_h".
 inline std::vector<te::Tensor> rnn(const std::vector<te::Tensor>& in, const Attrs& attrs,
                                    const std::string& name = "rnn") {
   if (attrs.has("linear_before_reset")) recurrent_detail::bad_attr("linear_before_reset", "is GRU's; RNN has none");
   if (attrs.has("input_forget")) recurrent_detail::bad_attr("input_forget", "is LSTM's; RNN has none");
   Recurrence r(in, attrs, 1, {"Tanh"}, name);
-  te::Tensor h = r.initial_state(r.initial_h, name + "_h_init");
-  std::vector<te::Tensor> hs;
-  for (int64_t s = 0; s < r.T; ++s) {
-    te::Tensor rec = r.recurrent_product(h, 0, 1, str_cat(name, "_rec", s));
-    h = te::compute(
-        r.state_shape(),
-        [&](const std::vector<ir::Var>& v) {
-          ir::Expr d = v[0], b = v[1], j = v[2];
-          ir::Expr pre = r.xw(d, ir::Expr(s), b, j) + rec(d, b, j) + r.bias(d, j);
-          return r.keep(d, s, b, r.act(0, d, r.clip(pre)), h(d, b, j));
-        },
-        str_cat(name, "_h", s));
-    hs.push_back(h);
-  }
-  return {r.output_y(hs), r.output_state(h, name + "_Y_h")};
+  te::Tensor h = r.state(name + "_h.state");
+  te::Tensor rec = r.recurrent_product(h, 1, 0, 1, name + "_rec");
+  te::Tensor next = te::compute(
+      r.scan_shape(r.H),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr u = v[0], d = v[1], b = v[2], j = v[3];
+        ir::Expr pre = r.xw_at(d, u, b, j) + rec(u, d, b, j) + r.bias(d, j);
+        return r.keep(d, u, b, r.act(0, d, r.clip(pre)), h(u - int64_t(1), d, b, j));
+      },
+      name + "_h_next");
+  te::Tensor hs = te::scan(r.initial_state(r.initial_h, name + "_h_init"), next, h, name + "_h");
+  return {r.output_y(hs), r.output_state(hs, name + "_Y_h")};
 }
 
 inline OpDef rnn_def() {
@@ -19834,11 +20096,10 @@ inline OpDef rnn_def() {
       .optional_inputs = 3,
       .pattern = OpPattern::opaque,
       .compute = [](const std::vector<te::Tensor>& in, const Attrs& attrs) { return rnn(in, attrs); },
-      .cpu_schedule = [](schedule::Schedule& s, const std::vector<te::Tensor>& out,
-                         const Target& t) { schedule_stages(s, out, t); },
+      .cpu_schedule = schedule_recurrent,
       .doc =
           "Elman RNN H_t = f(X_t W^T + H_{t-1} R^T + b), any direction, layout 0/1, sequence_lens; the time loop "
-          "unrolled (T <= 512); outputs Y, Y_h",
+          "one scan; outputs Y, Y_h",
   };
 }
 
@@ -24091,6 +24352,14 @@ NNVM_END_NAMESPACE
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
+#ifdef NNVM_BUILTIN_OPS_COMPILED
+// Defined once in the CMake library nnvm::ops (src/builtin_ops.cpp), which defines this macro
+// for everything that links it. Without it, every translation unit that reaches the default
+// registry generates code for every op's compute (about 60 % of an importer file's compile
+// time); header-only users, who do not define the macro, get builtin_ops() inline as before.
+std::vector<OpDef> compiled_builtin_ops();
+#endif
+
 namespace detail {
 inline size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
@@ -24121,7 +24390,11 @@ class OpRegistry {
 
   static OpRegistry with_builtins() {
     OpRegistry r;
+#ifdef NNVM_BUILTIN_OPS_COMPILED
+    for (auto& def : compiled_builtin_ops()) r.register_op(std::move(def));
+#else
     for (auto& def : builtin_ops()) r.register_op(std::move(def));
+#endif
     return r;
   }
 
@@ -24237,6 +24510,7 @@ NNVM_END_NAMESPACE
 //   family  elementwise / broadcast / injective   reduction                 out_fusable / opaque
 //   cpu     vectorized innermost, parallel rest   parallel over outputs     plain loops
 //   gpu     one thread per output element         one thread per output     one thread per output
+//           (a scan: one block stepping serially, its threads sharing each step; gpu_schedule_scan)
 //   mcu     plain loops (one thread, small code); internal stages in place when optimizing for
 //           size, and an epilogue's producer computed inside it (schedule_mcu.hpp)
 //   wasm    vectorized innermost, no threads      plain loops               plain loops
@@ -24245,6 +24519,68 @@ NNVM_END_NAMESPACE
 #include <string>
 #include <vector>
 
+// begin nnvm/ops/schedule_mcu.hpp
+// The microcontroller family's recipes (schedule_generic.hpp): one thread, no SIMD unless the
+// core has it, and RAM as the scarce resource. Every stage keeps plain loops; what a recipe
+// decides is which intermediate values get a buffer:
+//   - an op's internal injective stages (a conv's padded input, a pool's window sum feeding a
+//     division) are computed where they are read when Target::opt_for is size, and keep their
+//     buffer (a faster inner loop, more RAM) when it is speed. Stages that call math functions
+//     (softmax's exp) keep their buffer either way: recomputing them costs more than it saves;
+//   - an out-fusable op followed by elementwise ops (conv + bias + relu) computes each of its
+//     output elements inside the epilogue's innermost loop (TVM's compute_at), so its result
+//     needs one element of storage instead of a whole tensor.
+
+#include <vector>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
+namespace detail {
+// Whether computing `e` again at each use is cheap: no math-library calls.
+inline bool calls_no_math(const ir::Expr& e) {
+  struct Scan : ir::IRVisitor {
+    bool found = false;
+    using ir::IRVisitor::visit;
+    void visit(const ir::Call* op) override {
+      found = true;
+      ir::IRVisitor::visit(op);
+    }
+  } scan;
+  scan.visit_expr(e);
+  return !scan.found;
+}
+}  // namespace detail
+
+// The internal stages of the stages computing `outputs` that opt_for size computes in place:
+// compute stages that are not outputs, reduce nothing and call no math function.
+inline void mcu_inline_intermediates(schedule::Schedule& s, const std::vector<te::Tensor>& outputs,
+                                     const target::Target& target) {
+  if (target.opt_for != target::OptFor::size) return;
+  for (auto& t : te::post_order(outputs)) {
+    const te::OperationNode& op = t.op();
+    if (op.kind != te::OpKind::compute || !op.reduce_axes.empty() || !detail::calls_no_math(op.body)) continue;
+    schedule::Stage st = s[t];
+    if (!st.node().is_output && st.node().attach == schedule::AttachKind::root) st.compute_inline();
+  }
+}
+
+// The fused recipe (ops::FusedScheduleFn) for any out-fusable op on a microcontroller: its one
+// output computed element by element in the epilogue's innermost loop.
+inline bool mcu_fused_schedule(schedule::Schedule& s, const std::vector<te::Tensor>& outputs, const te::Tensor& epilogue,
+                               const target::Target& target) {
+  if (outputs.size() != 1 || epilogue.op().axis.empty()) return false;
+  mcu_inline_intermediates(s, outputs, target);
+  schedule::Stage st = s[outputs[0]];
+  if (st.node().attach != schedule::AttachKind::root) return false;
+  st.compute_at(s[epilogue], epilogue.op().axis.back());
+  return true;
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/schedule_mcu.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
@@ -24285,6 +24621,7 @@ inline void generic_schedule(OpPattern pattern, schedule::Schedule& s, const std
       return;
     case target::Family::gpu:
       for (auto& t : te::post_order(outputs)) {
+        if (t.op().kind == te::OpKind::scan && schedule::Schedule::is_scan_leader(s[t])) gpu_schedule_scan(s, t, target);
         if (t.op().kind != te::OpKind::compute) continue;
         schedule::Stage st = s[t];
         // Stages an op's own schedule already arranged (an epilogue's producer) are left as they are.
