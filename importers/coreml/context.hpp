@@ -14,7 +14,7 @@ NNVM_BEGIN_NAMESPACE
 namespace coreml_import {
 
 // A name from the file, escaped and quoted for messages: 'conv1'.
-inline std::string quoted(std::string_view s) { return "'" + printable(s) + "'"; }
+inline std::string quote(std::string_view s) { return "'" + printable(s) + "'"; }
 
 // The shared emitter (importers/common) with the one helper both tables add.
 class Context : public importers::NodeEmitter {

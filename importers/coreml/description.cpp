@@ -12,7 +12,7 @@ DeclaredArray declared_array(const nnvm_coreml_spec::FeatureDescription& f, cons
   if (!f.type().has_multiarraytype()) {
     const auto* field = nnvm_coreml_spec::FeatureType::GetDescriptor()->FindFieldByNumber(int(f.type().Type_case()));
     throw ImportError("nnvm.coreml.unsupported",
-                      str_cat("feature ", quoted(f.name()), " is of type ", field ? field->name() : "(none)",
+                      str_cat("feature ", quote(f.name()), " is of type ", field ? field->name() : "(none)",
                               "; nnvm reads multi-array features only"),
                       where);
   }
@@ -34,7 +34,7 @@ DeclaredArray declared_array(const nnvm_coreml_spec::FeatureDescription& f, cons
     for (auto& r : a.shaperange().sizeranges()) out.shape.push_back(int64_t(r.lowerbound()));
   }
   for (int64_t e : out.shape)
-    if (e < 0) throw ImportError("nnvm.coreml.shape", str_cat("feature ", quoted(f.name()), " has extent ", e), where);
+    if (e < 0) throw ImportError("nnvm.coreml.shape", str_cat("feature ", quote(f.name()), " has extent ", e), where);
   return out;
 }
 
@@ -45,7 +45,7 @@ void check_input_shape_names(const ImportOptions& options, const nnvm_coreml_spe
     for (auto& in : d.input()) found = found || in.name() == name;
     if (!found)
       throw ImportError("nnvm.coreml.shape",
-                        str_cat("ImportOptions::input_shapes names '", quoted(name), "', which is not an input"),
+                        str_cat("ImportOptions::input_shapes names '", quote(name), "', which is not an input"),
                         {label});
   }
 }

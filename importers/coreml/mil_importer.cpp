@@ -40,13 +40,13 @@ const spec::Block& main_block(const ModelFile& f, const spec::Function& fn) {
   const auto& bs = fn.block_specializations();
   if (auto it = bs.find(fn.opset()); it != bs.end()) return it->second;
   if (bs.size() == 1) return bs.begin()->second;
-  throw ImportError("nnvm.coreml.graph", str_cat("the main function has no block for its opset ", quoted(fn.opset())),
+  throw ImportError("nnvm.coreml.graph", str_cat("the main function has no block for its opset ", quote(fn.opset())),
                     {f.label});
 }
 
 std::string op_label(const spec::Operation& op) {
-  return str_cat("op ", op.outputs_size() > 0 ? quoted(op.outputs(0).name()) : std::string("(no outputs)"), " (",
-                 quoted(op.type()), ")");
+  return str_cat("op ", op.outputs_size() > 0 ? quote(op.outputs(0).name()) : std::string("(no outputs)"), " (",
+                 quote(op.type()), ")");
 }
 
 class ProgramImporter {
@@ -64,7 +64,7 @@ class ProgramImporter {
       importers::with_context("coreml", where, [&] { build(op, where); });
     }
     for (auto& name : block.outputs()) {
-      std::vector<std::string> where{f_.label, "output " + quoted(name)};
+      std::vector<std::string> where{f_.label, "output " + quote(name)};
       graph::Value v = importers::with_context("coreml", where, [&] { return value(name, where); });
       if (float16_values_.count(name) && a_.graph().type(v).dtype == dtype::float32)
         v = cast(v, dtype::float16, name, "float16", where);
@@ -75,7 +75,7 @@ class ProgramImporter {
 
  private:
   void add_input(const spec::NamedValueType& in) {
-    std::vector<std::string> where{f_.label, "input " + quoted(in.name())};
+    std::vector<std::string> where{f_.label, "input " + quote(in.name())};
     if (!in.type().has_tensortype())
       throw ImportError("nnvm.coreml.unsupported", "inputs other than tensors are not supported", where);
     const spec::TensorType& t = in.type().tensortype();
@@ -116,7 +116,7 @@ class ProgramImporter {
   }
 
   void define(const std::string& name, graph::Value v, const std::vector<std::string>& where) {
-    if (defined(name)) throw ImportError("nnvm.coreml.graph", str_cat("value ", quoted(name), " is defined twice"), where);
+    if (defined(name)) throw ImportError("nnvm.coreml.graph", str_cat("value ", quote(name), " is defined twice"), where);
     a_.define(name, v);
   }
   bool defined(const std::string& name) const { return a_.find(name) || consts_.count(name); }
@@ -125,7 +125,7 @@ class ProgramImporter {
     if (const graph::Value* v = a_.find(name)) return *v;
     if (auto it = consts_.find(name); it != consts_.end()) return materialize(*it->second, name);
     throw ImportError("nnvm.coreml.graph",
-                      str_cat("value ", quoted(name), " is read before any op or input defines it"), where);
+                      str_cat("value ", quote(name), " is read before any op or input defines it"), where);
   }
 
   // A constant as a graph constant, made once per constant.
@@ -144,7 +144,7 @@ class ProgramImporter {
     if (auto it = consts_.find(b.name()); it != consts_.end()) return {std::nullopt, it->second.get()};
     if (const graph::Value* v = a_.find(b.name())) return {*v, nullptr};
     throw ImportError("nnvm.coreml.graph",
-                      str_cat("value ", quoted(b.name()), " is read before any op or input defines it"), where);
+                      str_cat("value ", quote(b.name()), " is read before any op or input defines it"), where);
   }
 
   void build(const spec::Operation& op, const std::vector<std::string>& where) {
@@ -155,13 +155,13 @@ class ProgramImporter {
       if (op.outputs_size() != 1 || val == op.attributes().end())
         throw ImportError("nnvm.coreml.graph", "a const op needs one output and a val attribute", where);
       if (defined(op.outputs(0).name()))
-        throw ImportError("nnvm.coreml.graph", str_cat("value ", quoted(op.outputs(0).name()), " is defined twice"), where);
+        throw ImportError("nnvm.coreml.graph", str_cat("value ", quote(op.outputs(0).name()), " is defined twice"), where);
       consts_[op.outputs(0).name()] = std::make_unique<MilConst>(read_widened(val->second, where));
       return;
     }
     auto it = op_converters().find(op.type());
     if (it == op_converters().end())
-      throw ImportError("nnvm.coreml.unsupported", str_cat("MIL op ", quoted(op.type()), " is not supported"), where);
+      throw ImportError("nnvm.coreml.unsupported", str_cat("MIL op ", quote(op.type()), " is not supported"), where);
     const std::string base = op.outputs_size() > 0 ? op.outputs(0).name() : op.type();
     OpContext c(
         op, [&](const spec::Argument::Binding& b, const std::vector<std::string>& w) { return resolve(b, w); },

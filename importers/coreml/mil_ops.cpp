@@ -27,7 +27,7 @@ void window_padding(const OpContext& c, ops::Attrs& a, size_t dims) {
     for (size_t i = 0; i < dims; ++i) pads[i] = pad[2 * i], pads[dims + i] = pad[2 * i + 1];
     a.set_ints("pads", pads);
   } else {
-    c.bad_attribute("pad_type", str_cat("pad_type ", quoted(type), " is not valid, same, same_lower or custom"));
+    c.bad_attribute("pad_type", str_cat("pad_type ", quote(type), " is not valid, same, same_lower or custom"));
   }
 }
 
@@ -144,7 +144,7 @@ Values cast(OpContext& c) {
   const std::string to = c.text("dtype");
   // float16 programs compute in float32 (mil_importer.cpp): a cast to fp16 keeps float32.
   auto it = names.find(to == "fp16" ? "fp32" : to);
-  if (it == names.end()) c.unsupported("dtype", str_cat("cast to ", quoted(to), " is not supported"));
+  if (it == names.end()) c.unsupported("dtype", str_cat("cast to ", quote(to), " is not supported"));
   return {c.op("cast", {c.tensor("x")}, ops::Attrs().set_dtype("to", it->second))};
 }
 

@@ -118,7 +118,7 @@ std::vector<MilBinding> OpContext::bindings(const std::string& name) const {
 
 graph::Value OpContext::tensor(const std::string& name) const {
   auto v = optional_tensor(name);
-  if (!v) throw ImportError("nnvm.coreml.graph", str_cat("the op has no argument ", quoted(name)), where_);
+  if (!v) throw ImportError("nnvm.coreml.graph", str_cat("the op has no argument ", quote(name)), where_);
   return *v;
 }
 
@@ -138,7 +138,7 @@ std::vector<graph::Value> OpContext::tensors(const std::string& name) const {
     else if (b.constant->is_string) bad_attribute(name, "binds a string where tensors are needed");
     else out.push_back(materialize_(*b.constant, name));
   }
-  if (out.empty()) throw ImportError("nnvm.coreml.graph", str_cat("the op has no argument ", quoted(name)), where_);
+  if (out.empty()) throw ImportError("nnvm.coreml.graph", str_cat("the op has no argument ", quote(name)), where_);
   return out;
 }
 
@@ -151,7 +151,7 @@ const MilConst& OpContext::constant_of(const std::string& name) const {
 
 std::vector<int64_t> OpContext::ints(const std::string& name, std::optional<std::vector<int64_t>> fallback) const {
   if (!has(name)) {
-    if (!fallback) throw ImportError("nnvm.coreml.graph", str_cat("the op has no argument ", quoted(name)), where_);
+    if (!fallback) throw ImportError("nnvm.coreml.graph", str_cat("the op has no argument ", quote(name)), where_);
     return *fallback;
   }
   const MilConst& c = constant_of(name);
@@ -178,7 +178,7 @@ int64_t OpContext::integer(const std::string& name, std::optional<int64_t> fallb
 
 double OpContext::real(const std::string& name, std::optional<double> fallback) const {
   if (!has(name)) {
-    if (!fallback) throw ImportError("nnvm.coreml.graph", str_cat("the op has no argument ", quoted(name)), where_);
+    if (!fallback) throw ImportError("nnvm.coreml.graph", str_cat("the op has no argument ", quote(name)), where_);
     return *fallback;
   }
   const MilConst& c = constant_of(name);
@@ -193,7 +193,7 @@ double OpContext::real(const std::string& name, std::optional<double> fallback) 
 
 bool OpContext::flag(const std::string& name, std::optional<bool> fallback) const {
   if (!has(name)) {
-    if (!fallback) throw ImportError("nnvm.coreml.graph", str_cat("the op has no argument ", quoted(name)), where_);
+    if (!fallback) throw ImportError("nnvm.coreml.graph", str_cat("the op has no argument ", quote(name)), where_);
     return *fallback;
   }
   const MilConst& c = constant_of(name);
@@ -203,7 +203,7 @@ bool OpContext::flag(const std::string& name, std::optional<bool> fallback) cons
 
 std::string OpContext::text(const std::string& name, std::optional<std::string> fallback) const {
   if (!has(name)) {
-    if (!fallback) throw ImportError("nnvm.coreml.graph", str_cat("the op has no argument ", quoted(name)), where_);
+    if (!fallback) throw ImportError("nnvm.coreml.graph", str_cat("the op has no argument ", quote(name)), where_);
     return *fallback;
   }
   const MilConst& c = constant_of(name);

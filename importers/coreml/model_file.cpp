@@ -40,16 +40,16 @@ std::string root_model_path(const std::string& package) {
     file_error(label, "Manifest.json lacks rootModelIdentifier or itemInfoEntries");
   auto item = entries->find(root->get<std::string>());
   if (item == entries->end() || !item->is_object())
-    file_error(label, str_cat("rootModelIdentifier ", quoted(root->get<std::string>()),
+    file_error(label, str_cat("rootModelIdentifier ", quote(root->get<std::string>()),
                               " names no entry of itemInfoEntries"));
   auto path = item->find("path");
   if (path == item->end() || !path->is_string()) file_error(label, "the root model's entry has no path");
   const std::string rel = path->get<std::string>();
   // The path stays inside the package's Data directory: no absolute path, no "..".
   if (rel.empty() || rel.front() == '/' || rel.find('\0') != std::string::npos)
-    file_error(label, str_cat("the root model's path ", quoted(rel), " is not a relative path"));
+    file_error(label, str_cat("the root model's path ", quote(rel), " is not a relative path"));
   for (auto& part : std::filesystem::path(rel))
-    if (part == "..") file_error(label, str_cat("the root model's path ", quoted(rel), " leaves the package"));
+    if (part == "..") file_error(label, str_cat("the root model's path ", quote(rel), " leaves the package"));
   return package + "/Data/" + rel;
 }
 

@@ -41,7 +41,7 @@ Network network_of(const spec::Model& m) {
   return n;
 }
 
-std::string layer_label(const Layer& l) { return str_cat("layer ", quoted(l.name()), " (", layer_kind(l), ")"); }
+std::string layer_label(const Layer& l) { return str_cat("layer ", quote(l.name()), " (", layer_kind(l), ")"); }
 
 const ops::OpRegistry& registry_of(const ImportOptions& o) { return o.registry ? *o.registry : ops::default_registry(); }
 
@@ -80,7 +80,7 @@ class NeuralNetworkImporter {
  private:
   // Under the rank-5 mapping the graph input is (N, ...declared) and the layers see (N, C, H, W).
   void add_input(const spec::FeatureDescription& in) {
-    std::vector<std::string> where{f_.label, "input " + quoted(in.name())};
+    std::vector<std::string> where{f_.label, "input " + quote(in.name())};
     DeclaredArray decl = declared_array(in, where);
     std::vector<int64_t> shape = decl.shape;
     if (n_.rank5) shape.insert(shape.begin(), 1);
@@ -128,7 +128,7 @@ class NeuralNetworkImporter {
 
   void add_output(const spec::FeatureDescription& out) {
     const auto& d = f_.spec.description();
-    std::vector<std::string> where{f_.label, "output " + quoted(out.name())};
+    std::vector<std::string> where{f_.label, "output " + quote(out.name())};
     std::string blob = out.name();
     if (n_.classifier) {
       // The predicted label is a string (or int64) Core ML derives from the probabilities.
@@ -137,7 +137,7 @@ class NeuralNetworkImporter {
         blob = n_.classifier->labelprobabilitylayername();
     }
     const graph::Value* v = a_.find(blob);
-    if (!v) throw ImportError("nnvm.coreml.graph", str_cat("no layer produces ", quoted(blob)), where);
+    if (!v) throw ImportError("nnvm.coreml.graph", str_cat("no layer produces ", quote(blob)), where);
     graph::Value y = *v;
     importers::with_context("coreml", where, [&] {
       Context c(a_, where, a_.claim(out.name() + "/output"));

@@ -47,7 +47,7 @@ int64_t weight_count(const nnvm_coreml_spec::WeightParams& w) {
 NDArray weight_array(const nnvm_coreml_spec::WeightParams& w, std::vector<int64_t> shape,
                      const std::vector<std::string>& where, const std::string& attribute) {
   std::vector<std::string> at = where;
-  at.push_back("attribute " + quoted(attribute));
+  at.push_back("attribute " + quote(attribute));
   if (w.has_quantization() || !w.int8rawvalue().empty())
     throw ImportError("nnvm.coreml.unsupported", "quantized weights are not supported", at);
   auto bytes = checked_tensor_bytes(shape, 4);
@@ -119,7 +119,7 @@ NDArray read_blob(const std::string& model_dir, const std::string& file_name, ui
                   const std::vector<int64_t>& shape, const std::vector<std::string>& where) {
   const std::string prefix = "@model_path/";
   if (file_name.rfind(prefix, 0) != 0)
-    bad_weights(where, str_cat("blob file ", quoted(file_name), " does not start with @model_path/"));
+    bad_weights(where, str_cat("blob file ", quote(file_name), " does not start with @model_path/"));
   importers::ConfinedRange range{file_name.substr(prefix.size()), 0, 64};
   unsigned char header[64];
   importers::read_confined("coreml", model_dir, range, 64, where, [&] { return static_cast<void*>(header); });
@@ -130,7 +130,7 @@ NDArray read_blob(const std::string& model_dir, const std::string& file_name, ui
   range.offset = offset;
   importers::read_confined("coreml", model_dir, range, 64, where, [&] { return static_cast<void*>(record); });
   if (le32(record) != 0xDEADBEEFu)
-    bad_weights(where, str_cat("no blob record at offset ", offset, " of ", quoted(file_name),
+    bad_weights(where, str_cat("no blob record at offset ", offset, " of ", quote(file_name),
                                " (its sentinel is not 0xDEADBEEF)"));
   auto stored = blob_dtype(le32(record + 4));
   if (!stored || *stored != dtype)

@@ -41,9 +41,10 @@ bool is_joined_strings_attribute(std::string_view op_type, std::string_view name
   return name == "activations" && (op_type == "RNN" || op_type == "GRU" || op_type == "LSTM");
 }
 
-bool is_inlined_subgraph(const AttributeProto& a, std::string_view op_type) {
+bool is_imported_subgraph(const AttributeProto& a, std::string_view op_type) {
   if (kind_of(a) != AttributeProto::GRAPH) return false;
   if (op_type == "If") return a.name() == "then_branch" || a.name() == "else_branch";
+  if (op_type == "Loop" || op_type == "Scan") return a.name() == "body";
   if (op_type == "ai.onnx.preview:FlexAttention") return a.name() == "score_mod" || a.name() == "prob_mod";
   return false;
 }
@@ -63,9 +64,8 @@ std::string unsupported_attribute(const AttributeProto& a, std::string_view op_t
       return "";
     case AttributeProto::GRAPH:
     case AttributeProto::GRAPHS:
-      if (is_inlined_subgraph(a, op_type)) return "";
-      return name + "is a subgraph (Loop and Scan bodies are not supported yet; If is imported when its condition is "
-                    "known at compile time)";
+      if (is_imported_subgraph(a, op_type)) return "";
+      return name + "is a subgraph, which this op does not take (If, Loop and Scan take theirs)";
     case AttributeProto::STRINGS:
       if (!is_joined_strings_attribute(op_type, a.name()))
         return name + "is a list of strings, which is not supported (nnvm has no string tensors)";

@@ -267,6 +267,7 @@ class Exporter {
 }  // namespace
 
 std::string export_graph(const graph::Graph& g) {
+  graph::refuse_control_nodes(g, "ONNX export");
   std::vector<Unit> units;
   for (size_t i = 0; i < g.nodes.size(); ++i)
     if (g.nodes[i].kind == graph::NodeKind::op) units.push_back({{i}, ""});
@@ -274,6 +275,7 @@ std::string export_graph(const graph::Graph& g) {
 }
 
 std::string export_model(const graph::CompiledModel& m) {
+  graph::refuse_control_nodes(m.graph(), "ONNX export");
   std::vector<Unit> units;
   for (auto& st : m.steps()) units.push_back({st.nodes, m.kernels().at(st.kernel).func().name});
   return Exporter(m.graph()).run(units);

@@ -75,7 +75,8 @@ class Importer final : public BuildContext {
         file_("file " + printable(path)),
         options_(options),
         opset_(default_opset(m)),
-        a_("onnx", m.graph().name().empty() ? std::filesystem::path(path).stem().string() : m.graph().name(), registry,
+        registry_(registry),
+        root_("onnx", m.graph().name().empty() ? std::filesystem::path(path).stem().string() : m.graph().name(), registry,
            FoldBudget{options.fold_budget_bytes}) {}
 
   graph::Graph run() {
@@ -85,8 +86,8 @@ class Importer final : public BuildContext {
       std::vector<std::string> where{file_, "initializer " + printable(t.name())};
       if (t.name().empty()) throw ImportError("nnvm.onnx.graph", "an initializer has no name", {file_});
       if (!available.insert(t.name()).second) throw ImportError("nnvm.onnx.graph", "the initializer appears twice", where);
-      a_.define(t.name(), guarded(where, [&] {
-        return a_.builder().constant(a_.claim(t.name()), decode_tensor(t, base_dir_, where));
+      a_->define(t.name(), guarded(where, [&] {
+        return a_->builder().constant(a_->claim(t.name()), decode_tensor(t, base_dir_, where));
       }));
     }
     add_inputs(available);
@@ -94,29 +95,29 @@ class Importer final : public BuildContext {
     if (g.output_size() == 0) throw ImportError("nnvm.onnx.graph", "the model has no outputs", {file_});
     for (auto& out : g.output()) {
       if (empty_values_.count(out.name())) refuse_empty_value(out.name(), "graph output", std::vector<std::string>{file_});
-      a_.output(out.name(), {file_});
+      a_->output(out.name(), {file_});
     }
-    return guarded({file_}, [&] { return a_.builder().build(); });
+    return guarded({file_}, [&] { return a_->builder().build(); });
   }
 
   graph::Value constant(const std::string& suffix, NDArray data) override {
-    return a_.builder().constant(a_.claim(node_name_ + "/" + suffix), std::move(data));
+    return a_->builder().constant(a_->claim(node_name_ + "/" + suffix), std::move(data));
   }
   // Read from the graph being built: no copy, so adapting a node costs the same in any graph.
-  ops::TensorType type(const graph::Value& v) override { return a_.graph().type(v); }
+  ops::TensorType type(const graph::Value& v) override { return a_->graph().type(v); }
   const NDArray* data(const graph::Value& v) override {
-    const graph::Node& n = a_.graph().node(v);
+    const graph::Node& n = a_->graph().node(v);
     return n.kind == graph::NodeKind::constant ? n.data.get() : nullptr;
   }
-  std::string input_behind(const graph::Value& v) override { return graph::input_behind(a_.graph(), v); }
+  std::string input_behind(const graph::Value& v) override { return graph::input_behind(a_->graph(), v); }
   size_t max_inputs(const std::string& op_type) override {
-    auto* def = a_.find_op(op_type);
+    auto* def = a_->find_op(op_type);
     return def ? def->input_names.size() : 0;
   }
   std::vector<graph::Value> op(const std::string& op_type, std::vector<graph::Value> inputs, ops::Attrs attrs,
                                const std::string& suffix) override {
-    return a_.builder().op_outputs(a_.op_name(op_type, where_), std::move(inputs), std::move(attrs),
-                                   a_.claim(node_name_ + "/" + suffix));
+    return a_->builder().op_outputs(a_->op_name(op_type, where_), std::move(inputs), std::move(attrs),
+                                   a_->claim(node_name_ + "/" + suffix));
   }
 
  private:
@@ -148,7 +149,7 @@ class Importer final : public BuildContext {
                             str_cat("ImportOptions::constant_inputs gives ", it->second.dtype(), " data for a ",
                                     dtype, " input"),
                             where);
-        a_.define(in.name(), guarded(where, [&] { return a_.builder().constant(a_.claim(in.name()), it->second); }));
+        a_->define(in.name(), guarded(where, [&] { return a_->builder().constant(a_->claim(in.name()), it->second); }));
         continue;
       }
       std::vector<ir::Expr> shape;
@@ -182,7 +183,7 @@ class Importer final : public BuildContext {
         }
       }
       check_input_size(dtype, shape, where);
-      a_.define(in.name(), guarded(where, [&] { return a_.builder().input(a_.claim(in.name()), dtype, shape); }));
+      a_->define(in.name(), guarded(where, [&] { return a_->builder().input(a_->claim(in.name()), dtype, shape); }));
     }
     for (auto& [name, data] : options_.constant_inputs)
       if (!inputs.count(name))
@@ -278,13 +279,21 @@ class Importer final : public BuildContext {
     where_ = {file_, str_cat("node ", printable(label), " (", printable(n.op_type()), ")")};
     std::vector<graph::Value> outs;
     guarded(where_, [&] {
-      node_name_ = a_.claim(label, size_t(std::max(n.output_size(), 1)));
+      node_name_ = a_->claim(label, size_t(std::max(n.output_size(), 1)));
       if (n.op_type() == "Constant") {
-        outs = {a_.builder().constant(node_name_, constant_value(n))};
+        outs = {a_->builder().constant(node_name_, constant_value(n))};
         return;
       }
       if (n.op_type() == "If") {
         outs = inline_if(n);
+        return;
+      }
+      if (n.op_type() == "Loop") {
+        outs = import_loop(n);
+        return;
+      }
+      if (n.op_type() == "Scan") {
+        outs = opset_ < 9 ? import_scan8(n) : import_scan(n);
         return;
       }
       NodeBuild nb{.op_type = n.op_type(), .attrs = convert_attributes(n, base_dir_, where_),
@@ -293,14 +302,14 @@ class Importer final : public BuildContext {
       for (auto& in : n.input()) {
         if (!in.empty() && empty_values_.count(in) && n.op_type() != "Concat") refuse_empty_value(in, "an input");
         if (!in.empty() && empty_values_.count(in)) continue;  // Concat leaves it out
-        nb.inputs.push_back(in.empty() ? graph::Value{} : *a_.find(in));  // node_order checked
+        nb.inputs.push_back(in.empty() ? graph::Value{} : *a_->find(in));  // node_order checked
       }
       for (const VersionAdapter* step : find_adapters(qualified_op_type(n), opset_))
         if (!(outs = step->rewrite(nb, *this)).empty()) return;
       while (!nb.inputs.empty() && !nb.inputs.back().defined()) nb.inputs.pop_back();
       if (nb.op_type == "Split" && (outs = split_around_empty_pieces(n, nb)).size()) return;
       translate_dtype_codes(nb.op_type, nb.attrs, where_);
-      outs = a_.builder().op_outputs(a_.op_name(nb.op_type, where_), std::move(nb.inputs), std::move(nb.attrs),
+      outs = a_->builder().op_outputs(a_->op_name(nb.op_type, where_), std::move(nb.inputs), std::move(nb.attrs),
                                      node_name_);
     });
     for (int k = 0; k < n.output_size(); ++k) {
@@ -310,7 +319,7 @@ class Importer final : public BuildContext {
                           str_cat("the node declares output ", k, " ('", n.output(k), "') but its op computes ",
                                   outs.size(), " output", outs.size() == 1 ? "" : "s"),
                           where_);
-      a_.define(n.output(k), outs[size_t(k)]);
+      a_->define(n.output(k), outs[size_t(k)]);
     }
   }
 
@@ -345,7 +354,7 @@ class Importer final : public BuildContext {
     empty.shape[size_t(axis < 0 ? axis + int64_t(x.shape.size()) : axis)] = ir::Expr(int64_t(0));
     nb.inputs[1] = constant("nonempty_split", NDArray::from(kept, {int64_t(kept.size())}));
     std::vector<graph::Value> pieces =
-        a_.builder().op_outputs(a_.op_name("Split", where_), std::move(nb.inputs), std::move(nb.attrs), node_name_);
+        a_->builder().op_outputs(a_->op_name("Split", where_), std::move(nb.inputs), std::move(nb.attrs), node_name_);
     std::vector<graph::Value> outs;
     for (int64_t i = 0, next = 0; i < sizes->numel(); ++i) {
       if (s[i] != 0) {
@@ -387,16 +396,21 @@ class Importer final : public BuildContext {
   // computed from, so `nnvmc check` can bind it from the test data.
   std::vector<graph::Value> inline_if(const NodeProto& n) {
     if (n.input_size() < 1 || n.input(0).empty()) throw ImportError("nnvm.onnx.graph", "If has no condition input", where_);
-    graph::Value cond = *a_.find(n.input(0));  // node_order checked it exists
+    graph::Value cond = *a_->find(n.input(0));  // node_order checked it exists
     const NDArray* value = data(cond);
     if (!value) {
-      std::string from = graph::input_behind(a_.graph(), cond);
-      throw ImportError("nnvm.graph.not_constant",
-                        str_cat("If's condition '", printable(n.input(0)),
-                                "' must be known at compile time (nnvm imports only the branch taken; run-time control "
-                                "flow is not supported yet), but it is ",
-                                from.empty() ? "computed at run time" : "computed from graph input " + from),
-                        where_);
+      // A run-time if needs both branches to give the same types; when they cannot, the
+      // condition must be known at compile time after all.
+      try {
+        return runtime_if(n, cond);
+      } catch (const Error& e) {
+        std::string from = graph::input_behind(a_->graph(), cond);
+        throw ImportError("nnvm.graph.not_constant",
+                          str_cat("If's condition '", printable(n.input(0)), "' is not known at compile time and the If "
+                                  "cannot run at run time (", std::string(e.what()).substr(0, std::string(e.what()).find('\n')), "); it is ",
+                                  from.empty() ? "computed at run time" : "computed from graph input " + from),
+                          where_);
+      }
     }
     if (value->dtype() != dtype::boolean || value->numel() != 1)
       throw ImportError("nnvm.onnx.shape",
@@ -424,24 +438,24 @@ class Importer final : public BuildContext {
     // A name the subgraph defines hides the enclosing graph's value of that name only inside it.
     std::map<std::string, graph::Value> hidden;
     auto note_hidden = [&](const std::string& name) {
-      if (const graph::Value* v = a_.find(name)) hidden.emplace(name, *v);
+      if (const graph::Value* v = a_->find(name)) hidden.emplace(name, *v);
     };
     std::set<std::string> available;
     for (auto& name : free_names(g))
-      if (a_.find(name)) available.insert(name);
+      if (a_->find(name)) available.insert(name);
     for (int i = 0; i < g.input_size(); ++i) {
       note_hidden(g.input(i).name());
       if (!available.insert(g.input(i).name()).second)
         throw ImportError("nnvm.onnx.graph", str_cat(what, " declares input '", printable(g.input(i).name()), "' twice"),
                           inner_where);
-      a_.define(g.input(i).name(), inputs[size_t(i)]);
+      a_->define(g.input(i).name(), inputs[size_t(i)]);
     }
     for (auto& t : g.initializer()) {
       std::vector<std::string> at = inner_where;
       at.push_back("initializer " + printable(t.name()));
       note_hidden(t.name());
       if (!available.insert(t.name()).second) throw ImportError("nnvm.onnx.graph", "the initializer's name is already used", at);
-      a_.define(t.name(), guarded(at, [&] { return a_.builder().constant(a_.claim(t.name()), decode_tensor(t, base_dir_, at)); }));
+      a_->define(t.name(), guarded(at, [&] { return a_->builder().constant(a_->claim(t.name()), decode_tensor(t, base_dir_, at)); }));
     }
     for (auto& node : g.node())
       for (auto& out : node.output()) note_hidden(out);
@@ -451,21 +465,285 @@ class Importer final : public BuildContext {
     std::vector<graph::Value> outs;
     for (auto& o : g.output()) {
       if (empty_values_.count(o.name())) refuse_empty_value(o.name(), what + " output");
-      const graph::Value* v = a_.find(o.name());
+      const graph::Value* v = a_->find(o.name());
       if (!v)
         throw ImportError("nnvm.onnx.graph", str_cat(what, " output '", printable(o.name()), "' is never computed"), where_);
       outs.push_back(*v);
     }
-    for (auto& [name, v] : hidden) a_.define(name, v);
+    for (auto& [name, v] : hidden) a_->define(name, v);
     return outs;
   }
 
  private:
+  // Control flow (graph/control.hpp). A body is imported as a graph of its own: its formal inputs
+  // typed from the node's operands, then one input per outer non-constant value it reads (the
+  // node's captures); outer constants it reads are shared into it, so they fold there.
+
+  const ::onnx::GraphProto& subgraph(const NodeProto& n, const std::string& name) {
+    for (auto& a : n.attribute())
+      if (a.name() == name && a.has_g()) return a.g();
+    throw ImportError("nnvm.onnx.attribute", str_cat(n.op_type(), " has no '", name, "' subgraph"), where_);
+  }
+  static std::vector<int64_t> ints_attribute(const NodeProto& n, const std::string& name) {
+    for (auto& a : n.attribute())
+      if (a.name() == name) return {a.ints().begin(), a.ints().end()};
+    return {};
+  }
+  static std::optional<int64_t> int_attribute(const NodeProto& n, const std::string& name) {
+    for (auto& a : n.attribute())
+      if (a.name() == name) return a.i();
+    return std::nullopt;
+  }
+  graph::Value operand(const NodeProto& n, int k) {
+    if (k >= n.input_size() || n.input(k).empty())
+      throw ImportError("nnvm.onnx.graph", str_cat(n.op_type(), "'s input ", k, " is missing"), where_);
+    if (empty_values_.count(n.input(k))) refuse_empty_value(n.input(k), "an input");
+    return *a_->find(n.input(k));  // node_order checked it exists
+  }
+
+  // The outer values `bodies` read that are not constants, by name: the node's captures.
+  std::vector<std::string> captured_names(const std::vector<const ::onnx::GraphProto*>& bodies) {
+    std::set<std::string> names;
+    for (auto* b : bodies)
+      for (auto& name : free_names(*b)) names.insert(name);
+    std::vector<std::string> out;
+    for (auto& name : names) {
+      if (empty_values_.count(name)) refuse_empty_value(name, "a value a subgraph reads");
+      if (const graph::Value* v = a_->find(name); v && !data(*v)) out.push_back(name);
+    }
+    return out;
+  }
+  std::vector<graph::Value> values_of(const std::vector<std::string>& names) {
+    std::vector<graph::Value> out;
+    for (auto& name : names) out.push_back(*a_->find(name));
+    return out;
+  }
+
+  // `g` as a body: inputs typed `formal`, then the captures `captures` (outer value names).
+  std::shared_ptr<const graph::Graph> import_body(const ::onnx::GraphProto& g, const std::vector<ops::TensorType>& formal,
+                                                  const std::vector<std::string>& captures, const std::string& what) {
+    std::vector<std::string> inner_where = where_;
+    inner_where.push_back(what);
+    if (size_t(g.input_size()) != formal.size())
+      throw ImportError("nnvm.onnx.graph", str_cat(what, " declares ", g.input_size(), " inputs; it takes ", formal.size()),
+                        where_);
+    importers::GraphAssembly body("onnx", g.name().empty() ? node_name_ + "_body" : g.name(), registry_,
+                                  FoldBudget{options_.fold_budget_bytes});
+    std::set<std::string> available;
+    auto bind = [&](const std::string& name, graph::Value v) {
+      if (!available.insert(name).second)
+        throw ImportError("nnvm.onnx.graph", str_cat(what, " defines '", printable(name), "' twice"), inner_where);
+      body.define(name, v);
+    };
+    for (int k = 0; k < g.input_size(); ++k) {
+      const std::string& name = g.input(k).name();
+      bind(name, guarded(inner_where, [&] {
+             return body.builder().input(body.claim(name.empty() ? str_cat("input", k) : name), formal[size_t(k)].dtype,
+                                         formal[size_t(k)].shape);
+           }));
+    }
+    for (auto& name : free_names(g)) {
+      const graph::Value* outer = a_->find(name);
+      if (!outer || available.count(name)) continue;  // node_order reports a name nobody defines
+      const graph::Node& p = a_->graph().node(*outer);
+      if (std::find(captures.begin(), captures.end(), name) != captures.end()) continue;
+      if (p.kind == graph::NodeKind::constant)
+        bind(name, guarded(inner_where, [&] { return body.builder().constant(body.claim(name), p.data); }));
+    }
+    for (auto& name : captures) {
+      ops::TensorType t = a_->graph().type(*a_->find(name));
+      bind(name, guarded(inner_where, [&] { return body.builder().input(body.claim(name), t.dtype, t.shape); }));
+    }
+    for (auto& t : g.initializer()) {
+      std::vector<std::string> at = inner_where;
+      at.push_back("initializer " + printable(t.name()));
+      NDArray data = decode_tensor(t, base_dir_, at);
+      bind(t.name(), guarded(at, [&] { return body.builder().constant(body.claim(t.name()), std::move(data)); }));
+    }
+    importers::GraphAssembly* outer = a_;
+    std::vector<std::string> outer_where = where_;
+    std::string outer_name = node_name_;
+    auto restore = [&] { a_ = outer, where_ = outer_where, node_name_ = outer_name; };
+    a_ = &body;
+    try {
+      for (size_t i : node_order(g, available, inner_where)) build_node(g.node(int(i)), i);
+      restore();
+      for (auto& o : g.output()) {
+        if (empty_values_.count(o.name())) refuse_empty_value(o.name(), what + " output");
+        body.output(o.name(), inner_where);
+      }
+      return std::make_shared<const graph::Graph>(guarded(inner_where, [&] { return body.builder().build(); }));
+    } catch (...) {
+      restore();
+      throw;
+    }
+  }
+
+  // The control node, named after the node being built (plus `suffix`, when one ONNX node makes several).
+  std::vector<graph::Value> control(const std::string& op, std::vector<graph::Value> inputs,
+                                    std::vector<std::shared_ptr<const graph::Graph>> bodies, size_t outputs,
+                                    ops::Attrs attrs = {}, const std::string& suffix = "") {
+    return guarded(where_, [&] {
+      return a_->builder().control(op, std::move(inputs), std::move(bodies), outputs, std::move(attrs),
+                                   suffix.empty() ? node_name_ : a_->claim(node_name_ + "/" + suffix));
+    });
+  }
+
+  std::vector<graph::Value> runtime_if(const NodeProto& n, graph::Value cond) {
+    const ::onnx::GraphProto &then_g = subgraph(n, "then_branch"), &else_g = subgraph(n, "else_branch");
+    std::vector<std::string> captures = captured_names({&then_g, &else_g});
+    auto then_b = import_body(then_g, {}, captures, "attribute then_branch");
+    auto else_b = import_body(else_g, {}, captures, "attribute else_branch");
+    std::vector<graph::Value> inputs{cond};
+    for (auto& v : values_of(captures)) inputs.push_back(v);
+    return control("if", std::move(inputs), {then_b, else_b}, size_t(n.output_size()));
+  }
+
+  // Loop(M, cond, v_initial...): outputs the final carried values, then the scan outputs.
+  std::vector<graph::Value> import_loop(const NodeProto& n) {
+    if (n.input_size() < 2)
+      throw ImportError("nnvm.onnx.graph", "Loop takes M, cond and the loop-carried values (M and cond may be empty)",
+                        where_);
+    const ::onnx::GraphProto& body = subgraph(n, "body");
+    std::vector<graph::Value> inputs;
+    for (int k = 0; k < 2; ++k) inputs.push_back(n.input(k).empty() ? graph::Value{} : operand(n, k));
+    std::vector<ops::TensorType> formal{ops::TensorType(dtype::int64, std::vector<ir::Expr>{}),
+                                        ops::TensorType(dtype::boolean, std::vector<ir::Expr>{})};
+    for (int k = 2; k < n.input_size(); ++k) {
+      inputs.push_back(operand(n, k));
+      formal.push_back(type(inputs.back()));
+    }
+    std::vector<std::string> captures = captured_names({&body});
+    auto b = import_body(body, formal, captures, "attribute body");
+    for (auto& v : values_of(captures)) inputs.push_back(v);
+    size_t carried = size_t(n.input_size() - 2);
+    return control("loop", std::move(inputs), {b}, b->outputs.size() - 1,
+                   ops::Attrs().set_int("num_carried", int64_t(carried)));
+  }
+
+  // Scan (opset 9+): states, then scan inputs sliced along scan_input_axes.
+  std::vector<graph::Value> import_scan(const NodeProto& n) {
+    int64_t s = int_attribute(n, "num_scan_inputs").value_or(-1);
+    if (s < 1 || s > n.input_size())
+      throw ImportError("nnvm.onnx.attribute",
+                        str_cat("Scan's num_scan_inputs is ", s, "; it must be 1 to the input count, ", n.input_size()),
+                        where_);
+    size_t states = size_t(n.input_size() - s);
+    std::vector<graph::Value> inputs;
+    for (int k = 0; k < n.input_size(); ++k) inputs.push_back(operand(n, k));
+    std::vector<int64_t> in_axes = ints_attribute(n, "scan_input_axes");
+    for (size_t k = 0; k < in_axes.size() && k < size_t(s); ++k)
+      inputs[states + k] = axis_to_front(inputs[states + k], in_axes[k], str_cat("scan_input_axes[", k, "]"));
+    const ::onnx::GraphProto& body = subgraph(n, "body");
+    auto outs = scan(n, body, states, inputs, ints_attribute(n, "scan_input_directions"),
+                     ints_attribute(n, "scan_output_directions"));
+    std::vector<int64_t> out_axes = ints_attribute(n, "scan_output_axes");
+    for (size_t k = 0; k < out_axes.size() && states + k < outs.size(); ++k)
+      outs[states + k] = front_to_axis(outs[states + k], out_axes[k], str_cat("scan_output_axes[", k, "]"));
+    return outs;
+  }
+
+  // Scan at opset 8: Scan(sequence_lens, states..., scans...) with a batch axis first on every
+  // input; each batch row is a scan of its own (a loop over rows of the same body).
+  std::vector<graph::Value> import_scan8(const NodeProto& n) {
+    if (n.input_size() >= 1 && !n.input(0).empty())
+      throw ImportError("nnvm.onnx.unsupported",
+                        "Scan's sequence_lens (opset 8) is not supported: every sequence must have the full length",
+                        where_);
+    int64_t s = int_attribute(n, "num_scan_inputs").value_or(-1);
+    if (s < 1 || s > n.input_size() - 1)
+      throw ImportError("nnvm.onnx.attribute", str_cat("Scan's num_scan_inputs is ", s), where_);
+    size_t states = size_t(n.input_size() - 1 - s);
+    std::vector<graph::Value> batched;
+    for (int k = 1; k < n.input_size(); ++k) batched.push_back(operand(n, k));
+    ops::TensorType first = type(batched[0]);
+    const int64_t* batch = first.shape.empty() ? nullptr : ir::as_const_int(ir::simplify(first.shape[0]));
+    if (!batch)
+      throw ImportError("nnvm.onnx.shape", "Scan (opset 8) needs a batch axis of known extent on its inputs", where_);
+    const ::onnx::GraphProto& body = subgraph(n, "body");
+    std::vector<std::vector<graph::Value>> rows;
+    for (int64_t b = 0; b < *batch; ++b) {
+      std::vector<graph::Value> inputs;
+      graph::Value index = constant(str_cat("batch", b), NDArray::from(std::vector<int64_t>{b}, {}));
+      for (size_t k = 0; k < batched.size(); ++k)
+        inputs.push_back(op("Gather", {batched[k], index}, ops::Attrs().set_int("axis", 0), str_cat("row", b, "_", k)).at(0));
+      rows.push_back(scan(n, body, states, inputs, ints_attribute(n, "directions"), {}, str_cat("row", b)));
+    }
+    std::vector<graph::Value> outs;
+    graph::Value zero = constant("axis0", NDArray::from(std::vector<int64_t>{0}, {1}));
+    for (size_t k = 0; k < rows.at(0).size(); ++k) {
+      std::vector<graph::Value> parts;
+      for (size_t b = 0; b < rows.size(); ++b)
+        parts.push_back(op("Unsqueeze", {rows[b][k], zero}, {}, str_cat("out", k, "_row", b)).at(0));
+      outs.push_back(parts.size() == 1 ? parts[0] : op("Concat", parts, ops::Attrs().set_int("axis", 0), str_cat("out", k)).at(0));
+    }
+    return outs;
+  }
+
+  // The scan node for states and axis-0 scan inputs `inputs` (`states` of them first).
+  std::vector<graph::Value> scan(const NodeProto& n, const ::onnx::GraphProto& body, size_t states,
+                                 std::vector<graph::Value> inputs, std::vector<int64_t> in_dirs, std::vector<int64_t> out_dirs,
+                                 const std::string& suffix = "") {
+    size_t scans = inputs.size() - states;
+    std::vector<ops::TensorType> formal;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      formal.push_back(type(inputs[k]));
+      if (k >= states && !formal.back().shape.empty()) formal.back().shape.erase(formal.back().shape.begin());
+    }
+    size_t scan_outputs = size_t(std::max(body.output_size() - int(states), 0));
+    for (auto& [dirs, count, name] : {std::tuple{&in_dirs, scans, "scan_input_directions"},
+                                      std::tuple{&out_dirs, scan_outputs, "scan_output_directions"}}) {
+      if (dirs->empty()) dirs->assign(count, 0);
+      if (dirs->size() != count || std::any_of(dirs->begin(), dirs->end(), [](int64_t d) { return d != 0 && d != 1; }))
+        throw ImportError("nnvm.onnx.attribute",
+                          str_cat("Scan's ", name, " must hold ", count, " values of 0 or 1; it holds ", dirs->size()),
+                          where_);
+    }
+    std::vector<std::string> captures = captured_names({&body});
+    auto b = import_body(body, formal, captures, "attribute body");
+    for (auto& v : values_of(captures)) inputs.push_back(v);
+    return control("scan", std::move(inputs), {b}, b->outputs.size(),
+                   ops::Attrs()
+                       .set_int("num_carried", int64_t(states))
+                       .set_int("num_scan_inputs", int64_t(scans))
+                       .set_ints("scan_input_directions", in_dirs)
+                       .set_ints("scan_output_directions", out_dirs),
+                   suffix);
+  }
+
+  // `v` with axis `axis` moved to the front (a scan input), or back from the front (a scan output).
+  graph::Value axis_to_front(graph::Value v, int64_t axis, const std::string& what) {
+    int64_t r = int64_t(type(v).shape.size());
+    int64_t a = checked_axis(axis, r, what);
+    if (a == 0) return v;
+    std::vector<int64_t> perm{a};
+    for (int64_t d = 0; d < r; ++d)
+      if (d != a) perm.push_back(d);
+    return op("Transpose", {v}, ops::Attrs().set_ints("perm", perm), what).at(0);
+  }
+  graph::Value front_to_axis(graph::Value v, int64_t axis, const std::string& what) {
+    int64_t r = int64_t(type(v).shape.size());
+    int64_t a = checked_axis(axis, r, what);
+    if (a == 0) return v;
+    std::vector<int64_t> perm;
+    for (int64_t d = 1; d < r; ++d) perm.push_back(d);
+    perm.insert(perm.begin() + a, 0);
+    return op("Transpose", {v}, ops::Attrs().set_ints("perm", perm), what).at(0);
+  }
+  int64_t checked_axis(int64_t axis, int64_t rank, const std::string& what) {
+    if (axis < -rank || axis >= rank)
+      throw ImportError("nnvm.onnx.attribute", str_cat("Scan's ", what, " is ", axis, " for a rank-", rank, " tensor"),
+                        where_);
+    return axis < 0 ? axis + rank : axis;
+  }
+
   const ::onnx::ModelProto& m_;
   std::string base_dir_, file_;
   const ImportOptions& options_;
   int64_t opset_;
-  importers::GraphAssembly a_;
+  const ops::OpRegistry& registry_;
+  importers::GraphAssembly root_;
+  importers::GraphAssembly* a_ = &root_;  // the graph being built: root_, or a control node's body
   std::map<std::string, ops::TensorType> empty_values_;  // values with an extent of 0, by name
   std::string node_name_;          // the graph name of the node being built
   std::vector<std::string> where_;  // its error context

@@ -112,7 +112,7 @@ SupportReport analyze(const ::onnx::ModelProto& m, const ops::OpRegistry& regist
   std::set<std::string> functions;
   for (auto& f : m.functions()) functions.insert(f.domain() + ":" + f.name());
   auto types = declared_types(g);
-  // Visits the nodes of `graph`, and of the subgraphs in it that the importer inlines, to
+  // Visits the nodes of `graph`, and of the subgraphs in it that the importer imports, to
   // a bounded depth so a hostile file cannot exhaust the stack.
   std::function<void(const ::onnx::GraphProto&, int)> visit = [&](const ::onnx::GraphProto& graph, int depth) {
     if (depth > 0)  // the main graph's initializers were checked above
@@ -142,7 +142,7 @@ SupportReport analyze(const ::onnx::ModelProto& m, const ops::OpRegistry& regist
       }
       for (auto& a : n.attribute()) {
         if (std::string why = unsupported_attribute(a, qualified_op_type(n)); !why.empty()) report(why);
-        if (is_inlined_subgraph(a, qualified_op_type(n))) {
+        if (is_imported_subgraph(a, qualified_op_type(n))) {
           if (depth >= max_subgraph_depth)
             report(str_cat("subgraphs nest deeper than ", max_subgraph_depth, " levels"));
           else
@@ -156,7 +156,8 @@ SupportReport analyze(const ::onnx::ModelProto& m, const ops::OpRegistry& regist
         if (std::string why = unsupported_constant(n); !why.empty()) report(why);
         continue;
       }
-      if (n.op_type() == "If") continue;  // the importer's own (inlined); its branches were visited
+      // The importer's own (graph/control.hpp); their subgraphs were visited.
+      if (ours && (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan")) continue;
       std::string why;
       for (auto* step : steps)
         if (step->unsupported && why.empty()) why = step->unsupported(n);

@@ -10875,7 +10875,8 @@ NNVM_END_NAMESPACE
   enum nnvm_status {                                                                        \
     NNVM_STATUS_OK = 0,                                                                     \
     NNVM_STATUS_WORKSPACE_TOO_SMALL = 1, /* workspace_bytes < name_workspace_bytes(sizes) */ \
-    NNVM_STATUS_RUNTIME_FAILURE = 2      /* the thread pool could not run a parallel loop */ \
+    NNVM_STATUS_RUNTIME_FAILURE = 2,     /* the thread pool could not run a parallel loop */ \
+    NNVM_STATUS_LOOP_EXIT = 3            /* a loop with scan outputs stopped before M */   \
   };                                                                                        \
   /* One chunk [begin, end) of a parallel loop's iterations; returns a status. */           \
   typedef int32_t (*nnvm_parallel_body)(int64_t begin, int64_t end, void* closure);        \
@@ -24876,7 +24877,8 @@ NNVM_END_NAMESPACE
 
 // begin nnvm/graph/node.hpp
 // The graph IR: a model as a list of nodes in topological order. A node is a graph input, a
-// constant, or one use of a registered op; a value is one output of one node. Passes and the
+// constant, one use of a registered op, or a control node (if, loop, scan) that runs graphs of
+// its own (graph/control.hpp); a value is one output of one node. Passes and the
 // executor walk `nodes` front to back, so the order is the evaluation order and stays stable
 // (the builder appends, a pass that rewrites keeps producers before consumers).
 
@@ -24900,13 +24902,15 @@ struct Value {
   friend bool operator==(const Value&, const Value&) = default;
 };
 
-enum class NodeKind : uint8_t { input, constant, op };
+enum class NodeKind : uint8_t { input, constant, op, control };
+
+struct Graph;
 
 struct Node {
   NodeKind kind = NodeKind::op;
   // Unique in the graph; names the node in errors, printouts and importer round trips.
   std::string name;
-  // The registered op's name (kind op only).
+  // The registered op's name (kind op); "if", "loop" or "scan" (kind control).
   std::string op;
   std::vector<Value> inputs;
   Attrs attrs;
@@ -24914,6 +24918,9 @@ struct Node {
   std::vector<TensorType> types;
   // The data of a constant; shared so copying a graph in a pass does not copy weights.
   std::shared_ptr<const NDArray> data;
+  // A control node's graphs: if's then and else branches, a loop's or a scan's body. Shared, so
+  // a pass that copies the node does not copy them; a pass that changes one makes a new one.
+  std::vector<std::shared_ptr<const Graph>> bodies;
 
   size_t num_outputs() const { return types.size(); }
 };
@@ -24969,7 +24976,7 @@ inline void check_size(const Graph& g, const Node& n, const TensorType& t, size_
                   where(g, &n));
 }
 inline const char* kind_name(NodeKind k) {
-  static const char* const names[] = {"input", "constant", "op"};
+  static const char* const names[] = {"input", "constant", "op", "control"};
   return names[static_cast<int>(k)];
 }
 // Throws "nnvm.graph.dangling_value" unless `v` names an output of a node before `before`.
@@ -24987,11 +24994,13 @@ inline void check_value(const Graph& g, const Value& v, size_t before, const Nod
                     where(g, user));
 }
 
+inline void check_control(const Graph& g, size_t i);  // graph/control.hpp
+
 // Every check on node `i` except name uniqueness (which needs the whole graph).
 inline void check_node(const Graph& g, size_t i) {
   const Node& n = g.nodes[i];
   if (n.name.empty()) throw UserError("nnvm.graph.invalid", str_cat("node #", i, " has no name"), where(g));
-  if (n.kind != NodeKind::op && (!n.inputs.empty() || n.types.size() != 1))
+  if ((n.kind == NodeKind::input || n.kind == NodeKind::constant) && (!n.inputs.empty() || n.types.size() != 1))
     throw UserError("nnvm.graph.invalid",
                     str_cat("a graph ", kind_name(n.kind), " has no inputs and exactly one output"), where(g, &n));
   if (n.kind == NodeKind::input) check_size(g, n, n.types[0], 0);
@@ -25002,6 +25011,7 @@ inline void check_node(const Graph& g, size_t i) {
     if (!ok)
       throw UserError("nnvm.graph.invalid", "a constant's data is missing or does not match its type", where(g, &n));
   }
+  if (n.kind == NodeKind::control) return check_control(g, i);
   if (n.kind != NodeKind::op) return;
   const ops::OpDef* def = nullptr;
   try {
@@ -25042,7 +25052,268 @@ inline void validate(const Graph& g) {
 
 }  // namespace graph
 NNVM_END_NAMESPACE
+
+// begin nnvm/graph/control.hpp
+// Control nodes: ONNX's If, Loop and Scan as nodes of kind NodeKind::control that run graphs of
+// their own (Node::bodies). Their operands come first, then one input per outer value a body
+// reads (a "capture"): every body takes the captures as its last inputs, in the node's order, so
+// use counts, dead code and lifetimes need no special case. Constants a body reads are copied
+// into it instead (they fold there).
+//
+//   op     node inputs                         body inputs                  body outputs
+//   "if"   cond, captures                      captures (both branches)     the outputs
+//   "loop" M, cond, carried[N], captures       iter, cond, carried, capt.   cond, carried, scan[K]
+//   "scan" states[N], scan inputs[S], capt.    states, slices, captures     states, scan[K]
+//
+// A loop's M (int64 trip count) and cond (bool) may each be left out (an undefined Value). Its
+// outputs are the N final carried values, then K scan outputs of M rows each. A scan slices its
+// scan inputs along axis 0 (importers transpose other axes there); attrs "scan_input_directions"
+// and "scan_output_directions" (1 = last row first) default to 0. Attr "num_carried" is N for
+// loop and scan, "num_scan_inputs" is S for scan. Types: graph/infer.hpp (detail::infer_control);
+// running: graph/control_runner.hpp.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+// A control node's operand counts, from its op, attrs and input and output counts.
+struct ControlLayout {
+  size_t operands = 0;      // if: 1 (cond); loop: 2 (M, cond); scan: 0
+  size_t carried = 0;       // N: loop-carried values or scan states
+  size_t scan_inputs = 0;   // S (scan)
+  size_t captures = 0;      // C: outer values the bodies read
+  size_t scan_outputs = 0;  // K (loop, scan)
+  size_t bodies = 1;        // if: 2
+
+  size_t body_inputs() const { return operands == 1 ? captures : (operands == 2 ? 2 : 0) + carried + scan_inputs + captures; }
+  size_t body_outputs(size_t node_outputs) const {
+    return operands == 1 ? node_outputs : (operands == 2 ? 1 : 0) + carried + scan_outputs;
+  }
+  // The first capture's position among the node's inputs.
+  size_t first_capture() const { return operands + carried + scan_inputs; }
+};
+
+namespace detail {
+inline int64_t control_count(const Graph& g, const Node& n, const char* attr) {
+  int64_t v = n.attrs.get_int(attr, 0);
+  if (v < 0 || v > int64_t(n.inputs.size()))
+    throw UserError("nnvm.graph.invalid", str_cat(n.op, "'s ", attr, " is ", v, "; it has ", n.inputs.size(), " inputs"),
+                    where(g, &n));
+  return v;
+}
+}  // namespace detail
+
+// UserError "nnvm.graph.invalid" when the counts do not fit together.
+inline ControlLayout control_layout(const Graph& g, const Node& n) {
+  ControlLayout l;
+  if (n.op == "if") {
+    l.operands = 1, l.bodies = 2;
+  } else if (n.op == "loop" || n.op == "scan") {
+    l.operands = n.op == "loop" ? 2 : 0;
+    l.carried = size_t(detail::control_count(g, n, "num_carried"));
+    if (n.op == "scan") l.scan_inputs = size_t(detail::control_count(g, n, "num_scan_inputs"));
+    if (l.carried > n.num_outputs())
+      throw UserError("nnvm.graph.invalid",
+                      str_cat(n.op, " carries ", l.carried, " values but has ", n.num_outputs(), " outputs"),
+                      detail::where(g, &n));
+    l.scan_outputs = n.num_outputs() - l.carried;
+  } else {
+    throw UserError("nnvm.graph.invalid", str_cat("control node op '", printable(n.op), "' is not if, loop or scan"),
+                    detail::where(g, &n));
+  }
+  if (n.inputs.size() < l.operands + l.carried + l.scan_inputs)
+    throw UserError("nnvm.graph.input_count",
+                    str_cat(n.op, " takes at least ", l.operands + l.carried + l.scan_inputs, " inputs, got ",
+                            n.inputs.size()),
+                    detail::where(g, &n));
+  l.captures = n.inputs.size() - l.first_capture();
+  return l;
+}
+
+namespace detail {
+// node.hpp's check_node for a control node: counts, bodies present with matching input and
+// output counts (each body validated in turn), operands defined where they must be.
+inline void check_control(const Graph& g, size_t i) {
+  const Node& n = g.nodes[i];
+  ControlLayout l = control_layout(g, n);
+  if (n.bodies.size() != l.bodies)
+    throw UserError("nnvm.graph.invalid", str_cat(n.op, " has ", l.bodies, " bod", l.bodies == 1 ? "y" : "ies", ", got ",
+                                                  n.bodies.size()),
+                    where(g, &n));
+  if (n.num_outputs() == 0) throw UserError("nnvm.graph.invalid", str_cat(n.op, " has no outputs"), where(g, &n));
+  for (size_t k = 0; k < n.inputs.size(); ++k)
+    if (n.inputs[k].defined() || !(n.op == "loop" && k < 2))  // a loop's M and cond are optional
+      check_value(g, n.inputs[k], i, &n, str_cat("input ", k));
+  for (size_t b = 0; b < n.bodies.size(); ++b) {
+    if (!n.bodies[b]) throw UserError("nnvm.graph.invalid", str_cat(n.op, "'s body ", b, " is missing"), where(g, &n));
+    const Graph& body = *n.bodies[b];
+    size_t ins = body.inputs().size(), outs = body.outputs.size();
+    if (ins != l.body_inputs() || outs != l.body_outputs(n.num_outputs()))
+      throw UserError("nnvm.graph.invalid",
+                      str_cat(n.op, "'s body '", printable(body.name), "' takes ", ins, " inputs and gives ", outs,
+                              " outputs; the node needs ", l.body_inputs(), " and ", l.body_outputs(n.num_outputs())),
+                      where(g, &n));
+    validate(body);
+  }
+}
+}  // namespace detail
+
+// UserError "nnvm.compile.control_flow" naming the first control node of `g`, for the ways of
+// running a model that do not carry control nodes yet (`what`: "the deploy artifact", ...).
+inline void refuse_control_nodes(const Graph& g, const std::string& what) {
+  for (auto& n : g.nodes)
+    if (n.kind == NodeKind::control)
+      throw UserError("nnvm.compile.control_flow",
+                      str_cat(what, " does not carry control nodes (", n.op,
+                              ") yet; run the model in process (compile(), nnvmc run) instead"),
+                      detail::where(g, &n));
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/control.hpp
 // end nnvm/graph/node.hpp
+// begin nnvm/graph/printer.hpp
+// Text and Graphviz forms of a graph. Both are deterministic (node order, attributes sorted by
+// name), so tests compare them verbatim and a diff of two printouts is a diff of two graphs.
+//
+//   graph mlp(%x: float32[n, 784]) {
+//     %w1 = constant float32[784, 128]
+//     %dense_0 = dense(%x, %w1) : float32[n, 128]
+//     %sm = softmax(%dense_0) {axis=1} : float32[n, 128]
+//     return %sm
+//   }
+
+#include <iomanip>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+inline std::string to_string(const TensorType& t) {
+  std::string s = t.dtype.str() + "[";
+  for (size_t i = 0; i < t.shape.size(); ++i) s += (i ? ", " : "") + ir::to_string(t.shape[i]);
+  return s + "]";
+}
+
+inline std::string to_string(const ops::AttrValue& v) {
+  auto num = [](double d) {
+    std::ostringstream os;
+    os << std::setprecision(17) << d;
+    return os.str();
+  };
+  switch (v.index()) {
+    case 0: return std::to_string(std::get<int64_t>(v));
+    case 1: return num(std::get<double>(v));
+    case 2: return str_cat(std::quoted(std::get<std::string>(v)));
+    case 3: {
+      std::string s = "[";
+      for (auto& e : std::get<std::vector<int64_t>>(v)) s += (s.size() > 1 ? ", " : "") + std::to_string(e);
+      return s + "]";
+    }
+    default: {
+      std::string s = "[";
+      for (auto& e : std::get<std::vector<double>>(v)) s += (s.size() > 1 ? ", " : "") + num(e);
+      return s + "]";
+    }
+  }
+}
+
+// "{name=value, ...}" sorted by name; empty for no attributes.
+inline std::string to_string(const Attrs& a) {
+  std::string s;
+  for (auto& [k, v] : a.values()) s += (s.empty() ? "{" : ", ") + k + "=" + to_string(v);
+  return s.empty() ? s : s + "}";
+}
+
+namespace detail {
+inline std::string ref(const Graph& g, const Value& v) {
+  if (!v.defined()) return "none";  // an optional input left out
+  std::string s = "%" + g.nodes.at(v.node).name;
+  return v.index ? str_cat(s, ":", v.index) : s;
+}
+inline std::string types_text(const Node& n) {
+  if (n.types.size() == 1) return to_string(n.types[0]);
+  std::string s = "(";
+  for (size_t i = 0; i < n.types.size(); ++i) s += (i ? ", " : "") + to_string(n.types[i]);
+  return s + ")";
+}
+}  // namespace detail
+
+inline std::string to_string(const Graph& g) {
+  std::string s = "graph " + g.name + "(";
+  bool first = true;
+  for (size_t i : g.inputs()) {
+    s += (first ? "%" : ", %") + g.nodes[i].name + ": " + detail::types_text(g.nodes[i]);
+    first = false;
+  }
+  s += ") {\n";
+  for (auto& n : g.nodes) {
+    if (n.kind == NodeKind::input) continue;
+    s += "  %" + n.name + " = ";
+    if (n.kind == NodeKind::constant) {
+      s += "constant " + detail::types_text(n) + "\n";
+      continue;
+    }
+    s += n.op + "(";
+    for (size_t k = 0; k < n.inputs.size(); ++k) s += (k ? ", " : "") + detail::ref(g, n.inputs[k]);
+    s += ")";
+    if (n.attrs.size()) s += " " + to_string(n.attrs);
+    s += " : " + detail::types_text(n) + "\n";
+    // A control node's bodies follow it, indented.
+    for (auto& body : n.bodies) {
+      std::string text = to_string(*body);
+      for (size_t at = 0; at < text.size();) {
+        size_t end = text.find('\n', at);
+        s += "    " + text.substr(at, end - at) + "\n";
+        at = end == std::string::npos ? text.size() : end + 1;
+      }
+    }
+  }
+  s += "  return ";
+  for (size_t k = 0; k < g.outputs.size(); ++k) s += (k ? ", " : "") + detail::ref(g, g.outputs[k]);
+  return s + "\n}\n";
+}
+
+inline std::ostream& operator<<(std::ostream& os, const Graph& g) { return os << to_string(g); }
+
+namespace detail {
+inline std::string dot_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+}  // namespace detail
+
+// Graphviz: one box per node (name, op or kind, attributes), one edge per use labelled with the
+// value's type, and a point per graph output. Render with `dot -Tsvg`.
+inline std::string to_dot(const Graph& g) {
+  std::string s = "digraph \"" + detail::dot_escape(g.name) + "\" {\n  node [shape=box, fontname=\"monospace\"];\n";
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    using detail::dot_escape;
+    // "\n" is Graphviz's line break, so it joins parts after they are escaped.
+    std::string label = dot_escape(n.name) + "\\n" + dot_escape(n.kind == NodeKind::op ? n.op : detail::kind_name(n.kind));
+    if (n.attrs.size()) label += "\\n" + dot_escape(to_string(n.attrs));
+    if (n.kind != NodeKind::op) label += "\\n" + dot_escape(detail::types_text(n));
+    s += str_cat("  n", i, " [label=\"", label, "\"", n.kind == NodeKind::op ? "" : ", style=rounded", "];\n");
+  }
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (auto& v : g.nodes[i].inputs)
+      if (v.defined())
+        s += str_cat("  n", v.node, " -> n", i, " [label=\"", detail::dot_escape(to_string(g.type(v))), "\"];\n");
+  for (size_t k = 0; k < g.outputs.size(); ++k)
+    s += str_cat("  out", k, " [shape=point];\n  n", g.outputs[k].node, " -> out", k, " [label=\"",
+                 detail::dot_escape(to_string(g.type(g.outputs[k]))), "\"];\n");
+  return s + "}\n";
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/printer.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace graph {
@@ -25204,13 +25475,15 @@ inline std::vector<ir::Var> input_vars(const Graph& g) {
       for (auto& d : t.shape) c.visit_expr(d);
   return c.vars;
 }
+inline std::vector<TensorType> infer_control(const Graph& g, Node& n);  // graph/control_types.hpp
 }  // namespace detail
 
-// Validates `g`, then recomputes every op node's output types in node order.
+// Validates `g`, then recomputes every op and control node's output types in node order.
 inline void infer_types(Graph& g) {
   validate(g);
   for (auto& n : g.nodes)
     if (n.kind == NodeKind::op) n.types = detail::infer_node(g, n);
+    else if (n.kind == NodeKind::control) n.types = detail::infer_control(g, n);
 }
 
 // The names of the symbolic extents in the graph inputs' shapes, sorted.
@@ -25252,6 +25525,143 @@ inline Graph bind_shapes(const Graph& g, const std::map<std::string, int64_t>& d
 
 }  // namespace graph
 NNVM_END_NAMESPACE
+
+// begin nnvm/graph/control_types.hpp
+// Type inference for control nodes (graph/control.hpp). A body's input types come from the node's
+// actual inputs (a scan slice drops axis 0), so the types a file declares for body inputs never
+// matter and a bound batch size reaches the bodies; the body is re-typed and its outputs give the
+// node's. Static shapes: a loop-carried value or scan state keeps its type across iterations.
+// Included by graph/infer.hpp.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+namespace detail {
+
+inline bool same_type(const TensorType& a, const TensorType& b) {
+  if (a.dtype != b.dtype || a.shape.size() != b.shape.size()) return false;
+  for (size_t d = 0; d < a.shape.size(); ++d)
+    if (!ir::is_const_int(ir::simplify(a.shape[d] - b.shape[d]), 0)) return false;
+  return true;
+}
+
+// `body` with its inputs typed `types`, re-inferred; the same graph when nothing changes.
+inline std::shared_ptr<const Graph> retyped_body(const std::shared_ptr<const Graph>& body,
+                                                 const std::vector<TensorType>& types) {
+  std::vector<size_t> inputs = body->inputs();
+  bool same = true;
+  for (size_t k = 0; k < inputs.size() && same; ++k) same = same_type(body->nodes[inputs[k]].types[0], types[k]);
+  if (same) return body;
+  auto copy = std::make_shared<Graph>(*body);
+  for (size_t k = 0; k < inputs.size(); ++k) copy->nodes[inputs[k]].types = {types[k]};
+  infer_types(*copy);
+  return copy;
+}
+
+// UserError "nnvm.graph.control_type" unless `t` is one bool or int64 (what a condition or a trip
+// count is); ONNX writes both as a scalar or as a [1] tensor.
+inline void check_scalar(const Graph& g, const Node& n, const TensorType& t, DataType want, const std::string& what) {
+  bool one = t.dtype == want;
+  for (auto& e : t.shape) one = one && ir::is_const_int(ir::simplify(e), 1);
+  if (!one)
+    throw UserError("nnvm.graph.control_type", str_cat(what, " must be one ", want, ", but it is ", to_string(t)),
+                    where(g, &n));
+}
+
+// A loop's trip count when it is a constant; "nnvm.graph.not_constant" naming the graph input it
+// comes from otherwise (nnvmc check binds that input from the test data).
+inline int64_t constant_trip_count(const Graph& g, const Node& n) {
+  if (!n.inputs[0].defined())
+    throw UserError("nnvm.graph.control_type", "a loop with scan outputs needs a trip count (input M)", where(g, &n));
+  const Node& p = g.node(n.inputs[0]);
+  if (p.kind != NodeKind::constant) {
+    std::string from = input_behind(g, n.inputs[0]);
+    throw UserError("nnvm.graph.not_constant",
+                    str_cat("a loop's trip count M must be known at compile time when the loop has scan outputs (they "
+                            "have M rows), but it is ",
+                            from.empty() ? "computed at run time" : "computed from graph input " + from),
+                    where(g, &n));
+  }
+  int64_t m = p.data->dtype() == dtype::int64 ? p.data->data<int64_t>()[0] : -1;
+  if (m < 0) throw UserError("nnvm.graph.control_type", str_cat("the loop's trip count is ", m), where(g, &n));
+  return m;
+}
+
+// The output types of control node `n` (of `g`), whose bodies are re-typed in place.
+inline std::vector<TensorType> infer_control(const Graph& g, Node& n) {
+  ControlLayout l = control_layout(g, n);
+  std::vector<TensorType> in = input_types(g, n);
+  std::vector<TensorType> captures(in.begin() + ptrdiff_t(l.first_capture()), in.end());
+  std::vector<TensorType> out;
+  auto body_out = [&](size_t b, size_t k) { return n.bodies[b]->type(n.bodies[b]->outputs[k]); };
+  if (n.op == "if") {
+    check_scalar(g, n, in[0], dtype::boolean, "if's condition");
+    for (auto& b : n.bodies) b = retyped_body(b, captures);
+    for (size_t k = 0; k < n.num_outputs(); ++k) {
+      TensorType then_t = body_out(0, k), else_t = body_out(1, k);
+      if (!same_type(then_t, else_t))
+        throw UserError("nnvm.graph.branch_types",
+                        str_cat("output ", k, " is ", to_string(then_t), " in the then branch but ", to_string(else_t),
+                                " in the else branch; nnvm needs both branches to give the same types"),
+                        where(g, &n));
+      out.push_back(then_t);
+    }
+    return out;
+  }
+  // loop and scan: the carried values' types, then the slices, then the captures.
+  const bool loop = n.op == "loop";
+  std::vector<TensorType> body_in;
+  if (loop) {
+    if (n.inputs[0].defined()) check_scalar(g, n, in[0], dtype::int64, "the loop's trip count M");
+    if (n.inputs[1].defined()) check_scalar(g, n, in[1], dtype::boolean, "the loop's condition");
+    body_in = {TensorType(dtype::int64, std::vector<int64_t>{}), TensorType(dtype::boolean, std::vector<int64_t>{})};
+  }
+  for (size_t k = 0; k < l.carried; ++k) body_in.push_back(in[l.operands + k]);
+  if (!loop && l.scan_inputs == 0)
+    throw UserError("nnvm.graph.control_type", "a scan needs at least one scan input (num_scan_inputs)", where(g, &n));
+  ir::Expr rows;  // a scan's sequence length, or a loop's M
+  for (size_t k = 0; k < l.scan_inputs; ++k) {
+    TensorType t = in[l.operands + l.carried + k];
+    if (t.shape.empty())
+      throw UserError("nnvm.graph.control_type", str_cat("scan input ", k, " is a scalar; it needs an axis to scan"),
+                      where(g, &n));
+    if (rows.defined() && !ir::is_const_int(ir::simplify(rows - t.shape[0]), 0))
+      throw UserError("nnvm.graph.control_type",
+                      str_cat("scan input ", k, " has ", ir::to_string(t.shape[0]), " rows, scan input 0 has ",
+                              ir::to_string(rows)),
+                      where(g, &n));
+    rows = t.shape[0];
+    t.shape.erase(t.shape.begin());
+    body_in.push_back(t);
+  }
+  body_in.insert(body_in.end(), captures.begin(), captures.end());
+  n.bodies[0] = retyped_body(n.bodies[0], body_in);
+  const size_t first = loop ? 1 : 0;
+  if (loop) check_scalar(*n.bodies[0], n, body_out(0, 0), dtype::boolean, "the body's condition output");
+  for (size_t k = 0; k < l.carried; ++k) {
+    TensorType before = body_in[(loop ? 2 : 0) + k], after = body_out(0, first + k);
+    if (!same_type(before, after))
+      throw UserError("nnvm.graph.loop_shape",
+                      str_cat(loop ? "loop-carried value " : "scan state ", k, " enters the body as ", to_string(before),
+                              " and leaves it as ", to_string(after),
+                              "; nnvm needs it to keep its type from iteration to iteration"),
+                      where(g, &n));
+    out.push_back(before);
+  }
+  if (loop && l.scan_outputs) rows = ir::Expr(constant_trip_count(g, n));
+  for (size_t k = 0; k < l.scan_outputs; ++k) {
+    TensorType t = body_out(0, first + l.carried + k);
+    t.shape.insert(t.shape.begin(), rows.defined() ? rows : ir::Expr(int64_t(0)));
+    check_size(g, n, t, out.size());
+    out.push_back(t);
+  }
+  return out;
+}
+
+}  // namespace detail
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/control_types.hpp
 // end nnvm/graph/infer.hpp
 
 NNVM_BEGIN_NAMESPACE
@@ -25395,11 +25805,15 @@ class GraphBuilder {
   }
 
   Value constant(std::string name, NDArray data) {
+    return constant(std::move(name), std::make_shared<const NDArray>(std::move(data)));
+  }
+  // A constant sharing `data` with another graph's (a control node's body reading an outer one).
+  Value constant(std::string name, std::shared_ptr<const NDArray> data) {
     Node n;
     n.kind = NodeKind::constant;
     n.name = std::move(name);
-    n.types = {TensorType(data.dtype(), data.shape())};
-    n.data = std::make_shared<const NDArray>(std::move(data));
+    n.types = {TensorType(data->dtype(), data->shape())};
+    n.data = std::move(data);
     return add(std::move(n)).front();
   }
 
@@ -25424,6 +25838,25 @@ class GraphBuilder {
     auto out = add(std::move(n));
     if (automatic) counts_[op] = k + 1;
     return out;
+  }
+
+  // A control node (graph/control.hpp): "if", "loop" or "scan" with its bodies, inputs in the
+  // order that header gives and `num_outputs` outputs, typed from its inputs and bodies.
+  std::vector<Value> control(const std::string& op, std::vector<Value> inputs,
+                             std::vector<std::shared_ptr<const Graph>> bodies, size_t num_outputs, Attrs attrs = {},
+                             std::string name = {}) {
+    if (name.empty())
+      for (size_t k = counts_[op];; ++k)
+        if (!names_.count(name = str_cat(op, "_", k))) break;
+    Node n;
+    n.kind = NodeKind::control;
+    n.op = op;
+    n.name = std::move(name);
+    n.inputs = std::move(inputs);
+    n.attrs = std::move(attrs);
+    n.bodies = std::move(bodies);
+    n.types.resize(num_outputs);  // infer_control fills them; check_node reads the count
+    return add(std::move(n));
   }
 
   void output(Value v) { g_.outputs.push_back(v); }
@@ -25471,6 +25904,7 @@ class GraphBuilder {
       detail::check_node(g_, g_.nodes.size() - 1);
       Node& added = g_.nodes.back();
       if (added.kind == NodeKind::op) added.types = detail::infer_node(g_, added);
+      if (added.kind == NodeKind::control) added.types = detail::infer_control(g_, added);
       if (fold_ && worth_folding(added) && foldable(g_, added) && budget_.take(*output_bytes(added)))
         folded = evaluate(g_, added);
     } catch (...) {
@@ -25654,10 +26088,18 @@ struct PlanSlot {
   uint64_t offset = 0;  // activation: in the run's arena
 };
 
-// One kernel call.
+// A step the host runs itself instead of a kernel: a control node (if, loop, scan) that runs
+// plans of its own (graph/control_runner.hpp). Called with the step's arguments as a kernel is.
+struct HostStep {
+  int32_t (*run)(const void* self, void* const* args, const nnvm_kernel_env* env) = nullptr;
+  const void* self = nullptr;
+};
+
+// One kernel call (or one host step).
 struct PlanStep {
   size_t kernel = 0;         // in Plan::kernels
   std::vector<size_t> args;  // slots: the kernel's inputs, then its outputs
+  HostStep host;             // when host.run is set, it runs instead of the kernel
 };
 
 struct Plan {
@@ -25742,7 +26184,8 @@ inline StepFailure run_plan(const Plan& p, const void* const* inputs, void* cons
     const PlanStep& st = p.steps[i];
     for (size_t a = 0; a < st.args.size(); ++a) args[a] = data[st.args[a]];
     if (observer) observer->before_step(i);
-    int32_t status = p.kernels[st.kernel](args.data(), &no_sizes, workspace, p.workspace_bytes, &env);
+    int32_t status = st.host.run ? st.host.run(st.host.self, args.data(), &env)
+                                 : p.kernels[st.kernel](args.data(), &no_sizes, workspace, p.workspace_bytes, &env);
     if (observer) observer->after_step(i);
     if (status != NNVM_STATUS_OK) return {i, status};
   }
@@ -25761,11 +26204,14 @@ NNVM_END_NAMESPACE
 NNVM_BEGIN_NAMESPACE
 namespace graph {
 
-// One kernel call of the plan.
+struct ControlRunner;  // graph/control_runner.hpp
+
+// One kernel call of the plan, or one control node (if, loop, scan) the host runs.
 struct Step {
   std::vector<size_t> nodes;      // the fused op nodes, in graph order; the first is the master
   std::string label;              // the ops, "conv+add+relu", for profiles
   size_t kernel = 0;              // index in CompiledModel::kernels()
+  size_t control = SIZE_MAX;      // a control node's step: index in CompiledModel::controls()
   std::vector<size_t> inputs;     // value slots read, in kernel parameter order
   std::vector<size_t> outputs;    // value slots written
 };
@@ -25813,6 +26259,8 @@ class CompiledModel {
   const std::vector<size_t>& input_slots() const { return input_slots_; }
   const std::vector<size_t>& output_slots() const { return output_slots_; }
   const MemoryStats& memory() const { return memory_; }
+  // The control nodes' runners (their bodies are compiled models), by Step::control.
+  const std::vector<std::shared_ptr<const ControlRunner>>& controls() const { return controls_; }
   // What runs: the plan the run loop executes (slots, steps, kernel entry points, arena size).
   const runtime::Plan& plan() const { return plan_; }
   // What the kernels were lowered and compiled for (CompileOptions::target).
@@ -25868,6 +26316,14 @@ class CompiledModel {
     if (!failed) return;
     const Step& st = steps_[failed.step];
     std::vector<std::string> context = {"graph " + graph_.name, "node " + graph_.nodes[st.nodes.front()].name};
+    if (failed.status == NNVM_STATUS_LOOP_EXIT)
+      throw UserError("nnvm.run.loop_exit",
+                      "the loop's condition ended it before its trip count M, but its scan outputs have M rows (nnvm "
+                      "plans every tensor's shape at compile time)",
+                      context);
+    if (st.control != SIZE_MAX)
+      throw BackendError("nnvm.run.kernel_status",
+                         str_cat("a kernel of the ", st.label, "'s body returned status ", failed.status), context);
     if (failed.status == NNVM_STATUS_RUNTIME_FAILURE)
       throw BackendError("nnvm.runtime.parallel_failure",
                          str_cat("kernel ", kernels_[st.kernel].func().name, " (", st.label,
@@ -25883,6 +26339,7 @@ class CompiledModel {
  private:
   friend PreparedModel prepare(const Graph& input, const CompileOptions& options);
   friend std::vector<CompiledModel> link(std::vector<PreparedModel> prepared, const KernelCompiler& compiler);
+  friend CompiledModel link_one(PreparedModel& p, const std::vector<target::Kernel>& kernels, size_t& next);
 
   // The run loop's plan for the slots and steps (the kernels' entry points and workspace come
   // with link()). The planned activations share the arena's first part; each model output gets
@@ -25989,6 +26446,7 @@ class CompiledModel {
   MemoryStats memory_;
   runtime::Plan plan_;
   target::Target target_;
+  std::vector<std::shared_ptr<const ControlRunner>> controls_;
 };
 
 }  // namespace graph
@@ -26002,6 +26460,113 @@ NNVM_END_NAMESPACE
 
 #include <map>
 
+// begin nnvm/graph/control_runner.hpp
+// Running a control node (graph/control.hpp): its bodies are compiled models of their own, and
+// the node is one step of its parent's plan that the run loop hands to the host
+// (runtime::HostStep) instead of a kernel. An if runs one branch's plan into the node's outputs;
+// a loop or a scan runs its body's plan once per iteration, reading the carried values from one
+// buffer and writing them to another (swapped after each iteration), and writing scan rows
+// straight into the node's outputs. Nothing is unrolled: the body is compiled once.
+
+#include <cstdlib>
+
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+struct ControlRunner {
+  std::string op;  // "if", "loop" or "scan"
+  ControlLayout layout;
+  bool has_trip_count = true, has_cond = true;  // loop: whether M and cond were given
+  int64_t rows = 0;  // scan: the sequence length; loop with scan outputs: M
+  std::vector<int64_t> input_reverse, output_reverse;  // scan: per scan input and output
+  std::vector<uint64_t> carried_bytes, slice_in_bytes, slice_out_bytes;
+  std::vector<CompiledModel> bodies;  // if: then, else; loop and scan: the body
+
+  // runtime::HostStep's entry: the step's arguments are the node's given inputs, then its outputs.
+  static int32_t run(const void* self, void* const* args, const nnvm_kernel_env* env) {
+    const ControlRunner& c = *static_cast<const ControlRunner*>(self);
+    int threads = env && env->pool ? static_cast<const runtime::PoolRef*>(env->pool)->num_threads : 0;
+    if (c.op == "if") {
+      const CompiledModel& body = c.bodies[*static_cast<const uint8_t*>(args[0]) ? 0 : 1];
+      Memory arena(body.plan().run_bytes());
+      return runtime::run_plan(body.plan(), args + 1, args + 1 + c.layout.captures, arena.data, threads).status;
+    }
+    return c.iterate(args, threads);
+  }
+
+ private:
+  // 64-byte aligned scratch for one run of the node: the body's arena and the carried buffers.
+  struct Memory {
+    char* data;
+    explicit Memory(uint64_t bytes)
+        : data(static_cast<char*>(std::aligned_alloc(64, size_t(std::max<uint64_t>((bytes + 63) / 64 * 64, 64))))) {
+      if (!data) throw std::bad_alloc();
+    }
+    ~Memory() { std::free(data); }
+    Memory(const Memory&) = delete;
+    Memory& operator=(const Memory&) = delete;
+  };
+
+  int32_t iterate(void* const* args, int threads) const {
+    const bool loop = op == "loop";
+    const ControlLayout& l = layout;
+    const CompiledModel& body = bodies[0];
+    size_t a = 0;
+    int64_t trip_count = INT64_MAX;
+    bool cond = true;
+    if (loop && has_trip_count) trip_count = *static_cast<const int64_t*>(args[a++]);
+    if (loop && has_cond) cond = *static_cast<const uint8_t*>(args[a++]) != 0;
+    if (!loop) trip_count = rows;
+    void* const* init = args + a;
+    void* const* scans = init + l.carried;
+    void* const* captures = scans + l.scan_inputs;
+    void* const* outs = captures + l.captures;
+
+    // Carried values live in two buffers: the body reads one and writes the other.
+    std::vector<uint64_t> offset(l.carried);
+    uint64_t carried_total = 0;
+    for (size_t k = 0; k < l.carried; ++k) offset[k] = carried_total, carried_total += (carried_bytes[k] + 63) / 64 * 64;
+    uint64_t arena_bytes = (body.plan().run_bytes() + 63) / 64 * 64;
+    Memory memory(arena_bytes + 2 * carried_total);
+    char* buffer[2] = {memory.data + arena_bytes, memory.data + arena_bytes + carried_total};
+    for (size_t k = 0; k < l.carried; ++k) std::memcpy(buffer[0] + offset[k], init[k], size_t(carried_bytes[k]));
+
+    int64_t iter = 0;
+    uint8_t cond_in = 1, cond_out = 1;
+    std::vector<const void*> in;
+    std::vector<void*> out;
+    int current = 0;
+    for (; iter < trip_count && cond; ++iter) {
+      in.clear(), out.clear();
+      if (loop) in.push_back(&iter), in.push_back(&cond_in), out.push_back(&cond_out);
+      for (size_t k = 0; k < l.carried; ++k) {
+        in.push_back(buffer[current] + offset[k]);
+        out.push_back(buffer[1 - current] + offset[k]);
+      }
+      for (size_t k = 0; k < l.scan_inputs; ++k)
+        in.push_back(static_cast<const char*>(scans[k]) + row(iter, k < input_reverse.size() && input_reverse[k]) *
+                                                               slice_in_bytes[k]);
+      for (size_t k = 0; k < l.captures; ++k) in.push_back(captures[k]);
+      for (size_t k = 0; k < l.scan_outputs; ++k)
+        out.push_back(static_cast<char*>(outs[l.carried + k]) +
+                      row(iter, k < output_reverse.size() && output_reverse[k]) * slice_out_bytes[k]);
+      if (auto failed = runtime::run_plan(body.plan(), in.data(), out.data(), memory.data, threads)) return failed.status;
+      cond = cond_out != 0;
+      current = 1 - current;
+    }
+    if (l.scan_outputs && iter < rows) return NNVM_STATUS_LOOP_EXIT;
+    for (size_t k = 0; k < l.carried; ++k) std::memcpy(outs[k], buffer[current] + offset[k], size_t(carried_bytes[k]));
+    return NNVM_STATUS_OK;
+  }
+
+  // The row of a scan input or output at iteration `i`.
+  uint64_t row(int64_t i, bool reverse) const { return uint64_t(reverse ? rows - 1 - i : i); }
+};
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/control_runner.hpp
 // begin nnvm/graph/group_kernel.hpp
 // One kernel per fused group: the group's ops applied to placeholders for the values it reads
 // from outside, scheduled for the target's family, and lowered. prepare() (graph/prepare.hpp)
@@ -26278,7 +26843,8 @@ inline bool inputs_ready(const Graph& g, const Node& n, const ops::OpDef& def, c
   for (size_t k = 0; k < n.inputs.size(); ++k) {
     const Value& v = n.inputs[k];
     if (!v.defined() || ops::is_value_input(def, k) || group[v.node] == id) continue;
-    if (g.nodes[v.node].kind == NodeKind::op && v.node > master) return false;
+    NodeKind producer = g.nodes[v.node].kind;
+    if ((producer == NodeKind::op || producer == NodeKind::control) && v.node > master) return false;
   }
   return true;
 }
@@ -26772,138 +27338,6 @@ NNVM_END_NAMESPACE
 
 #include <cstring>
 
-// begin nnvm/graph/printer.hpp
-// Text and Graphviz forms of a graph. Both are deterministic (node order, attributes sorted by
-// name), so tests compare them verbatim and a diff of two printouts is a diff of two graphs.
-//
-//   graph mlp(%x: float32[n, 784]) {
-//     %w1 = constant float32[784, 128]
-//     %dense_0 = dense(%x, %w1) : float32[n, 128]
-//     %sm = softmax(%dense_0) {axis=1} : float32[n, 128]
-//     return %sm
-//   }
-
-#include <iomanip>
-
-
-NNVM_BEGIN_NAMESPACE
-namespace graph {
-
-inline std::string to_string(const TensorType& t) {
-  std::string s = t.dtype.str() + "[";
-  for (size_t i = 0; i < t.shape.size(); ++i) s += (i ? ", " : "") + ir::to_string(t.shape[i]);
-  return s + "]";
-}
-
-inline std::string to_string(const ops::AttrValue& v) {
-  auto num = [](double d) {
-    std::ostringstream os;
-    os << std::setprecision(17) << d;
-    return os.str();
-  };
-  switch (v.index()) {
-    case 0: return std::to_string(std::get<int64_t>(v));
-    case 1: return num(std::get<double>(v));
-    case 2: return str_cat(std::quoted(std::get<std::string>(v)));
-    case 3: {
-      std::string s = "[";
-      for (auto& e : std::get<std::vector<int64_t>>(v)) s += (s.size() > 1 ? ", " : "") + std::to_string(e);
-      return s + "]";
-    }
-    default: {
-      std::string s = "[";
-      for (auto& e : std::get<std::vector<double>>(v)) s += (s.size() > 1 ? ", " : "") + num(e);
-      return s + "]";
-    }
-  }
-}
-
-// "{name=value, ...}" sorted by name; empty for no attributes.
-inline std::string to_string(const Attrs& a) {
-  std::string s;
-  for (auto& [k, v] : a.values()) s += (s.empty() ? "{" : ", ") + k + "=" + to_string(v);
-  return s.empty() ? s : s + "}";
-}
-
-namespace detail {
-inline std::string ref(const Graph& g, const Value& v) {
-  if (!v.defined()) return "none";  // an optional input left out
-  std::string s = "%" + g.nodes.at(v.node).name;
-  return v.index ? str_cat(s, ":", v.index) : s;
-}
-inline std::string types_text(const Node& n) {
-  if (n.types.size() == 1) return to_string(n.types[0]);
-  std::string s = "(";
-  for (size_t i = 0; i < n.types.size(); ++i) s += (i ? ", " : "") + to_string(n.types[i]);
-  return s + ")";
-}
-}  // namespace detail
-
-inline std::string to_string(const Graph& g) {
-  std::string s = "graph " + g.name + "(";
-  bool first = true;
-  for (size_t i : g.inputs()) {
-    s += (first ? "%" : ", %") + g.nodes[i].name + ": " + detail::types_text(g.nodes[i]);
-    first = false;
-  }
-  s += ") {\n";
-  for (auto& n : g.nodes) {
-    if (n.kind == NodeKind::input) continue;
-    s += "  %" + n.name + " = ";
-    if (n.kind == NodeKind::constant) {
-      s += "constant " + detail::types_text(n) + "\n";
-      continue;
-    }
-    s += n.op + "(";
-    for (size_t k = 0; k < n.inputs.size(); ++k) s += (k ? ", " : "") + detail::ref(g, n.inputs[k]);
-    s += ")";
-    if (n.attrs.size()) s += " " + to_string(n.attrs);
-    s += " : " + detail::types_text(n) + "\n";
-  }
-  s += "  return ";
-  for (size_t k = 0; k < g.outputs.size(); ++k) s += (k ? ", " : "") + detail::ref(g, g.outputs[k]);
-  return s + "\n}\n";
-}
-
-inline std::ostream& operator<<(std::ostream& os, const Graph& g) { return os << to_string(g); }
-
-namespace detail {
-inline std::string dot_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
-}
-}  // namespace detail
-
-// Graphviz: one box per node (name, op or kind, attributes), one edge per use labelled with the
-// value's type, and a point per graph output. Render with `dot -Tsvg`.
-inline std::string to_dot(const Graph& g) {
-  std::string s = "digraph \"" + detail::dot_escape(g.name) + "\" {\n  node [shape=box, fontname=\"monospace\"];\n";
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
-    using detail::dot_escape;
-    // "\n" is Graphviz's line break, so it joins parts after they are escaped.
-    std::string label = dot_escape(n.name) + "\\n" + dot_escape(n.kind == NodeKind::op ? n.op : detail::kind_name(n.kind));
-    if (n.attrs.size()) label += "\\n" + dot_escape(to_string(n.attrs));
-    if (n.kind != NodeKind::op) label += "\\n" + dot_escape(detail::types_text(n));
-    s += str_cat("  n", i, " [label=\"", label, "\"", n.kind == NodeKind::op ? "" : ", style=rounded", "];\n");
-  }
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (auto& v : g.nodes[i].inputs)
-      if (v.defined())
-        s += str_cat("  n", v.node, " -> n", i, " [label=\"", detail::dot_escape(to_string(g.type(v))), "\"];\n");
-  for (size_t k = 0; k < g.outputs.size(); ++k)
-    s += str_cat("  out", k, " [shape=point];\n  n", g.outputs[k].node, " -> out", k, " [label=\"",
-                 detail::dot_escape(to_string(g.type(g.outputs[k]))), "\"];\n");
-  return s + "}\n";
-}
-
-}  // namespace graph
-NNVM_END_NAMESPACE
-// end nnvm/graph/printer.hpp
 
 NNVM_BEGIN_NAMESPACE
 namespace graph {
@@ -26914,7 +27348,8 @@ inline Graph eliminate_common_subexpressions(const Graph& g) {
   std::map<std::string, std::vector<size_t>> seen_consts;  // type text -> new nodes
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
-    if (n.kind == NodeKind::input) {
+    // A control node is never merged: two with the same inputs may run different bodies.
+    if (n.kind == NodeKind::input || n.kind == NodeKind::control) {
       rw.keep(i);
       continue;
     }
@@ -27275,7 +27710,7 @@ inline Graph sink_transposes(const Graph& g) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (n.kind != NodeKind::op || !detail::absorbs_transposes(g, n)) {
-      if (n.kind == NodeKind::op) materialize_inputs(n);
+      if (n.kind == NodeKind::op || n.kind == NodeKind::control) materialize_inputs(n);
       rw.keep(i);
       continue;
     }
@@ -27414,11 +27849,22 @@ struct CompileOptions {
   lower::LowerOptions lower;
 };
 
+struct PreparedControl;
+
 // A model whose kernels are lowered but not yet compiled: the first half of compile(). The
 // conformance runner prepares many models and links them in one compiler batch.
 struct PreparedModel {
   CompiledModel model;
   std::vector<ir::LoweredFunc> funcs;  // one per kernel of model.steps()
+  std::vector<PreparedControl> controls;  // by Step::control
+};
+
+// A control node's step: its runner, still without bodies, and the bodies prepared (link()
+// compiles their kernels in the same batch as the parent's).
+struct PreparedControl {
+  size_t step = 0;
+  std::shared_ptr<ControlRunner> runner;
+  std::vector<PreparedModel> bodies;
 };
 
 namespace detail {
@@ -27469,6 +27915,62 @@ inline UserError with_node_context(const Graph& g, const Node& n, const UserErro
   std::vector<std::string> ctx = where(g, &n);
   ctx.insert(ctx.end(), e.context().begin(), e.context().end());
   return UserError(e.id(), e.message(), std::move(ctx));
+}
+
+}  // namespace detail
+inline PreparedModel prepare(const Graph& input, const CompileOptions& options);
+namespace detail {
+
+// Control node `i`'s runner and its bodies, each prepared as a model of its own with the
+// parent's options (its input types are static: infer_control typed them from the parent's).
+inline PreparedControl prepare_control(const Graph& g, size_t i, const std::vector<Slot>& slots,
+                                       const std::vector<std::vector<size_t>>& slot_of, const CompileOptions& options) {
+  const Node& n = g.nodes[i];
+  if (options.target.recipe_family() != target::Family::cpu) {
+    std::string what = str_cat("the ", target::emitter_name(options.target.emitter), " back end");
+    // An if whose condition comes from a graph input runs on such a back end once the input is
+    // bound (its taken branch is then imported inline).
+    if (std::string from = n.op == "if" ? input_behind(g, n.inputs[0]) : ""; !from.empty())
+      throw UserError("nnvm.graph.not_constant",
+                      str_cat(what, " runs no control nodes, so the if's condition must be known at compile time, but "
+                                    "it is computed from graph input ",
+                              from),
+                      where(g, &n));
+    refuse_control_nodes(g, what);
+  }
+  PreparedControl pc;
+  auto r = std::make_shared<ControlRunner>();
+  r->op = n.op;
+  r->layout = control_layout(g, n);
+  const ControlLayout& l = r->layout;
+  if (n.op == "loop") {
+    r->has_trip_count = n.inputs[0].defined();
+    r->has_cond = n.inputs[1].defined();
+    if (l.scan_outputs) r->rows = constant_trip_count(g, n);
+  }
+  auto bytes = [&](const Value& v) { return slots[slot_of[v.node][v.index]].bytes(); };
+  if (n.op == "scan") {
+    r->rows = slots[slot_of[n.inputs[l.carried].node][n.inputs[l.carried].index]].shape.at(0);
+    r->input_reverse = n.attrs.get_ints("scan_input_directions", {});
+    r->output_reverse = n.attrs.get_ints("scan_output_directions", {});
+    for (size_t k = 0; k < l.scan_inputs; ++k)
+      r->slice_in_bytes.push_back(r->rows ? bytes(n.inputs[l.carried + k]) / uint64_t(r->rows) : 0);
+  }
+  for (size_t k = 0; k < l.carried; ++k) r->carried_bytes.push_back(bytes({i, k}));
+  for (size_t k = 0; k < l.scan_outputs; ++k)
+    r->slice_out_bytes.push_back(r->rows ? bytes({i, l.carried + k}) / uint64_t(r->rows) : 0);
+  CompileOptions inner = options;
+  inner.symbols.clear();
+  inner.on_graph_pass = nullptr;
+  for (auto& body : n.bodies) {
+    try {
+      pc.bodies.push_back(prepare(*body, inner));
+    } catch (const UserError& e) {
+      throw with_node_context(g, n, e);
+    }
+  }
+  pc.runner = std::move(r);
+  return pc;
 }
 
 // The arena's buffers: every activation a step writes that is not a model output, living from
@@ -27539,8 +28041,9 @@ inline PreparedModel prepare(const Graph& input, const CompileOptions& options =
   std::map<size_t, std::vector<size_t>> groups;
   std::vector<size_t> order;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (g.nodes[i].kind != NodeKind::op) continue;
-    size_t id = options.opt_level >= 2 ? group_of[i] : i;
+    if (g.nodes[i].kind != NodeKind::op && g.nodes[i].kind != NodeKind::control) continue;
+    // A control node is a step of its own, never fused (ids from the top never meet a group's).
+    size_t id = g.nodes[i].kind == NodeKind::control ? Value::npos - i : options.opt_level >= 2 ? group_of[i] : i;
     if (!groups.count(id)) order.push_back(id);
     groups[id].push_back(i);
   }
@@ -27548,6 +28051,20 @@ inline PreparedModel prepare(const Graph& input, const CompileOptions& options =
   std::map<std::string, size_t> kernel_of;
   for (size_t id : order) {
     const std::vector<size_t>& nodes = groups[id];
+    if (g.nodes[nodes[0]].kind == NodeKind::control) {
+      const Node& n = g.nodes[nodes[0]];
+      Step st;
+      st.nodes = nodes;
+      st.label = n.op;
+      st.control = p.controls.size();
+      for (auto& v : n.inputs)
+        if (v.defined()) st.inputs.push_back(slot_of[v.node][v.index]);
+      for (size_t k = 0; k < n.num_outputs(); ++k) st.outputs.push_back(slot_of[nodes[0]][k]);
+      p.controls.push_back(detail::prepare_control(g, nodes[0], m.slots_, slot_of, options));
+      p.controls.back().step = m.steps_.size();
+      m.steps_.push_back(std::move(st));
+      continue;
+    }
     std::string key;
     for (size_t i : nodes) {
       const Node& n = g.nodes[i];
@@ -27612,38 +28129,58 @@ inline KernelCompiler c_kernel_compiler(target::CJitOptions options = {}) {
   return [options](const std::vector<ir::LoweredFunc>& fns) { return target::jit_c(fns, options); };
 }
 
+namespace detail {
+// The lowered functions of `p` and of its control nodes' bodies, depth first, named with
+// `prefix` (a body's kernels get "c<control>b<body>_" more, so names stay unique).
+inline void collect_funcs(const PreparedModel& p, const std::string& prefix, std::vector<ir::LoweredFunc>& all) {
+  for (auto f : p.funcs) {
+    f.name = prefix + f.name;
+    all.push_back(std::move(f));
+  }
+  for (size_t c = 0; c < p.controls.size(); ++c)
+    for (size_t b = 0; b < p.controls[c].bodies.size(); ++b)
+      collect_funcs(p.controls[c].bodies[b], str_cat(prefix, "c", c, "b", b, "_"), all);
+}
+}  // namespace detail
+
+// `p` with its kernels (from `kernels`, at `next`, in collect_funcs' order) and its control
+// nodes' bodies linked.
+inline CompiledModel link_one(PreparedModel& p, const std::vector<target::Kernel>& kernels, size_t& next) {
+  CompiledModel& m = p.model;
+  m.kernels_.assign(kernels.begin() + ptrdiff_t(next), kernels.begin() + ptrdiff_t(next + p.funcs.size()));
+  next += p.funcs.size();
+  // The run loop calls kernels by their entry points, with static shapes and the largest
+  // step's workspace.
+  const int64_t no_sizes = 0;
+  for (const target::Kernel& k : m.kernels_) {
+    if (!k.func().size_vars.empty())
+      throw InternalError("nnvm.compile.symbolic_kernel",
+                          str_cat("kernel ", k.func().name, " has symbolic sizes after shapes were bound"));
+    m.plan_.kernels.push_back(k.raw_function());
+    m.plan_.workspace_bytes = std::max(m.plan_.workspace_bytes, k.raw_workspace_bytes()(&no_sizes));
+  }
+  m.plan_.workspace_bytes = (m.plan_.workspace_bytes + 63) / 64 * 64;
+  for (PreparedControl& pc : p.controls) {
+    for (PreparedModel& body : pc.bodies) pc.runner->bodies.push_back(link_one(body, kernels, next));
+    m.plan_.steps[pc.step].host = {&ControlRunner::run, pc.runner.get()};
+    m.controls_.push_back(std::move(pc.runner));
+  }
+  return std::move(m);
+}
+
 // Compiles the kernels of several prepared models in one batch (kernel names get a per-model
 // prefix so they stay unique) and returns the runnable models in order.
 inline std::vector<CompiledModel> link(std::vector<PreparedModel> prepared, const KernelCompiler& compiler = {}) {
   std::vector<ir::LoweredFunc> all;
   for (size_t i = 0; i < prepared.size(); ++i)
-    for (auto f : prepared[i].funcs) {
-      if (prepared.size() > 1) f.name = str_cat("m", i, "_", f.name);
-      all.push_back(std::move(f));
-    }
+    detail::collect_funcs(prepared[i], prepared.size() > 1 ? str_cat("m", i, "_") : std::string(), all);
   std::vector<target::Kernel> kernels = compiler ? compiler(all) : c_kernel_compiler()(all);
   if (kernels.size() != all.size())
     throw InternalError("nnvm.compile.kernel_count",
                         str_cat("the kernel compiler returned ", kernels.size(), " kernels for ", all.size()));
   std::vector<CompiledModel> out;
   size_t next = 0;
-  for (auto& p : prepared) {
-    CompiledModel& m = p.model;
-    m.kernels_.assign(kernels.begin() + ptrdiff_t(next), kernels.begin() + ptrdiff_t(next + p.funcs.size()));
-    next += p.funcs.size();
-    // The run loop calls kernels by their entry points, with static shapes and the largest
-    // step's workspace.
-    const int64_t no_sizes = 0;
-    for (const target::Kernel& k : m.kernels_) {
-      if (!k.func().size_vars.empty())
-        throw InternalError("nnvm.compile.symbolic_kernel",
-                            str_cat("kernel ", k.func().name, " has symbolic sizes after shapes were bound"));
-      m.plan_.kernels.push_back(k.raw_function());
-      m.plan_.workspace_bytes = std::max(m.plan_.workspace_bytes, k.raw_workspace_bytes()(&no_sizes));
-    }
-    m.plan_.workspace_bytes = (m.plan_.workspace_bytes + 63) / 64 * 64;
-    out.push_back(std::move(m));
-  }
+  for (auto& p : prepared) out.push_back(link_one(p, kernels, next));
   return out;
 }
 

@@ -155,4 +155,23 @@ inline std::vector<int64_t> const_shape(const nnvm::ops::TensorType& t) {
   return out;
 }
 
+// A subgraph attribute (If's branches, Loop's and Scan's body) and a node inside a subgraph.
+inline onnx::AttributeProto* attr_graph(onnx::NodeProto* n, const std::string& name) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::GRAPH);
+  a->mutable_g()->set_name(name);
+  return a;
+}
+inline onnx::NodeProto* sub_node(onnx::GraphProto* g, const std::string& op, std::vector<std::string> ins,
+                                 std::vector<std::string> outs) {
+  auto* n = g->add_node();
+  n->set_op_type(op);
+  for (auto& i : ins) n->add_input(i);
+  for (auto& o : outs) n->add_output(o);
+  return n;
+}
+// A subgraph input (types are taken from the node's operands, so none is declared).
+inline void sub_input(onnx::GraphProto* g, const std::string& name) { g->add_input()->set_name(name); }
+
 }  // namespace onnx_test

@@ -1,5 +1,5 @@
 // Operators the importer builds from others (importers/onnx/composite_ops.cpp) and If with a
-// condition known at import: models built here, imported, compiled and run, each result checked
+// condition known at import (run-time control flow: test_control_flow.cpp): models built here, imported, compiled and run, each result checked
 // against a plain loop in the test written from the ONNX spec.
 #include "support/pch.hpp"
 
@@ -46,21 +46,6 @@ E saturate_rint(double v) {
   return E(std::clamp(r, double(std::numeric_limits<E>::min()), double(std::numeric_limits<E>::max())));
 }
 
-onnx::AttributeProto* attr_graph(onnx::NodeProto* n, const std::string& name) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::GRAPH);
-  a->mutable_g()->set_name(name);
-  return a;
-}
-onnx::NodeProto* sub_node(onnx::GraphProto* g, const std::string& op, std::vector<std::string> ins,
-                          std::vector<std::string> outs) {
-  auto* n = g->add_node();
-  n->set_op_type(op);
-  for (auto& i : ins) n->add_input(i);
-  for (auto& o : outs) n->add_output(o);
-  return n;
-}
 
 }  // namespace
 
@@ -105,36 +90,6 @@ TEST_CASE("onnx If: a condition known at import takes its branch inline, nested 
   std::vector<float> want;
   for (float v : elements<float>(x)) want.push_back((v + 1.0f) * 2.0f);
   CHECK(got == want);
-}
-
-TEST_CASE("onnx If: a run-time condition names the graph input it comes from; Loop is reported") {
-  Model m(18);
-  m.input("x", T::FLOAT, {2});
-  m.input("flag", T::FLOAT, {1});
-  auto* zero = m.initializer("zero", T::FLOAT, {1});
-  zero->add_float_data(0.0f);
-  m.node("Greater", {"flag", "zero"}, {"cond"});
-  auto* node = m.node("If", {"cond"}, {"out"}, "if");
-  auto* then_g = attr_graph(node, "then_branch")->mutable_g();
-  sub_node(then_g, "Neg", {"x"}, {"t"});
-  then_g->add_output()->set_name("t");
-  auto* else_g = attr_graph(node, "else_branch")->mutable_g();
-  sub_node(else_g, "Abs", {"x"}, {"e"});
-  else_g->add_output()->set_name("e");
-  m.output("out");
-  auto [id, text] = error_of([&] { oi::import_model(m.save(scratch("if_runtime"))); });
-  CHECK(id == "nnvm.graph.not_constant");
-  CHECK(text.find("If's condition 'cond'") != std::string::npos);
-  CHECK(text.find("graph input flag") != std::string::npos);
-
-  Model loop(18);
-  loop.input("x", T::FLOAT, {2});
-  auto* l = loop.node("Loop", {"", "", "x"}, {"y"}, "loop");
-  attr_graph(l, "body");
-  loop.output("y");
-  std::string reasons;
-  for (auto& item : oi::check_support(loop.save(scratch("loop_report"))).items) reasons += item.reason + "\n";
-  CHECK(reasons.find("attribute 'body' is a subgraph (Loop and Scan bodies are not supported yet") != std::string::npos);
 }
 
 TEST_CASE("onnx MatMulInteger and QLinearMatMul: int32 products with zero points, requantized as ONNX rounds") {

@@ -149,6 +149,7 @@ inline std::string json_members(const CompiledModel& model, const Step& st, cons
 inline std::string model_json(const CompiledModel& model, const std::vector<ir::LoweredFunc>& funcs,
                               const std::vector<std::string>& symbols, std::string* weights, bool members,
                               const std::string& format = "nnvm.deploy") {
+  refuse_control_nodes(model.graph(), "the deploy artifact");
   std::string json = str_cat("{\"format\":", json_string(format), ",\"version\":1,\n\"name\":", json_string(model.graph().name));
   uint64_t weights_bytes = 0;
   std::string slots = "\"slots\":[";

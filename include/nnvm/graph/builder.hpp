@@ -34,11 +34,15 @@ class GraphBuilder {
   }
 
   Value constant(std::string name, NDArray data) {
+    return constant(std::move(name), std::make_shared<const NDArray>(std::move(data)));
+  }
+  // A constant sharing `data` with another graph's (a control node's body reading an outer one).
+  Value constant(std::string name, std::shared_ptr<const NDArray> data) {
     Node n;
     n.kind = NodeKind::constant;
     n.name = std::move(name);
-    n.types = {TensorType(data.dtype(), data.shape())};
-    n.data = std::make_shared<const NDArray>(std::move(data));
+    n.types = {TensorType(data->dtype(), data->shape())};
+    n.data = std::move(data);
     return add(std::move(n)).front();
   }
 
@@ -63,6 +67,25 @@ class GraphBuilder {
     auto out = add(std::move(n));
     if (automatic) counts_[op] = k + 1;
     return out;
+  }
+
+  // A control node (graph/control.hpp): "if", "loop" or "scan" with its bodies, inputs in the
+  // order that header gives and `num_outputs` outputs, typed from its inputs and bodies.
+  std::vector<Value> control(const std::string& op, std::vector<Value> inputs,
+                             std::vector<std::shared_ptr<const Graph>> bodies, size_t num_outputs, Attrs attrs = {},
+                             std::string name = {}) {
+    if (name.empty())
+      for (size_t k = counts_[op];; ++k)
+        if (!names_.count(name = str_cat(op, "_", k))) break;
+    Node n;
+    n.kind = NodeKind::control;
+    n.op = op;
+    n.name = std::move(name);
+    n.inputs = std::move(inputs);
+    n.attrs = std::move(attrs);
+    n.bodies = std::move(bodies);
+    n.types.resize(num_outputs);  // infer_control fills them; check_node reads the count
+    return add(std::move(n));
   }
 
   void output(Value v) { g_.outputs.push_back(v); }
@@ -110,6 +133,7 @@ class GraphBuilder {
       detail::check_node(g_, g_.nodes.size() - 1);
       Node& added = g_.nodes.back();
       if (added.kind == NodeKind::op) added.types = detail::infer_node(g_, added);
+      if (added.kind == NodeKind::control) added.types = detail::infer_control(g_, added);
       if (fold_ && worth_folding(added) && foldable(g_, added) && budget_.take(*output_bytes(added)))
         folded = evaluate(g_, added);
     } catch (...) {

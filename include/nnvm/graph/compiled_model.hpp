@@ -20,11 +20,14 @@
 NNVM_BEGIN_NAMESPACE
 namespace graph {
 
-// One kernel call of the plan.
+struct ControlRunner;  // graph/control_runner.hpp
+
+// One kernel call of the plan, or one control node (if, loop, scan) the host runs.
 struct Step {
   std::vector<size_t> nodes;      // the fused op nodes, in graph order; the first is the master
   std::string label;              // the ops, "conv+add+relu", for profiles
   size_t kernel = 0;              // index in CompiledModel::kernels()
+  size_t control = SIZE_MAX;      // a control node's step: index in CompiledModel::controls()
   std::vector<size_t> inputs;     // value slots read, in kernel parameter order
   std::vector<size_t> outputs;    // value slots written
 };
@@ -72,6 +75,8 @@ class CompiledModel {
   const std::vector<size_t>& input_slots() const { return input_slots_; }
   const std::vector<size_t>& output_slots() const { return output_slots_; }
   const MemoryStats& memory() const { return memory_; }
+  // The control nodes' runners (their bodies are compiled models), by Step::control.
+  const std::vector<std::shared_ptr<const ControlRunner>>& controls() const { return controls_; }
   // What runs: the plan the run loop executes (slots, steps, kernel entry points, arena size).
   const runtime::Plan& plan() const { return plan_; }
   // What the kernels were lowered and compiled for (CompileOptions::target).
@@ -127,6 +132,14 @@ class CompiledModel {
     if (!failed) return;
     const Step& st = steps_[failed.step];
     std::vector<std::string> context = {"graph " + graph_.name, "node " + graph_.nodes[st.nodes.front()].name};
+    if (failed.status == NNVM_STATUS_LOOP_EXIT)
+      throw UserError("nnvm.run.loop_exit",
+                      "the loop's condition ended it before its trip count M, but its scan outputs have M rows (nnvm "
+                      "plans every tensor's shape at compile time)",
+                      context);
+    if (st.control != SIZE_MAX)
+      throw BackendError("nnvm.run.kernel_status",
+                         str_cat("a kernel of the ", st.label, "'s body returned status ", failed.status), context);
     if (failed.status == NNVM_STATUS_RUNTIME_FAILURE)
       throw BackendError("nnvm.runtime.parallel_failure",
                          str_cat("kernel ", kernels_[st.kernel].func().name, " (", st.label,
@@ -142,6 +155,7 @@ class CompiledModel {
  private:
   friend PreparedModel prepare(const Graph& input, const CompileOptions& options);
   friend std::vector<CompiledModel> link(std::vector<PreparedModel> prepared, const KernelCompiler& compiler);
+  friend CompiledModel link_one(PreparedModel& p, const std::vector<target::Kernel>& kernels, size_t& next);
 
   // The run loop's plan for the slots and steps (the kernels' entry points and workspace come
   // with link()). The planned activations share the arena's first part; each model output gets
@@ -248,6 +262,7 @@ class CompiledModel {
   MemoryStats memory_;
   runtime::Plan plan_;
   target::Target target_;
+  std::vector<std::shared_ptr<const ControlRunner>> controls_;
 };
 
 }  // namespace graph

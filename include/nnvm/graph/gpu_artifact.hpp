@@ -50,6 +50,7 @@ inline std::string launches_json(const target::GpuProgram& p) {
 // Saves a model prepared for `target` (a GPU target) in `dir` (created when missing). Errors:
 // the emitter's (nnvm.codegen.*), "nnvm.artifact.write" when a file cannot be written.
 inline void save_gpu_artifact(const PreparedModel& prepared, const target::Target& target, const std::string& dir) {
+  refuse_control_nodes(prepared.model.graph(), "the GPU artifact");
   target::GpuProgram program = target::emit_gpu(prepared.funcs, target);
   std::vector<std::string> names;
   for (auto& m : program.modules) names.push_back(m.name);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "nnvm/graph/node.hpp"
+#include "nnvm/graph/printer.hpp"
 #include "nnvm/ir/functor.hpp"
 #include "nnvm/ir/substitute.hpp"
 
@@ -171,13 +172,15 @@ inline std::vector<ir::Var> input_vars(const Graph& g) {
       for (auto& d : t.shape) c.visit_expr(d);
   return c.vars;
 }
+inline std::vector<TensorType> infer_control(const Graph& g, Node& n);  // graph/control_types.hpp
 }  // namespace detail
 
-// Validates `g`, then recomputes every op node's output types in node order.
+// Validates `g`, then recomputes every op and control node's output types in node order.
 inline void infer_types(Graph& g) {
   validate(g);
   for (auto& n : g.nodes)
     if (n.kind == NodeKind::op) n.types = detail::infer_node(g, n);
+    else if (n.kind == NodeKind::control) n.types = detail::infer_control(g, n);
 }
 
 // The names of the symbolic extents in the graph inputs' shapes, sorted.
@@ -219,3 +222,5 @@ inline Graph bind_shapes(const Graph& g, const std::map<std::string, int64_t>& d
 
 }  // namespace graph
 NNVM_END_NAMESPACE
+
+#include "nnvm/graph/control_types.hpp"

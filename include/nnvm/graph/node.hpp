@@ -1,5 +1,6 @@
 // The graph IR: a model as a list of nodes in topological order. A node is a graph input, a
-// constant, or one use of a registered op; a value is one output of one node. Passes and the
+// constant, one use of a registered op, or a control node (if, loop, scan) that runs graphs of
+// its own (graph/control.hpp); a value is one output of one node. Passes and the
 // executor walk `nodes` front to back, so the order is the evaluation order and stays stable
 // (the builder appends, a pass that rewrites keeps producers before consumers).
 #pragma once
@@ -26,13 +27,15 @@ struct Value {
   friend bool operator==(const Value&, const Value&) = default;
 };
 
-enum class NodeKind : uint8_t { input, constant, op };
+enum class NodeKind : uint8_t { input, constant, op, control };
+
+struct Graph;
 
 struct Node {
   NodeKind kind = NodeKind::op;
   // Unique in the graph; names the node in errors, printouts and importer round trips.
   std::string name;
-  // The registered op's name (kind op only).
+  // The registered op's name (kind op); "if", "loop" or "scan" (kind control).
   std::string op;
   std::vector<Value> inputs;
   Attrs attrs;
@@ -40,6 +43,9 @@ struct Node {
   std::vector<TensorType> types;
   // The data of a constant; shared so copying a graph in a pass does not copy weights.
   std::shared_ptr<const NDArray> data;
+  // A control node's graphs: if's then and else branches, a loop's or a scan's body. Shared, so
+  // a pass that copies the node does not copy them; a pass that changes one makes a new one.
+  std::vector<std::shared_ptr<const Graph>> bodies;
 
   size_t num_outputs() const { return types.size(); }
 };
@@ -95,7 +101,7 @@ inline void check_size(const Graph& g, const Node& n, const TensorType& t, size_
                   where(g, &n));
 }
 inline const char* kind_name(NodeKind k) {
-  static const char* const names[] = {"input", "constant", "op"};
+  static const char* const names[] = {"input", "constant", "op", "control"};
   return names[static_cast<int>(k)];
 }
 // Throws "nnvm.graph.dangling_value" unless `v` names an output of a node before `before`.
@@ -113,11 +119,13 @@ inline void check_value(const Graph& g, const Value& v, size_t before, const Nod
                     where(g, user));
 }
 
+inline void check_control(const Graph& g, size_t i);  // graph/control.hpp
+
 // Every check on node `i` except name uniqueness (which needs the whole graph).
 inline void check_node(const Graph& g, size_t i) {
   const Node& n = g.nodes[i];
   if (n.name.empty()) throw UserError("nnvm.graph.invalid", str_cat("node #", i, " has no name"), where(g));
-  if (n.kind != NodeKind::op && (!n.inputs.empty() || n.types.size() != 1))
+  if ((n.kind == NodeKind::input || n.kind == NodeKind::constant) && (!n.inputs.empty() || n.types.size() != 1))
     throw UserError("nnvm.graph.invalid",
                     str_cat("a graph ", kind_name(n.kind), " has no inputs and exactly one output"), where(g, &n));
   if (n.kind == NodeKind::input) check_size(g, n, n.types[0], 0);
@@ -128,6 +136,7 @@ inline void check_node(const Graph& g, size_t i) {
     if (!ok)
       throw UserError("nnvm.graph.invalid", "a constant's data is missing or does not match its type", where(g, &n));
   }
+  if (n.kind == NodeKind::control) return check_control(g, i);
   if (n.kind != NodeKind::op) return;
   const ops::OpDef* def = nullptr;
   try {
@@ -168,3 +177,5 @@ inline void validate(const Graph& g) {
 
 }  // namespace graph
 NNVM_END_NAMESPACE
+
+#include "nnvm/graph/control.hpp"

@@ -72,7 +72,10 @@ inline std::vector<OpenCLModel> link_opencl(std::vector<PreparedModel> prepared,
                                             const runtime::opencl::Device& device,
                                             const target::OpenCLModuleOptions& options = {}) {
   std::vector<ir::LoweredFunc> all;
-  for (auto& p : prepared) all.insert(all.end(), p.funcs.begin(), p.funcs.end());
+  for (auto& p : prepared) {
+    refuse_control_nodes(p.model.graph(), "the OpenCL back end");
+    all.insert(all.end(), p.funcs.begin(), p.funcs.end());
+  }
   auto module = std::make_shared<const target::OpenCLModule>(target::emit_gpu(all, target), device, options);
   std::vector<OpenCLModel> out;
   size_t first = 0;

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "nnvm/graph/compiled_model.hpp"
+#include "nnvm/graph/control_runner.hpp"
 #include "nnvm/graph/group_kernel.hpp"
 #include "nnvm/graph/passes/fuse.hpp"
 #include "nnvm/graph/passes/memory_plan.hpp"
@@ -30,11 +31,22 @@ struct CompileOptions {
   lower::LowerOptions lower;
 };
 
+struct PreparedControl;
+
 // A model whose kernels are lowered but not yet compiled: the first half of compile(). The
 // conformance runner prepares many models and links them in one compiler batch.
 struct PreparedModel {
   CompiledModel model;
   std::vector<ir::LoweredFunc> funcs;  // one per kernel of model.steps()
+  std::vector<PreparedControl> controls;  // by Step::control
+};
+
+// A control node's step: its runner, still without bodies, and the bodies prepared (link()
+// compiles their kernels in the same batch as the parent's).
+struct PreparedControl {
+  size_t step = 0;
+  std::shared_ptr<ControlRunner> runner;
+  std::vector<PreparedModel> bodies;
 };
 
 namespace detail {
@@ -85,6 +97,62 @@ inline UserError with_node_context(const Graph& g, const Node& n, const UserErro
   std::vector<std::string> ctx = where(g, &n);
   ctx.insert(ctx.end(), e.context().begin(), e.context().end());
   return UserError(e.id(), e.message(), std::move(ctx));
+}
+
+}  // namespace detail
+inline PreparedModel prepare(const Graph& input, const CompileOptions& options);
+namespace detail {
+
+// Control node `i`'s runner and its bodies, each prepared as a model of its own with the
+// parent's options (its input types are static: infer_control typed them from the parent's).
+inline PreparedControl prepare_control(const Graph& g, size_t i, const std::vector<Slot>& slots,
+                                       const std::vector<std::vector<size_t>>& slot_of, const CompileOptions& options) {
+  const Node& n = g.nodes[i];
+  if (options.target.recipe_family() != target::Family::cpu) {
+    std::string what = str_cat("the ", target::emitter_name(options.target.emitter), " back end");
+    // An if whose condition comes from a graph input runs on such a back end once the input is
+    // bound (its taken branch is then imported inline).
+    if (std::string from = n.op == "if" ? input_behind(g, n.inputs[0]) : ""; !from.empty())
+      throw UserError("nnvm.graph.not_constant",
+                      str_cat(what, " runs no control nodes, so the if's condition must be known at compile time, but "
+                                    "it is computed from graph input ",
+                              from),
+                      where(g, &n));
+    refuse_control_nodes(g, what);
+  }
+  PreparedControl pc;
+  auto r = std::make_shared<ControlRunner>();
+  r->op = n.op;
+  r->layout = control_layout(g, n);
+  const ControlLayout& l = r->layout;
+  if (n.op == "loop") {
+    r->has_trip_count = n.inputs[0].defined();
+    r->has_cond = n.inputs[1].defined();
+    if (l.scan_outputs) r->rows = constant_trip_count(g, n);
+  }
+  auto bytes = [&](const Value& v) { return slots[slot_of[v.node][v.index]].bytes(); };
+  if (n.op == "scan") {
+    r->rows = slots[slot_of[n.inputs[l.carried].node][n.inputs[l.carried].index]].shape.at(0);
+    r->input_reverse = n.attrs.get_ints("scan_input_directions", {});
+    r->output_reverse = n.attrs.get_ints("scan_output_directions", {});
+    for (size_t k = 0; k < l.scan_inputs; ++k)
+      r->slice_in_bytes.push_back(r->rows ? bytes(n.inputs[l.carried + k]) / uint64_t(r->rows) : 0);
+  }
+  for (size_t k = 0; k < l.carried; ++k) r->carried_bytes.push_back(bytes({i, k}));
+  for (size_t k = 0; k < l.scan_outputs; ++k)
+    r->slice_out_bytes.push_back(r->rows ? bytes({i, l.carried + k}) / uint64_t(r->rows) : 0);
+  CompileOptions inner = options;
+  inner.symbols.clear();
+  inner.on_graph_pass = nullptr;
+  for (auto& body : n.bodies) {
+    try {
+      pc.bodies.push_back(prepare(*body, inner));
+    } catch (const UserError& e) {
+      throw with_node_context(g, n, e);
+    }
+  }
+  pc.runner = std::move(r);
+  return pc;
 }
 
 // The arena's buffers: every activation a step writes that is not a model output, living from
@@ -155,8 +223,9 @@ inline PreparedModel prepare(const Graph& input, const CompileOptions& options =
   std::map<size_t, std::vector<size_t>> groups;
   std::vector<size_t> order;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (g.nodes[i].kind != NodeKind::op) continue;
-    size_t id = options.opt_level >= 2 ? group_of[i] : i;
+    if (g.nodes[i].kind != NodeKind::op && g.nodes[i].kind != NodeKind::control) continue;
+    // A control node is a step of its own, never fused (ids from the top never meet a group's).
+    size_t id = g.nodes[i].kind == NodeKind::control ? Value::npos - i : options.opt_level >= 2 ? group_of[i] : i;
     if (!groups.count(id)) order.push_back(id);
     groups[id].push_back(i);
   }
@@ -164,6 +233,20 @@ inline PreparedModel prepare(const Graph& input, const CompileOptions& options =
   std::map<std::string, size_t> kernel_of;
   for (size_t id : order) {
     const std::vector<size_t>& nodes = groups[id];
+    if (g.nodes[nodes[0]].kind == NodeKind::control) {
+      const Node& n = g.nodes[nodes[0]];
+      Step st;
+      st.nodes = nodes;
+      st.label = n.op;
+      st.control = p.controls.size();
+      for (auto& v : n.inputs)
+        if (v.defined()) st.inputs.push_back(slot_of[v.node][v.index]);
+      for (size_t k = 0; k < n.num_outputs(); ++k) st.outputs.push_back(slot_of[nodes[0]][k]);
+      p.controls.push_back(detail::prepare_control(g, nodes[0], m.slots_, slot_of, options));
+      p.controls.back().step = m.steps_.size();
+      m.steps_.push_back(std::move(st));
+      continue;
+    }
     std::string key;
     for (size_t i : nodes) {
       const Node& n = g.nodes[i];

@@ -87,6 +87,15 @@ inline std::string to_string(const Graph& g) {
     s += ")";
     if (n.attrs.size()) s += " " + to_string(n.attrs);
     s += " : " + detail::types_text(n) + "\n";
+    // A control node's bodies follow it, indented.
+    for (auto& body : n.bodies) {
+      std::string text = to_string(*body);
+      for (size_t at = 0; at < text.size();) {
+        size_t end = text.find('\n', at);
+        s += "    " + text.substr(at, end - at) + "\n";
+        at = end == std::string::npos ? text.size() : end + 1;
+      }
+    }
   }
   s += "  return ";
   for (size_t k = 0; k < g.outputs.size(); ++k) s += (k ? ", " : "") + detail::ref(g, g.outputs[k]);

@@ -194,6 +194,7 @@ inline InPlacePlan plan_in_place(const CompiledModel& m) {
 // sanitizes it). Throws InternalError when a kernel has a symbolic extent (prepare() binds them).
 inline StandaloneC emit_standalone_c(const PreparedModel& prepared, const std::string& name) {
   const CompiledModel& m = prepared.model;
+  refuse_control_nodes(m.graph(), "standalone C");
   StandaloneC out;
   out.name = target::NameTable::sanitize(name.empty() ? "model" : name);
   const std::string prefix = out.name, macro = "NNVM_" + detail::upper(prefix);

@@ -22,7 +22,8 @@
   enum nnvm_status {                                                                        \
     NNVM_STATUS_OK = 0,                                                                     \
     NNVM_STATUS_WORKSPACE_TOO_SMALL = 1, /* workspace_bytes < name_workspace_bytes(sizes) */ \
-    NNVM_STATUS_RUNTIME_FAILURE = 2      /* the thread pool could not run a parallel loop */ \
+    NNVM_STATUS_RUNTIME_FAILURE = 2,     /* the thread pool could not run a parallel loop */ \
+    NNVM_STATUS_LOOP_EXIT = 3            /* a loop with scan outputs stopped before M */   \
   };                                                                                        \
   /* One chunk [begin, end) of a parallel loop's iterations; returns a status. */           \
   typedef int32_t (*nnvm_parallel_body)(int64_t begin, int64_t end, void* closure);        \

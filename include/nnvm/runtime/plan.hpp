@@ -27,10 +27,18 @@ struct PlanSlot {
   uint64_t offset = 0;  // activation: in the run's arena
 };
 
-// One kernel call.
+// A step the host runs itself instead of a kernel: a control node (if, loop, scan) that runs
+// plans of its own (graph/control_runner.hpp). Called with the step's arguments as a kernel is.
+struct HostStep {
+  int32_t (*run)(const void* self, void* const* args, const nnvm_kernel_env* env) = nullptr;
+  const void* self = nullptr;
+};
+
+// One kernel call (or one host step).
 struct PlanStep {
   size_t kernel = 0;         // in Plan::kernels
   std::vector<size_t> args;  // slots: the kernel's inputs, then its outputs
+  HostStep host;             // when host.run is set, it runs instead of the kernel
 };
 
 struct Plan {
@@ -115,7 +123,8 @@ inline StepFailure run_plan(const Plan& p, const void* const* inputs, void* cons
     const PlanStep& st = p.steps[i];
     for (size_t a = 0; a < st.args.size(); ++a) args[a] = data[st.args[a]];
     if (observer) observer->before_step(i);
-    int32_t status = p.kernels[st.kernel](args.data(), &no_sizes, workspace, p.workspace_bytes, &env);
+    int32_t status = st.host.run ? st.host.run(st.host.self, args.data(), &env)
+                                 : p.kernels[st.kernel](args.data(), &no_sizes, workspace, p.workspace_bytes, &env);
     if (observer) observer->after_step(i);
     if (status != NNVM_STATUS_OK) return {i, status};
   }

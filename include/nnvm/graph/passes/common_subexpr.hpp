@@ -17,7 +17,8 @@ inline Graph eliminate_common_subexpressions(const Graph& g) {
   std::map<std::string, std::vector<size_t>> seen_consts;  // type text -> new nodes
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
-    if (n.kind == NodeKind::input) {
+    // A control node is never merged: two with the same inputs may run different bodies.
+    if (n.kind == NodeKind::input || n.kind == NodeKind::control) {
       rw.keep(i);
       continue;
     }

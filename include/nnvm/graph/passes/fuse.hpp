@@ -26,7 +26,8 @@ inline bool inputs_ready(const Graph& g, const Node& n, const ops::OpDef& def, c
   for (size_t k = 0; k < n.inputs.size(); ++k) {
     const Value& v = n.inputs[k];
     if (!v.defined() || ops::is_value_input(def, k) || group[v.node] == id) continue;
-    if (g.nodes[v.node].kind == NodeKind::op && v.node > master) return false;
+    NodeKind producer = g.nodes[v.node].kind;
+    if ((producer == NodeKind::op || producer == NodeKind::control) && v.node > master) return false;
   }
   return true;
 }

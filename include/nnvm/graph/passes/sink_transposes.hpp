@@ -143,7 +143,7 @@ inline Graph sink_transposes(const Graph& g) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (n.kind != NodeKind::op || !detail::absorbs_transposes(g, n)) {
-      if (n.kind == NodeKind::op) materialize_inputs(n);
+      if (n.kind == NodeKind::op || n.kind == NodeKind::control) materialize_inputs(n);
       rw.keep(i);
       continue;
     }
