@@ -194,6 +194,49 @@ TEST_CASE("if: the condition is a run-time input; each branch reads a captured v
   CHECK(message.find("graph input cond") != std::string::npos);
 }
 
+TEST_CASE("control flow decided at compile time folds away: a constant if condition, a loop that never runs") {
+  GraphBuilder tb("then");
+  Value a = tb.input("a", dtype::float32, {3});
+  tb.output(tb.op("add", {a, a}));
+  GraphBuilder eb("else");
+  Value a2 = eb.input("a", dtype::float32, {3});
+  eb.output(eb.op("mul", {a2, a2}));
+  Body then_b = finish(tb), else_b = finish(eb);
+  std::vector<float> xv = {-1.5f, 2, 0.25f};
+  for (bool taken : {true, false}) {
+    GraphBuilder b("constant_if");
+    Value x = b.input("x", dtype::float32, {3});
+    // The condition folds only in the graph passes: 2 < 3 (or 3 < 2) is an op on constants.
+    Value two = b.constant("two", one_int(2)), three = b.constant("three", one_int(3));
+    Value cond = b.op("less", taken ? std::vector<Value>{two, three} : std::vector<Value>{three, two});
+    b.output(b.control("if", {cond, x}, {then_b, else_b}, 1).front());
+    graph::Graph g = b.build();
+    graph::Graph folded = graph::optimize(g, {.opt_level = 1});
+    CHECK(std::none_of(folded.nodes.begin(), folded.nodes.end(),
+                       [](const graph::Node& n) { return n.kind == graph::NodeKind::control; }));
+    graph::CompiledModel m = graph::compile(g);
+    CHECK(m.controls().empty());
+    std::vector<float> want;
+    for (float v : xv) want.push_back(taken ? v + v : v * v);
+    check_close(m.run({floats(xv, {3})})[0], want, {3});
+  }
+  // A loop whose condition is a constant false runs no iteration: its result is its initial value.
+  GraphBuilder bb("negate");
+  bb.input("iter", dtype::int64, {});
+  Value c = bb.input("cond", dtype::boolean, {});
+  Value y = bb.input("y", dtype::float32, {3});
+  bb.output(c);
+  bb.output(bb.op("neg", {y}));
+  GraphBuilder b("never");
+  Value y0 = b.input("y0", dtype::float32, {3});
+  b.output(b.control("loop", {b.constant("M", one_int(5)), b.constant("cond", one_bool(false)), y0}, {finish(bb)}, 1,
+                     ops::Attrs().set_int("num_carried", 1))
+               .front());
+  graph::CompiledModel m = graph::compile(b.build());
+  CHECK(m.controls().empty());
+  check_close(m.run({floats(xv, {3})})[0], xv, {3});
+}
+
 TEST_CASE("nested: an if inside a loop body reads the body's values") {
   // y = iter < 2 ? y + 1 : y * 3, for iter in [0, 5).
   GraphBuilder tb("plus_one");
