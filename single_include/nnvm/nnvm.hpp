@@ -26957,8 +26957,8 @@ NNVM_END_NAMESPACE
 // end nnvm/graph/passes/memory_plan.hpp
 // begin nnvm/graph/passes/pipeline.hpp
 // The graph pass pipeline, in one list. Level 0 runs nothing; level 1 and up sink layout
-// transposes, simplify for inference, fold constants, merge common subexpressions and remove
-// dead code; level 2 also puts convolutions in the target's blocked layout. Fusion (level 2) and memory planning (level 1)
+// transposes, simplify for inference, fold constants and control flow decided by them, merge
+// common subexpressions and remove dead code; level 2 also puts convolutions in the target's blocked layout. Fusion (level 2) and memory planning (level 1)
 // happen when the executor turns the graph into kernels.
 
 #include <chrono>
@@ -27468,6 +27468,87 @@ inline Graph fold_constants(const Graph& g, const FoldOptions& options = {}) {
 }  // namespace graph
 NNVM_END_NAMESPACE
 // end nnvm/graph/passes/fold_constants.hpp
+// begin nnvm/graph/passes/fold_control.hpp
+// Control nodes whose outcome is known at compile time fold away (graph/control.hpp): an if
+// whose condition is a constant becomes its taken branch's nodes, spliced into the graph and
+// reading the node's captured values; a loop that never runs (a constant trip count of 0, or a
+// constant false condition) and has no scan outputs passes its initial values through. Runs
+// after fold_constants, so conditions computed from constants count too (the importer already
+// inlines an ONNX If whose condition it can fold; this covers graphs built in code, and conditions
+// that become constant after bind_shapes).
+
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+namespace detail {
+// The constant bool (or int64) in `v`'s one element, or nullopt when it is not a constant.
+inline std::optional<int64_t> constant_scalar(const Graph& g, const Value& v) {
+  if (!v.defined()) return std::nullopt;
+  const Node& p = g.node(v);
+  if (p.kind != NodeKind::constant || p.data->numel() != 1) return std::nullopt;
+  if (p.data->dtype() == dtype::boolean) return int64_t(*static_cast<const uint8_t*>(p.data->raw()) != 0);
+  if (p.data->dtype() == dtype::int64) return *static_cast<const int64_t*>(p.data->raw());
+  return std::nullopt;
+}
+
+// Copies `body`'s nodes into the rewriter's graph, its inputs standing for `inputs`, each node
+// renamed "<prefix>/<name>"; returns the values of its outputs.
+inline std::vector<Value> splice_body(GraphRewriter& rw, const Graph& body, const std::vector<Value>& inputs,
+                                      const std::string& prefix) {
+  std::vector<std::vector<Value>> map(body.nodes.size());
+  size_t next_input = 0;
+  for (size_t i = 0; i < body.nodes.size(); ++i) {
+    const Node& n = body.nodes[i];
+    if (n.kind == NodeKind::input) {
+      map[i] = {inputs.at(next_input++)};
+      continue;
+    }
+    Node copy = n;
+    copy.name = rw.fresh_name(prefix + "/" + n.name);
+    for (auto& v : copy.inputs)
+      if (v.defined()) v = map[v.node].at(v.index);
+    size_t at = rw.add(std::move(copy));
+    for (size_t k = 0; k < n.num_outputs(); ++k) map[i].push_back({at, k});
+  }
+  std::vector<Value> out;
+  for (auto& v : body.outputs) out.push_back(map[v.node].at(v.index));
+  return out;
+}
+}  // namespace detail
+
+inline Graph fold_control_flow(const Graph& g) {
+  GraphRewriter rw(g);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (n.kind != NodeKind::control) {
+      rw.keep(i);
+      continue;
+    }
+    ControlLayout l = control_layout(g, n);
+    std::vector<Value> inputs;
+    for (auto& v : n.inputs) inputs.push_back(rw.map(v));
+    if (n.op == "if") {
+      if (auto cond = detail::constant_scalar(g, n.inputs[0])) {
+        std::vector<Value> captures(inputs.begin() + 1, inputs.end());
+        rw.replace(i, detail::splice_body(rw, *n.bodies[*cond ? 0 : 1], captures, n.name));
+        continue;
+      }
+    } else if (n.op == "loop" && l.scan_outputs == 0) {
+      auto trips = detail::constant_scalar(g, n.inputs[0]), cond = detail::constant_scalar(g, n.inputs[1]);
+      if ((trips && *trips <= 0) || (cond && *cond == 0)) {
+        rw.replace(i, std::vector<Value>(inputs.begin() + 2, inputs.begin() + 2 + ptrdiff_t(l.carried)));
+        continue;
+      }
+    }
+    rw.keep(i);
+  }
+  return rw.finish();
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/passes/fold_control.hpp
 // begin nnvm/graph/passes/simplify_inference.hpp
 // Simplifications valid for inference: identity and inference-mode dropout disappear (their
 // users read the input directly), a max pool whose Indices nobody reads stops computing them,
@@ -27805,6 +27886,7 @@ inline const std::vector<GraphPass>& graph_passes() {
       {"sink_transposes", 1, [](const Graph& g, const PassOptions&) { return sink_transposes(g); }},
       {"simplify_inference", 1, [](const Graph& g, const PassOptions&) { return simplify_inference(g); }},
       {"fold_constants", 1, [](const Graph& g, const PassOptions&) { return fold_constants(g); }},
+      {"fold_control_flow", 1, [](const Graph& g, const PassOptions&) { return fold_control_flow(g); }},
       {"alter_layout", 2, [](const Graph& g, const PassOptions& o) { return alter_layout(g, o.target); }},
       {"eliminate_common_subexpressions", 1,
        [](const Graph& g, const PassOptions&) { return eliminate_common_subexpressions(g); }},
