@@ -44,8 +44,15 @@ bool is_joined_strings_attribute(std::string_view op_type, std::string_view name
 bool is_imported_subgraph(const AttributeProto& a, std::string_view op_type) {
   if (kind_of(a) != AttributeProto::GRAPH) return false;
   if (op_type == "If") return a.name() == "then_branch" || a.name() == "else_branch";
-  if (op_type == "Loop" || op_type == "Scan") return a.name() == "body";
+  if (op_type == "Loop" || op_type == "Scan" || op_type == "SequenceMap") return a.name() == "body";
   if (op_type == "ai.onnx.preview:FlexAttention") return a.name() == "score_mod" || a.name() == "prob_mod";
+  return false;
+}
+
+bool is_sequence_op(std::string_view op_type) {
+  for (const char* op : {"SequenceConstruct", "SequenceEmpty", "SequenceInsert", "SequenceErase", "SequenceAt",
+                         "SequenceLength", "ConcatFromSequence", "SplitToSequence", "SequenceMap"})
+    if (op_type == op) return true;
   return false;
 }
 

@@ -25,9 +25,11 @@ namespace onnx_import::detail {
 // can. Looks at kinds and data types only; tensor data is validated when the node is built. The
 // subgraph attributes taken are those the importer imports (is_imported_subgraph): If's branches
 // (inlined when the condition is known at compile time, else a control node), Loop's and Scan's
-// body (control nodes), and FlexAttention's score_mod and prob_mod (inlined).
+// body (control nodes), SequenceMap's body and FlexAttention's score_mod and prob_mod (inlined).
 std::string unsupported_attribute(const ::onnx::AttributeProto& a, std::string_view op_type);
 bool is_imported_subgraph(const ::onnx::AttributeProto& a, std::string_view op_type);
+// The sequence ops the importer evaluates itself on sequences of compile-time length.
+bool is_sequence_op(std::string_view op_type);
 
 // Whether attribute `name` of `op_type` is a STRINGS attribute an op takes as one string, the
 // elements joined with ',' (RNN's, GRU's and LSTM's activations); the exporter splits it back.

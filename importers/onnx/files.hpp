@@ -3,7 +3,7 @@
 // the model's directory.
 #pragma once
 
-#include <onnx/onnx_pb.h>
+#include <onnx/onnx-data_pb.h>
 
 #include <cstdint>
 #include <functional>
@@ -22,6 +22,7 @@ uint64_t file_limit(uint64_t max_file_bytes);
 // `max_bytes`, or not a valid message of the type.
 ::onnx::ModelProto load_model(const std::string& path, uint64_t max_bytes);
 ::onnx::TensorProto load_tensor(const std::string& path, uint64_t max_bytes);
+::onnx::SequenceProto load_sequence(const std::string& path, uint64_t max_bytes);
 
 // Reads `bytes` bytes of the external data a tensor's external_data entries (location, offset,
 // length, checksum) describe, with importers::read_confined's checks. ImportError

@@ -68,6 +68,8 @@ std::vector<size_t> node_order(const ::onnx::GraphProto& g, const std::set<std::
 
 class Importer final : public BuildContext {
  public:
+  using Sequence = std::vector<graph::Value>;  // a sequence of tensors, element by element
+
   Importer(const ::onnx::ModelProto& m, const std::string& path, const ImportOptions& options,
            const ops::OpRegistry& registry)
       : m_(m),
@@ -95,6 +97,10 @@ class Importer final : public BuildContext {
     if (g.output_size() == 0) throw ImportError("nnvm.onnx.graph", "the model has no outputs", {file_});
     for (auto& out : g.output()) {
       if (empty_values_.count(out.name())) refuse_empty_value(out.name(), "graph output", std::vector<std::string>{file_});
+      if (auto it = sequences_.find(out.name()); it != sequences_.end()) {  // one graph output per element
+        for (auto& v : it->second) a_->builder().output(v);
+        continue;
+      }
       a_->output(out.name(), {file_});
     }
     return guarded({file_}, [&] { return a_->builder().build(); });
@@ -141,6 +147,10 @@ class Importer final : public BuildContext {
       if (in.name().empty()) throw ImportError("nnvm.onnx.graph", "a graph input has no name", {file_});
       if (!inputs.insert(in.name()).second) throw ImportError("nnvm.onnx.graph", "the graph input appears twice", where);
       available.insert(in.name());
+      if (in.type().has_sequence_type()) {
+        add_sequence_input(in, where);
+        continue;
+      }
       const auto& tt = in.type().tensor_type();
       DataType dtype = *dtype_of_code(tt.elem_type());  // analyze() rejected the rest
       if (auto it = options_.constant_inputs.find(in.name()); it != options_.constant_inputs.end()) {
@@ -185,6 +195,12 @@ class Importer final : public BuildContext {
       check_input_size(dtype, shape, where);
       a_->define(in.name(), guarded(where, [&] { return a_->builder().input(a_->claim(in.name()), dtype, shape); }));
     }
+    for (auto& [name, shapes] : options_.sequence_inputs)
+      if (!sequences_.count(name))
+        throw ImportError("nnvm.onnx.shape",
+                          str_cat("ImportOptions::sequence_inputs names '", name,
+                                  "', which is not a graph input of sequence type"),
+                          {file_});
     for (auto& [name, data] : options_.constant_inputs)
       if (!inputs.count(name))
         throw ImportError("nnvm.onnx.shape",
@@ -278,18 +294,27 @@ class Importer final : public BuildContext {
     std::string label = node_label(n, index);
     where_ = {file_, str_cat("node ", printable(label), " (", printable(n.op_type()), ")")};
     std::vector<graph::Value> outs;
+    std::map<size_t, Sequence> sequence_outs;  // the outputs that are sequences, by index
     guarded(where_, [&] {
       node_name_ = a_->claim(label, size_t(std::max(n.output_size(), 1)));
       if (n.op_type() == "Constant") {
         outs = {a_->builder().constant(node_name_, constant_value(n))};
         return;
       }
+      if (is_sequence_op(n.op_type())) {
+        outs = sequence_op(n, sequence_outs);
+        return;
+      }
+      if (n.op_type() == "Identity" && n.input_size() == 1 && sequences_.count(n.input(0))) {
+        sequence_outs[0] = sequences_.at(n.input(0));
+        return;
+      }
       if (n.op_type() == "If") {
-        outs = inline_if(n);
+        outs = inline_if(n, sequence_outs);
         return;
       }
       if (n.op_type() == "Loop") {
-        outs = import_loop(n);
+        outs = carries_sequence(n) ? unroll_loop(n, sequence_outs) : import_loop(n);
         return;
       }
       if (n.op_type() == "Scan") {
@@ -300,6 +325,7 @@ class Importer final : public BuildContext {
                    .num_outputs = size_t(n.output_size()), .proto = &n};
       if (n.op_type() == "Concat" && concat_of_empty_values(n, nb.attrs)) return;
       for (auto& in : n.input()) {
+        if (sequences_.count(in)) refuse_sequence(n, in);
         if (!in.empty() && empty_values_.count(in) && n.op_type() != "Concat") refuse_empty_value(in, "an input");
         if (!in.empty() && empty_values_.count(in)) continue;  // Concat leaves it out
         nb.inputs.push_back(in.empty() ? graph::Value{} : *a_->find(in));  // node_order checked
@@ -314,6 +340,11 @@ class Importer final : public BuildContext {
     });
     for (int k = 0; k < n.output_size(); ++k) {
       if (n.output(k).empty() || empty_values_.count(n.output(k))) continue;
+      if (auto it = sequence_outs.find(size_t(k)); it != sequence_outs.end()) {
+        sequences_[n.output(k)] = it->second;
+        continue;
+      }
+      sequences_.erase(n.output(k));  // a tensor now, in this scope
       if (size_t(k) >= outs.size())
         throw ImportError("nnvm.onnx.graph",
                           str_cat("the node declares output ", k, " ('", n.output(k), "') but its op computes ",
@@ -394,7 +425,7 @@ class Importer final : public BuildContext {
   // its place, reading the enclosing graph's values directly, and its outputs become the If's.
   // Run-time conditions are "nnvm.graph.not_constant", naming the graph input the condition is
   // computed from, so `nnvmc check` can bind it from the test data.
-  std::vector<graph::Value> inline_if(const NodeProto& n) {
+  std::vector<graph::Value> inline_if(const NodeProto& n, std::map<size_t, Sequence>& sequence_outs) {
     if (n.input_size() < 1 || n.input(0).empty()) throw ImportError("nnvm.onnx.graph", "If has no condition input", where_);
     graph::Value cond = *a_->find(n.input(0));  // node_order checked it exists
     const NDArray* value = data(cond);
@@ -423,12 +454,25 @@ class Importer final : public BuildContext {
       if (a.name() == taken) branch = &a;
     if (!branch || !branch->has_g())
       throw ImportError("nnvm.onnx.attribute", str_cat("If has no '", taken, "' subgraph"), where_);
-    return inline_graph(branch->g(), {}, "attribute " + std::string(taken));
+    return inline_subgraph(branch->g(), {}, {}, "attribute " + std::string(taken), sequence_outs);
   }
 
  public:
   std::vector<graph::Value> inline_graph(const ::onnx::GraphProto& g, const std::vector<graph::Value>& inputs,
                                          const std::string& what) override {
+    std::map<size_t, Sequence> sequence_outs;
+    auto outs = inline_subgraph(g, inputs, {}, what, sequence_outs);
+    if (!sequence_outs.empty())
+      throw ImportError("nnvm.onnx.unsupported", str_cat(what, " gives a sequence, which is not taken here"), where_);
+    return outs;
+  }
+
+ private:
+  // inline_graph, where input k may be a sequence (sequence_inputs[k]; inputs[k] is then unused)
+  // and output k may be one (sequence_outs[k]; the output's Value is then undefined).
+  std::vector<graph::Value> inline_subgraph(const ::onnx::GraphProto& g, const std::vector<graph::Value>& inputs,
+                                            const std::map<size_t, Sequence>& sequence_inputs, const std::string& what,
+                                            std::map<size_t, Sequence>& sequence_outs) {
     if (size_t(g.input_size()) != inputs.size())
       throw ImportError("nnvm.onnx.graph", str_cat(what, " declares ", g.input_size(), " inputs; it takes ", inputs.size()),
                         where_);
@@ -437,18 +481,23 @@ class Importer final : public BuildContext {
     std::string outer_name = node_name_;
     // A name the subgraph defines hides the enclosing graph's value of that name only inside it.
     std::map<std::string, graph::Value> hidden;
+    std::map<std::string, Sequence> hidden_sequences;
     auto note_hidden = [&](const std::string& name) {
       if (const graph::Value* v = a_->find(name)) hidden.emplace(name, *v);
+      if (auto it = sequences_.find(name); it != sequences_.end()) hidden_sequences.emplace(name, it->second);
     };
     std::set<std::string> available;
     for (auto& name : free_names(g))
-      if (a_->find(name)) available.insert(name);
+      if (a_->find(name) || sequences_.count(name)) available.insert(name);
     for (int i = 0; i < g.input_size(); ++i) {
       note_hidden(g.input(i).name());
       if (!available.insert(g.input(i).name()).second)
         throw ImportError("nnvm.onnx.graph", str_cat(what, " declares input '", printable(g.input(i).name()), "' twice"),
                           inner_where);
-      a_->define(g.input(i).name(), inputs[size_t(i)]);
+      if (auto s = sequence_inputs.find(size_t(i)); s != sequence_inputs.end())
+        sequences_[g.input(i).name()] = s->second;
+      else
+        a_->define(g.input(i).name(), inputs[size_t(i)]);
     }
     for (auto& t : g.initializer()) {
       std::vector<std::string> at = inner_where;
@@ -465,12 +514,18 @@ class Importer final : public BuildContext {
     std::vector<graph::Value> outs;
     for (auto& o : g.output()) {
       if (empty_values_.count(o.name())) refuse_empty_value(o.name(), what + " output");
+      if (auto s = sequences_.find(o.name()); s != sequences_.end()) {
+        sequence_outs[outs.size()] = s->second;
+        outs.emplace_back();
+        continue;
+      }
       const graph::Value* v = a_->find(o.name());
       if (!v)
         throw ImportError("nnvm.onnx.graph", str_cat(what, " output '", printable(o.name()), "' is never computed"), where_);
       outs.push_back(*v);
     }
     for (auto& [name, v] : hidden) a_->define(name, v);
+    for (auto& [name, s] : hidden_sequences) sequences_[name] = s;
     return outs;
   }
 
@@ -737,6 +792,258 @@ class Importer final : public BuildContext {
     return axis < 0 ? axis + rank : axis;
   }
 
+  // Sequences of tensors. nnvm compiles those whose length and element shapes are known at
+  // compile time: a sequence is the list of its elements' values (sequences_), the sequence ops
+  // are evaluated here on those lists, SequenceMap's body is inlined per element, and a Loop
+  // that carries a sequence is unrolled (its trip count must then be a constant).
+
+  void add_sequence_input(const ::onnx::ValueInfoProto& in, const std::vector<std::string>& where) {
+    auto it = options_.sequence_inputs.find(in.name());
+    if (it == options_.sequence_inputs.end())
+      throw ImportError("nnvm.onnx.shape",
+                        "the input is a sequence; nnvm compiles sequences whose length and element shapes are known, so "
+                        "give them (ImportOptions::sequence_inputs)",
+                        where);
+    DataType dtype = *dtype_of_code(in.type().sequence_type().elem_type().tensor_type().elem_type());
+    Sequence& s = sequences_[in.name()];
+    for (size_t k = 0; k < it->second.size(); ++k) {
+      std::vector<ir::Expr> shape;
+      for (int64_t e : it->second[k]) shape.emplace_back(e);
+      check_input_size(dtype, shape, where);
+      s.push_back(guarded(where, [&] { return a_->builder().input(a_->claim(str_cat(in.name(), "[", k, "]")), dtype, shape); }));
+    }
+  }
+
+  [[noreturn]] void refuse_sequence(const NodeProto& n, const std::string& name) {
+    throw ImportError("nnvm.onnx.unsupported",
+                      str_cat("input '", printable(name), "' is a sequence, which ", n.op_type(), " does not take"), where_);
+  }
+  const Sequence& sequence(const NodeProto& n, int k) {
+    if (k >= n.input_size() || n.input(k).empty())
+      throw ImportError("nnvm.onnx.graph", str_cat(n.op_type(), "'s input ", k, " is missing"), where_);
+    auto it = sequences_.find(n.input(k));
+    if (it == sequences_.end())
+      throw ImportError("nnvm.onnx.graph", str_cat(n.op_type(), "'s input '", printable(n.input(k)), "' is not a sequence"),
+                        where_);
+    return it->second;
+  }
+  // Input k as an integer known at compile time (a position, a split size), or `fallback` when
+  // it is left out; "nnvm.graph.not_constant" naming the graph input it comes from otherwise.
+  std::vector<int64_t> constant_ints(const NodeProto& n, int k, const std::string& what) {
+    graph::Value v = operand(n, k);
+    const NDArray* d = data(v);
+    if (!d) {
+      std::string from = input_behind(v);
+      throw ImportError("nnvm.graph.not_constant",
+                        str_cat(n.op_type(), "'s ", what, " must be known at compile time (nnvm sequences have a length "
+                                "and elements known at compile time), but it is ",
+                                from.empty() ? "computed at run time" : "computed from graph input " + from),
+                        where_);
+    }
+    std::vector<int64_t> out;
+    for (int64_t i = 0; i < d->numel(); ++i)
+      out.push_back(d->dtype() == dtype::int32 ? d->data<int32_t>()[i] : d->data<int64_t>()[i]);
+    return out;
+  }
+  // A position in a sequence of `length` (ONNX accepts -length..length-1, or up to length when
+  // inserting).
+  size_t position(const NodeProto& n, int k, size_t length, bool inserting) {
+    if (k >= n.input_size() || n.input(k).empty()) return inserting ? length : length - 1;
+    std::vector<int64_t> p = constant_ints(n, k, "position");
+    int64_t len = int64_t(length), at = p.size() == 1 ? p[0] : INT64_MIN;
+    if (at < -len || at > (inserting ? len : len - 1))
+      throw ImportError("nnvm.onnx.attribute",
+                        str_cat(n.op_type(), "'s position is ", p.size() == 1 ? str_cat(at) : std::string("not one value"),
+                                " for a sequence of ", length),
+                        where_);
+    return size_t(at < 0 ? at + len : at);
+  }
+
+  std::vector<graph::Value> sequence_op(const NodeProto& n, std::map<size_t, Sequence>& outs) {
+    const std::string& op = n.op_type();
+    if (op == "SequenceConstruct") {
+      Sequence s;
+      for (int k = 0; k < n.input_size(); ++k) s.push_back(operand(n, k));
+      outs[0] = std::move(s);
+    } else if (op == "SequenceEmpty") {
+      outs[0] = {};
+    } else if (op == "SequenceInsert") {
+      Sequence s = sequence(n, 0);
+      s.insert(s.begin() + ptrdiff_t(position(n, 2, s.size(), true)), operand(n, 1));
+      outs[0] = std::move(s);
+    } else if (op == "SequenceErase") {
+      Sequence s = sequence(n, 0);
+      if (s.empty()) throw ImportError("nnvm.onnx.shape", "SequenceErase of an empty sequence", where_);
+      s.erase(s.begin() + ptrdiff_t(position(n, 1, s.size(), false)));
+      outs[0] = std::move(s);
+    } else if (op == "SequenceAt") {
+      const Sequence& s = sequence(n, 0);
+      if (s.empty()) throw ImportError("nnvm.onnx.shape", "SequenceAt of an empty sequence", where_);
+      if (n.input_size() < 2) throw ImportError("nnvm.onnx.graph", "SequenceAt has no position input", where_);
+      return {s[position(n, 1, s.size(), false)]};
+    } else if (op == "SequenceLength") {
+      return {constant("length", NDArray::from(std::vector<int64_t>{int64_t(sequence(n, 0).size())}, {}))};
+    } else if (op == "ConcatFromSequence") {
+      return {concat_from_sequence(n)};
+    } else if (op == "SplitToSequence") {
+      outs[0] = split_to_sequence(n);
+    } else if (op == "SequenceMap") {
+      return sequence_map(n, outs);
+    }
+    return {};
+  }
+
+  graph::Value concat_from_sequence(const NodeProto& n) {
+    Sequence s = sequence(n, 0);
+    if (s.empty()) throw ImportError("nnvm.onnx.shape", "ConcatFromSequence of an empty sequence", where_);
+    int64_t axis = int_attribute(n, "axis").value_or(0);
+    if (int_attribute(n, "new_axis").value_or(0) != 0) {
+      int64_t r = int64_t(type(s[0]).shape.size()) + 1;
+      graph::Value axes = constant("axis", NDArray::from(std::vector<int64_t>{checked_axis(axis, r, "axis")}, {1}));
+      for (size_t k = 0; k < s.size(); ++k) s[k] = op("Unsqueeze", {s[k], axes}, {}, str_cat("element", k)).at(0);
+      axis = checked_axis(axis, r, "axis");
+    }
+    return s.size() == 1 ? s[0] : op("Concat", s, ops::Attrs().set_int("axis", axis), "concat").at(0);
+  }
+
+  Sequence split_to_sequence(const NodeProto& n) {
+    graph::Value x = operand(n, 0);
+    ops::TensorType t = type(x);
+    int64_t axis = checked_axis(int_attribute(n, "axis").value_or(0), int64_t(t.shape.size()), "axis");
+    const int64_t* extent = ir::as_const_int(ir::simplify(t.shape[size_t(axis)]));
+    if (!extent) throw ImportError("nnvm.onnx.shape", "SplitToSequence needs the split axis's extent at compile time", where_);
+    std::vector<int64_t> sizes;
+    bool squeeze = false;
+    if (n.input_size() < 2 || n.input(1).empty()) {
+      sizes.assign(size_t(*extent), 1);
+      squeeze = int_attribute(n, "keepdims").value_or(1) == 0;
+    } else if (type(operand(n, 1)).shape.empty()) {  // a chunk size; the last chunk may be smaller
+      int64_t chunk = constant_ints(n, 1, "split").at(0);
+      if (chunk <= 0) throw ImportError("nnvm.onnx.attribute", str_cat("SplitToSequence's split is ", chunk), where_);
+      for (int64_t at = 0; at < *extent; at += chunk) sizes.push_back(std::min(chunk, *extent - at));
+    } else {
+      sizes = constant_ints(n, 1, "split");
+    }
+    Sequence pieces;
+    if (sizes.size() == 1) {
+      pieces = {x};
+    } else {
+      graph::Value s = constant("split", NDArray::from(sizes, {int64_t(sizes.size())}));
+      pieces = op("Split", {x, s}, ops::Attrs().set_int("axis", axis), "split");
+    }
+    if (squeeze) {
+      graph::Value axes = constant("axes", NDArray::from(std::vector<int64_t>{axis}, {1}));
+      for (size_t k = 0; k < pieces.size(); ++k) pieces[k] = op("Squeeze", {pieces[k], axes}, {}, str_cat("piece", k)).at(0);
+    }
+    return pieces;
+  }
+
+  // SequenceMap(sequences and tensors): the body inlined once per element of the sequences.
+  std::vector<graph::Value> sequence_map(const NodeProto& n, std::map<size_t, Sequence>& outs) {
+    const ::onnx::GraphProto& body = subgraph(n, "body");
+    size_t length = sequence(n, 0).size();
+    for (int k = 1; k < n.input_size(); ++k)
+      if (sequences_.count(n.input(k)) && sequence(n, k).size() != length)
+        throw ImportError("nnvm.onnx.shape",
+                          str_cat("SequenceMap's input ", k, " has ", sequence(n, k).size(), " elements, input 0 has ",
+                                  length),
+                          where_);
+    for (int k = 0; k < n.output_size(); ++k) outs[size_t(k)] = {};
+    for (size_t e = 0; e < length; ++e) {
+      std::vector<graph::Value> inputs;
+      for (int k = 0; k < n.input_size(); ++k)
+        inputs.push_back(sequences_.count(n.input(k)) ? sequence(n, k)[e] : operand(n, k));
+      std::map<size_t, Sequence> element_outs;
+      auto results = inline_subgraph(body, inputs, {}, str_cat("attribute body (element ", e, ")"), element_outs);
+      if (!element_outs.empty())
+        throw ImportError("nnvm.onnx.unsupported", "SequenceMap's body gives a sequence, which nnvm does not take",
+                          where_);
+      for (size_t k = 0; k < results.size() && k < size_t(n.output_size()); ++k) outs[k].push_back(results[k]);
+    }
+    return {};
+  }
+
+  bool carries_sequence(const NodeProto& n) {
+    for (int k = 2; k < n.input_size(); ++k)
+      if (sequences_.count(n.input(k))) return true;
+    return false;
+  }
+
+  // A Loop that carries a sequence, unrolled: the body inlined once per iteration with the
+  // iteration count as a constant, so each iteration's sequence is known at compile time.
+  std::vector<graph::Value> unroll_loop(const NodeProto& n, std::map<size_t, Sequence>& sequence_outs) {
+    constexpr int64_t max_unrolled = 4096;
+    int64_t trips = max_unrolled + 1;
+    if (n.input_size() > 0 && !n.input(0).empty()) trips = constant_ints(n, 0, "trip count M (the loop carries a sequence, so it is unrolled)").at(0);
+    bool cond = n.input_size() < 2 || n.input(1).empty() ||
+                constant_ints_or_bool(n, 1, "condition (the loop carries a sequence, so it is unrolled)");
+    const ::onnx::GraphProto& body = subgraph(n, "body");
+    size_t carried = size_t(n.input_size() - 2);
+    std::vector<graph::Value> values(carried);
+    std::map<size_t, Sequence> sequences;
+    for (size_t k = 0; k < carried; ++k) {
+      if (sequences_.count(n.input(int(2 + k)))) sequences[k] = sequence(n, int(2 + k));
+      else values[k] = operand(n, int(2 + k));
+    }
+    std::vector<std::vector<graph::Value>> rows(size_t(std::max(body.output_size() - 1 - int(carried), 0)));
+    int64_t i = 0;
+    for (; i < trips && cond; ++i) {
+      if (i >= max_unrolled)
+        throw ImportError("nnvm.onnx.unsupported",
+                          str_cat("a Loop that carries a sequence is unrolled at import; it would run more than ",
+                                  max_unrolled, " iterations"),
+                          where_);
+      std::vector<graph::Value> inputs{constant(str_cat("iter", i), NDArray::from(std::vector<int64_t>{i}, {})),
+                                       graph::Value{}};
+      NDArray c(dtype::boolean, {});
+      *static_cast<uint8_t*>(c.raw()) = 1;
+      inputs[1] = constant(str_cat("cond", i), std::move(c));
+      std::map<size_t, Sequence> in_sequences;
+      for (size_t k = 0; k < carried; ++k) {
+        inputs.push_back(values[k]);
+        if (sequences.count(k)) in_sequences[2 + k] = sequences[k];
+      }
+      std::map<size_t, Sequence> out_sequences;
+      auto results = inline_subgraph(body, inputs, in_sequences, str_cat("attribute body (iteration ", i, ")"), out_sequences);
+      const NDArray* next = data(results.at(0));
+      if (!next || next->numel() != 1)
+        throw ImportError("nnvm.graph.not_constant",
+                          "the condition of a Loop that carries a sequence must be known at compile time in every "
+                          "iteration (the loop is unrolled)",
+                          where_);
+      cond = static_cast<const uint8_t*>(next->raw())[0] != 0;
+      sequences.clear();
+      for (size_t k = 0; k < carried; ++k) {
+        values[k] = results.at(1 + k);
+        if (out_sequences.count(1 + k)) sequences[k] = out_sequences[1 + k];
+      }
+      for (size_t k = 0; k < rows.size(); ++k) {
+        if (out_sequences.count(1 + carried + k))
+          throw ImportError("nnvm.onnx.unsupported", "a Loop's scan output is a sequence, which nnvm does not take", where_);
+        rows[k].push_back(results.at(1 + carried + k));
+      }
+    }
+    if (trips > max_unrolled && cond)
+      throw ImportError("nnvm.onnx.unsupported", "a Loop that carries a sequence needs a trip count (it is unrolled)", where_);
+    std::vector<graph::Value> outs = values;
+    for (auto& [k, s] : sequences) sequence_outs[k] = s;
+    graph::Value zero = constant("axis0", NDArray::from(std::vector<int64_t>{0}, {1}));
+    for (size_t k = 0; k < rows.size(); ++k) {
+      if (rows[k].empty()) throw ImportError("nnvm.onnx.shape", str_cat("scan output ", k, " has no rows"), where_);
+      for (size_t r = 0; r < rows[k].size(); ++r) rows[k][r] = op("Unsqueeze", {rows[k][r], zero}, {}, str_cat("scan", k, "_", r)).at(0);
+      outs.push_back(rows[k].size() == 1 ? rows[k][0] : op("Concat", rows[k], ops::Attrs().set_int("axis", 0), str_cat("scan", k)).at(0));
+    }
+    return outs;
+  }
+  bool constant_ints_or_bool(const NodeProto& n, int k, const std::string& what) {
+    graph::Value v = operand(n, k);
+    const NDArray* d = data(v);
+    if (!d) (void)constant_ints(n, k, what);  // throws not_constant naming the input
+    if (d->numel() != 1 || d->dtype() != dtype::boolean)
+      throw ImportError("nnvm.onnx.shape", str_cat(n.op_type(), "'s ", what, " must be one bool"), where_);
+    return static_cast<const uint8_t*>(d->raw())[0] != 0;
+  }
+
   const ::onnx::ModelProto& m_;
   std::string base_dir_, file_;
   const ImportOptions& options_;
@@ -745,6 +1052,7 @@ class Importer final : public BuildContext {
   importers::GraphAssembly root_;
   importers::GraphAssembly* a_ = &root_;  // the graph being built: root_, or a control node's body
   std::map<std::string, ops::TensorType> empty_values_;  // values with an extent of 0, by name
+  std::map<std::string, Sequence> sequences_;            // sequence values, by name
   std::string node_name_;          // the graph name of the node being built
   std::vector<std::string> where_;  // its error context
 };
@@ -780,6 +1088,18 @@ SupportReport check_support(const std::string& path, const ImportOptions& option
 
 graph::Graph import_model(const std::string& path, const ImportOptions& options) {
   return detail::for_file(path, [&] { return detail::import_file(path, options); });
+}
+
+std::vector<NDArray> read_sequence_pb(const std::string& path, const ImportOptions& options) {
+  return detail::for_file(path, [&] {
+    ::onnx::SequenceProto s = detail::load_sequence(path, options.max_file_bytes);
+    std::vector<std::string> where{"file " + printable(path)};
+    if (s.elem_type() != ::onnx::SequenceProto::TENSOR)
+      throw ImportError("nnvm.onnx.file", "the sequence's elements are not tensors", where);
+    std::vector<NDArray> out;
+    for (auto& t : s.tensor_values()) out.push_back(detail::decode_tensor(t, importers::directory_of(path), where));
+    return out;
+  });
 }
 
 NDArray read_tensor_pb(const std::string& path, const ImportOptions& options) {

@@ -97,16 +97,30 @@ SupportReport analyze(const ::onnx::ModelProto& m, const ops::OpRegistry& regist
   }
   for (auto& t : g.sparse_initializer())
     r.items.push_back({.node = t.values().name(), .opset = opset, .reason = "sparse initializers are not supported"});
+  // A sequence of tensors is taken (its length and element shapes are given at import); maps,
+  // optionals and sequences of anything else are not.
+  auto tensor_of = [](const ::onnx::TypeProto& t) -> const ::onnx::TypeProto_Tensor* {
+    if (t.has_tensor_type()) return &t.tensor_type();
+    if (t.has_sequence_type() && t.sequence_type().elem_type().has_tensor_type())
+      return &t.sequence_type().elem_type().tensor_type();
+    return nullptr;
+  };
   for (auto& in : g.input()) {
     if (initializers.count(in.name())) continue;
     r.inputs.push_back(in.name());
-    if (!in.type().has_tensor_type())
+    if (in.type().has_sequence_type()) r.sequences.insert(in.name());
+    const ::onnx::TypeProto_Tensor* t = tensor_of(in.type());
+    if (!t)
       r.items.push_back({.node = in.name(), .opset = opset,
-                         .reason = "graph input is not a tensor (sequences, maps and optionals are not supported)"});
-    else if (std::string why = unsupported_dtype(in.type().tensor_type().elem_type()); !why.empty())
-      r.items.push_back({.node = in.name(), .opset = opset,
-                         .dtypes = code_name(in.type().tensor_type().elem_type()),
+                         .reason = "graph input is neither a tensor nor a sequence of tensors (maps and optionals are "
+                                   "not supported)"});
+    else if (std::string why = unsupported_dtype(t->elem_type()); !why.empty())
+      r.items.push_back({.node = in.name(), .opset = opset, .dtypes = code_name(t->elem_type()),
                          .reason = "graph input " + why});
+  }
+  for (auto& out : g.output()) {
+    r.outputs.push_back(out.name());
+    if (out.type().has_sequence_type()) r.sequences.insert(out.name());
   }
 
   std::set<std::string> functions;
@@ -156,8 +170,9 @@ SupportReport analyze(const ::onnx::ModelProto& m, const ops::OpRegistry& regist
         if (std::string why = unsupported_constant(n); !why.empty()) report(why);
         continue;
       }
-      // The importer's own (graph/control.hpp); their subgraphs were visited.
-      if (ours && (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan")) continue;
+      // The importer's own (control nodes, graph/control.hpp, and sequences); their subgraphs were visited.
+      if (ours && (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan" || is_sequence_op(n.op_type())))
+        continue;
       std::string why;
       for (auto* step : steps)
         if (step->unsupported && why.empty()) why = step->unsupported(n);

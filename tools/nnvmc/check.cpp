@@ -38,6 +38,10 @@ struct Case {
   std::string name, dir;
   std::vector<std::string> ops;            // op types the model uses
   std::vector<std::string> inputs;         // graph input names, in data-set order
+  std::vector<std::string> outputs;        // graph output names, in data-set order
+  // Inputs and outputs that are sequences of tensors: their files are SequenceProtos, and the
+  // compiled model takes or gives one tensor per element, in order.
+  std::set<std::string> sequences;
   // Graph inputs bound at compile time from test_data_set_0 (see bind_value_inputs), by name.
   std::map<std::string, nnvm::NDArray> bound;
   std::map<std::string, Result> results;   // by target
@@ -151,6 +155,10 @@ Result run_case(const Runner& run, const nnvm::graph::CompiledModel& model, cons
     std::vector<nnvm::NDArray> inputs, wants;
     auto files = sorted_files(set, "input_");
     for (size_t i = 0; i < files.size(); ++i) {
+      if (i < c.inputs.size() && c.sequences.count(c.inputs[i])) {
+        for (auto& e : nnvm::onnx_import::read_sequence_pb(files[i])) inputs.push_back(std::move(e));
+        continue;
+      }
       nnvm::NDArray a = read_tensor(files[i]);
       auto b = i < c.inputs.size() ? c.bound.find(c.inputs[i]) : c.bound.end();
       if (b == c.bound.end()) {
@@ -161,7 +169,14 @@ Result run_case(const Runner& run, const nnvm::graph::CompiledModel& model, cons
                                          fs::path(set).filename().string() + " gives it another value"};
       }
     }
-    for (auto& f : sorted_files(set, "output_")) wants.push_back(read_tensor(f));
+    auto out_files = sorted_files(set, "output_");
+    for (size_t k = 0; k < out_files.size(); ++k) {
+      if (k >= c.outputs.size() || !c.sequences.count(c.outputs[k])) {
+        wants.push_back(read_tensor(out_files[k]));
+        continue;
+      }
+      for (auto& e : nnvm::onnx_import::read_sequence_pb(out_files[k])) wants.push_back(std::move(e));
+    }
     auto outs = run(inputs);
     if (outs.size() != wants.size())
       return {Status::fail, "the model has " + std::to_string(outs.size()) + " outputs, the data set " +
@@ -380,6 +395,8 @@ int run_check(const std::vector<std::string>& paths, const Options& options, con
       auto report = nnvm::onnx_import::check_support(c.dir + "/model.onnx", import_options(options));
       for (auto& [op, n] : report.op_counts) c.ops.push_back(op);
       c.inputs = report.inputs;
+      c.outputs = report.outputs;
+      c.sequences = report.sequences;
     } catch (const std::exception&) {
     }
   }
@@ -403,6 +420,14 @@ int run_check(const std::vector<std::string>& paths, const Options& options, con
     for (;;) {
       nnvm::onnx_import::ImportOptions io = import_options(options);
       io.constant_inputs = c.bound;
+      // A sequence input's length and element shapes come from test_data_set_0 (run_case checks
+      // that the other data sets agree: a different length is a different input count).
+      auto files = sorted_files(c.dir + "/test_data_set_0", "input_");
+      for (size_t i = 0; i < c.inputs.size() && i < files.size(); ++i)
+        if (c.sequences.count(c.inputs[i])) {
+          auto& shapes = io.sequence_inputs[c.inputs[i]];  // an empty sequence has none
+          for (auto& e : nnvm::onnx_import::read_sequence_pb(files[i])) shapes.push_back(e.shape());
+        }
       try {
         return nnvm::onnx_import::import_model(c.dir + "/model.onnx", io);
       } catch (const nnvm::Error& e) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,8 @@ struct SupportReport {
   std::map<std::string, int64_t> opsets;  // domain ("" is the default) -> version
   std::string producer;                   // the program that wrote the file, and its version
   std::vector<std::string> inputs;        // graph inputs that are not weights, in order
+  std::vector<std::string> outputs;       // graph outputs, in order
+  std::set<std::string> sequences;        // the inputs and outputs that are sequences of tensors
 
   bool supported() const { return items.empty(); }
   // A summary line, then one line per unsupported item. Every name from the file is escaped.

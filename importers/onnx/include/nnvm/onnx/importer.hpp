@@ -42,6 +42,11 @@ struct ImportOptions {
   std::map<std::string, NDArray> constant_inputs;
   // Binds symbolic extents (ONNX dim_param, e.g. "batch") to numbers; unbound ones stay ir::Var.
   std::map<std::string, int64_t> symbols;
+  // The element shapes of each graph input that is a sequence of tensors, by input name. nnvm
+  // compiles sequences whose length and element shapes are known at compile time: such an input
+  // becomes one graph input per element, "<name>[k]", in order (a sequence output likewise
+  // becomes one graph output per element).
+  std::map<std::string, std::vector<std::vector<int64_t>>> sequence_inputs;
   // Model and .pb files larger than this are rejected before parsing. Protobuf cannot parse 2 GiB
   // or more, so larger values are clamped to 2 GiB - 1; big weights belong in external data.
   uint64_t max_file_bytes = (2ull << 30) - 1;
@@ -71,6 +76,9 @@ graph::Graph import_model(const std::string& path, const ImportOptions& options 
 // A serialized TensorProto (the node test suite's test_data_set_*/input_0.pb), validated like an
 // initializer; external data is resolved relative to the file's directory.
 NDArray read_tensor_pb(const std::string& path, const ImportOptions& options = {});
+// A serialized SequenceProto of tensors (a sequence input or output of the node test suite): its
+// elements, in order.
+std::vector<NDArray> read_sequence_pb(const std::string& path, const ImportOptions& options = {});
 
 }  // namespace onnx_import
 NNVM_END_NAMESPACE
