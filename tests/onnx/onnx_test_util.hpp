@@ -174,4 +174,11 @@ inline onnx::NodeProto* sub_node(onnx::GraphProto* g, const std::string& op, std
 // A subgraph input (types are taken from the node's operands, so none is declared).
 inline void sub_input(onnx::GraphProto* g, const std::string& name) { g->add_input()->set_name(name); }
 
+// An array's elements as a vector, to compare with a plain loop's result.
+template <class E>
+std::vector<E> elements(const nnvm::NDArray& a) {
+  auto v = a.values<E>();
+  return {v.begin(), v.end()};
+}
+
 }  // namespace onnx_test

@@ -25,11 +25,6 @@ NDArray array(std::vector<int64_t> shape, std::vector<E> values) {
   return NDArray::from(values, std::move(shape));
 }
 
-template <class E>
-std::vector<E> elements(const NDArray& a) {
-  auto v = a.values<E>();
-  return {v.begin(), v.end()};
-}
 
 // A deterministic spread of values in [lo, hi] for 8-bit operands.
 template <class E>

@@ -19,13 +19,9 @@ namespace {
 std::vector<NDArray> run(const Model& m, const std::string& name, const std::vector<NDArray>& inputs) {
   return graph::compile(oi::import_model(m.save(scratch(name)))).run(inputs);
 }
-std::vector<float> values(const NDArray& a) {
-  auto v = a.values<float>();
-  return {v.begin(), v.end()};
-}
 void check_close(const NDArray& got, const std::vector<float>& want, const std::vector<int64_t>& shape) {
   REQUIRE(got.shape() == shape);
-  std::vector<float> g = values(got);
+  std::vector<float> g = elements<float>(got);
   REQUIRE(g.size() == want.size());
   for (size_t i = 0; i < want.size(); ++i) CHECK(g[i] == doctest::Approx(want[i]).epsilon(1e-6));
 }

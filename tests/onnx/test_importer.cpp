@@ -292,7 +292,7 @@ TEST_CASE("onnx: everything unsupported is reported at once, and check_support l
   m.input("names", T::STRING, {2});
   m.node("FusedGemm", {"x"}, {"a"}, "ms_op")->set_domain("com.microsoft");
   m.node("NoSuchOp", {"a"}, {"b"}, "mystery");
-  auto* loop = m.node("SequenceMap", {"x"}, {"c"}, "repeat");
+  auto* loop = m.node("RepeatUntil", {"x"}, {"c"}, "repeat");  // no such op, with a subgraph
   auto* g = loop->add_attribute();
   g->set_name("body");
   g->set_type(onnx::AttributeProto::GRAPH);
@@ -301,7 +301,7 @@ TEST_CASE("onnx: everything unsupported is reported at once, and check_support l
   std::string path = m.save(scratch("unsupported"));
   oi::SupportReport r = oi::check_support(path);
   CHECK(!r.supported());
-  CHECK(r.items.size() == 5);  // SequenceMap is both unregistered and has a subgraph
+  CHECK(r.items.size() == 5);  // RepeatUntil is both unregistered and has a subgraph
   CHECK(r.ir_version == 8);
   CHECK(r.opsets.at("") == 18);
   CHECK(r.op_counts.at("com.microsoft:FusedGemm") == 1);

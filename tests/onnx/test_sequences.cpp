@@ -17,10 +17,6 @@ using nnvm_test::error_of;
 
 namespace {
 
-std::vector<float> values(const NDArray& a) {
-  auto v = a.values<float>();
-  return {v.begin(), v.end()};
-}
 onnx::ValueInfoProto* sequence_input(Model& m, const std::string& name, int elem) {
   auto* v = m.g().add_input();
   v->set_name(name);
@@ -61,9 +57,9 @@ TEST_CASE("onnx sequences: split, insert, erase, at, length and concat, evaluate
   // Elements after insert: col0, -col0, col1, col2; after erase: col0, -col0, col1.
   std::vector<float> want = {x[0], x[3], -x[0], -x[3], x[1], x[4]};
   REQUIRE(got[0].shape() == std::vector<int64_t>{3, 2, 1});
-  CHECK(values(got[0]) == want);
+  CHECK(elements<float>(got[0]) == want);
   CHECK(got[1].values<int64_t>()[0] == 3);
-  CHECK(values(got[2]) == std::vector<float>{-x[0], -x[3]});
+  CHECK(elements<float>(got[2]) == std::vector<float>{-x[0], -x[3]});
 }
 
 TEST_CASE("onnx sequences: a sequence input, SequenceMap with a tensor, a sequence output") {
@@ -85,8 +81,8 @@ TEST_CASE("onnx sequences: a sequence input, SequenceMap with a tensor, a sequen
   auto got = graph::compile(g).run({NDArray::from(std::vector<float>{1, 2}, {2}),
                                     NDArray::from(std::vector<float>{3, 4, 5}, {3}),
                                     NDArray::from(std::vector<float>{0.5f}, {1})});
-  CHECK(values(got[0]) == std::vector<float>{1.5f, 2.5f});
-  CHECK(values(got[1]) == std::vector<float>{3.5f, 4.5f, 5.5f});
+  CHECK(elements<float>(got[0]) == std::vector<float>{1.5f, 2.5f});
+  CHECK(elements<float>(got[1]) == std::vector<float>{3.5f, 4.5f, 5.5f});
 
   auto [id, text] = error_of([&] { oi::import_model(m.save(scratch("seq_map_no_shapes"))); });
   CHECK(id == "nnvm.onnx.shape");
@@ -132,7 +128,7 @@ TEST_CASE("onnx sequences: a Loop that carries a sequence is unrolled, each iter
   std::vector<float> want;
   for (int i = 0; i < 3; ++i)
     for (int k = 0; k <= i; ++k) want.push_back(float(k + 1));
-  CHECK(values(got[0]) == want);
+  CHECK(elements<float>(got[0]) == want);
 }
 
 TEST_CASE("onnx sequences: positions must be known at compile time; other ops do not take sequences") {
