@@ -55,6 +55,33 @@ TEST_CASE("nnvmc run --define-symbol N=2 binds the symbolic batch once") {
   CHECK(r.output.find("symbolic: N") != std::string::npos);
 }
 
+TEST_CASE("nnvmc check shapes symbolic inputs as test_data_set_0 does; another data set's shape is unsupported") {
+  fs::path suite = scratch("check_shapes");
+  fs::path dir = suite / "test_relu_n";
+  fs::create_directories(dir);
+  symbolic_model(dir);
+  auto write = [&](const std::string& set, const std::string& file, int64_t rows, bool relu) {
+    fs::create_directories(dir / set);
+    onnx::TensorProto t;
+    t.set_data_type(T::FLOAT);
+    t.add_dims(rows);
+    t.add_dims(3);
+    for (int64_t i = 0; i < rows * 3; ++i) t.add_float_data(relu ? std::max(float(i) - 2.5f, 0.0f) : float(i) - 2.5f);
+    std::ofstream f(dir / set / file, std::ios::binary);
+    REQUIRE(t.SerializeToOstream(&f));
+  };
+  write("test_data_set_0", "input_0.pb", 2, false);
+  write("test_data_set_0", "output_0.pb", 2, true);
+  Run r = nnvmc("check \"" + suite.string() + "\" --targets c");
+  CAPTURE(r.output);
+  CHECK(r.output.find("pass test_relu_n [c]") != std::string::npos);
+  write("test_data_set_1", "input_0.pb", 4, false);
+  write("test_data_set_1", "output_0.pb", 4, true);
+  r = nnvmc("check \"" + suite.string() + "\" --targets c");
+  CHECK(r.output.find("unsupported test_relu_n [c]: input X has test_data_set_0's shape at compile time, and "
+                      "test_data_set_1 gives it another") != std::string::npos);
+}
+
 TEST_CASE("nnvmc --target parses every back end and answers cleanly for those it cannot run") {
   std::string model = symbolic_model(scratch("targets"));
   // CUDA and Metal kernels cannot run here: run names the command that writes their source,
