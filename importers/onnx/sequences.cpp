@@ -49,6 +49,10 @@ std::vector<int64_t> Importer::constant_ints(const NodeProto& n, int k, const st
                               from.empty() ? "computed at run time" : "computed from graph input " + from),
                       where_);
   }
+  // ONNX gives positions and split sizes as int32 or int64; anything else would be misread.
+  if (d->dtype() != dtype::int32 && d->dtype() != dtype::int64)
+    throw ImportError("nnvm.onnx.shape", str_cat(n.op_type(), "'s ", what, " is ", d->dtype(), "; it must be int32 or int64"),
+                      where_);
   std::vector<int64_t> out;
   for (int64_t i = 0; i < d->numel(); ++i)
     out.push_back(d->dtype() == dtype::int32 ? d->data<int32_t>()[i] : d->data<int64_t>()[i]);

@@ -142,6 +142,18 @@ TEST_CASE("onnx sequences: positions must be known at compile time; other ops do
   CHECK(id == "nnvm.graph.not_constant");
   CHECK(text.find("graph input pos") != std::string::npos);
 
+  // A position of another type is refused, not misread.
+  Model f(17);
+  f.input("x", T::FLOAT, {2, 3});
+  auto* half = f.initializer("half", T::FLOAT, {});
+  half->add_float_data(0.5f);
+  f.node("SplitToSequence", {"x"}, {"rows"});
+  f.node("SequenceAt", {"rows", "half"}, {"row"});
+  f.output("row");
+  auto [fid, ftext] = error_of([&] { oi::import_model(f.save(scratch("seq_float_pos"))); });
+  CHECK(fid == "nnvm.onnx.shape");
+  CHECK(ftext.find("position is float32; it must be int32 or int64") != std::string::npos);
+
   Model r(17);
   r.input("x", T::FLOAT, {2, 3});
   r.node("SplitToSequence", {"x"}, {"rows"});
