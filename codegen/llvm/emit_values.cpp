@@ -94,6 +94,7 @@ llvm::Value* LlvmEmitter::cast(llvm::Value* v, DataType from, DataType to) {
   if (!from.is_float()) return b_.CreateIntCast(v, tt, is_signed(from));
   // Float to integer saturates to int64 (NaN gives 0) and wraps to the target's width, which
   // agrees with C wherever C is defined (the interpreter's rule).
+  if (lanes > 1 && to.bits <= 32) return b_.CreateTrunc(float_vector_to_low32(v, lanes), tt);
   llvm::Type* i64 = vec(b_.getInt64Ty());
   llvm::Value* r = b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {i64, v->getType()}, {v});
   if (to.is_uint() && to.bits == 64) {
@@ -101,6 +102,53 @@ llvm::Value* LlvmEmitter::cast(llvm::Value* v, DataType from, DataType to) {
     r = b_.CreateSelect(b_.CreateFCmpOGE(v, llvm::Constant::getNullValue(v->getType())), u, r);
   }
   return to.bits == 64 ? r : b_.CreateTrunc(r, tt);
+}
+
+// The low 32 bits of float vector `v` saturated to int64 (NaN: 0), in vector instructions. LLVM
+// expands fptosi.sat to <N x i64> one lane at a time on x86 (a compare, a scalar conversion and
+// two cmovs per lane), which made an int8 model's requantizing epilogues cost more than their
+// convolutions. When every lane is a number inside int32 (the usual case) one vector conversion
+// gives the answer; otherwise t = trunc(v) is an integer, |t| mod 2^32 is exact in floating
+// point (its bits are |t|'s own below 2^32), and so is moving it into [-2^31, 2^31), where a
+// plain conversion is defined; negating in i32 then gives t's low bits. t >= 2^63 saturates to
+// INT64_MAX, whose low bits are all ones; t <= -2^63 to INT64_MIN, whose low bits, like those
+// of |t| mod 2^32 there, are 0.
+llvm::Value* LlvmEmitter::float_vector_to_low32(llvm::Value* v, int lanes) {
+  llvm::Type* ft = v->getType();
+  llvm::Type* i32 = llvm::FixedVectorType::get(b_.getInt32Ty(), lanes);
+  auto c = [&](double x) { return llvm::ConstantFP::get(ft, x); };
+  auto* fast_bb = llvm::BasicBlock::Create(ctx_, "cvt.fast", func_);
+  auto* slow_bb = llvm::BasicBlock::Create(ctx_, "cvt.wide", func_);
+  auto* merge = llvm::BasicBlock::Create(ctx_, "cvt.end", func_);
+  llvm::Value* abs = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v);
+  // False for NaN lanes: they take the slow path.
+  llvm::Value* in_range = b_.CreateAndReduce(b_.CreateFCmpOLT(abs, c(0x1p31)));
+  b_.CreateCondBr(in_range, fast_bb, slow_bb);
+
+  b_.SetInsertPoint(fast_bb);
+  llvm::Value* fast = b_.CreateFPToSI(v, i32);
+  b_.CreateBr(merge);
+
+  b_.SetInsertPoint(slow_bb);
+  llvm::Value* t = b_.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, v);
+  t = b_.CreateSelect(b_.CreateFCmpUNO(t, t), c(0), t);
+  // min(|t|, 2^63): -inf and everything past -2^63 have low bits 0.
+  llvm::Value* a = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, t);
+  a = b_.CreateSelect(b_.CreateFCmpOLT(a, c(0x1p63)), a, c(0x1p63));
+  llvm::Value* wraps = b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b_.CreateFMul(a, c(0x1p-32)));
+  llvm::Value* low = b_.CreateFSub(a, b_.CreateFMul(wraps, c(0x1p32)));  // [0, 2^32)
+  low = b_.CreateSelect(b_.CreateFCmpOGE(low, c(0x1p31)), b_.CreateFSub(low, c(0x1p32)), low);
+  llvm::Value* bits = b_.CreateFPToSI(low, i32);
+  bits = b_.CreateSelect(b_.CreateFCmpOLT(t, c(0)), b_.CreateNeg(bits), bits);
+  llvm::Value* slow = b_.CreateSelect(b_.CreateFCmpOGE(t, c(0x1p63)), llvm::Constant::getAllOnesValue(i32), bits);
+  llvm::BasicBlock* slow_end = b_.GetInsertBlock();
+  b_.CreateBr(merge);
+
+  b_.SetInsertPoint(merge);
+  auto* phi = b_.CreatePHI(i32, 2);
+  phi->addIncoming(fast, fast_bb);
+  phi->addIncoming(slow, slow_end);
+  return phi;
 }
 
 llvm::Value* LlvmEmitter::storage_to_f32(llvm::Value* bits, DataType from) {

@@ -69,6 +69,7 @@ class LlvmEmitter {
   llvm::Value* constant(DataType t, const ir::ExprNode* n);
   llvm::Value* float_constant(DataType t, double v);
   llvm::Value* cast(llvm::Value* v, DataType from, DataType to);
+  llvm::Value* float_vector_to_low32(llvm::Value* v, int lanes);
   llvm::Value* storage_to_f32(llvm::Value* bits, DataType from);
   llvm::Value* f32_to_f16(llvm::Value* x, int lanes);
   llvm::Value* f32_to_bf16(llvm::Value* x, int lanes);

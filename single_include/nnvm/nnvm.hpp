@@ -20485,7 +20485,7 @@ NNVM_END_NAMESPACE
 // end nnvm/ops/nn/family.hpp
 // begin nnvm/ops/quant/family.hpp
 // Quantization ops: conversions between float tensors and integer tensors with a scale and zero
-// point (ONNX QuantizeLinear / DequantizeLinear).
+// point (ONNX QuantizeLinear / DequantizeLinear), and the pair of them as one op.
 // One sorted list per family; builtin.hpp joins the families.
 
 // begin nnvm/ops/quant/dequantize_linear.hpp
@@ -20660,6 +20660,19 @@ inline OpDef dequantize_linear_def() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/quant/dequantize_linear.hpp
+// begin nnvm/ops/quant/fake_quantize.hpp
+// fake_quantize: DequantizeLinear(QuantizeLinear(x, y_scale, y_zero_point), x_scale,
+// x_zero_point) with one scale and zero point each (per tensor), as one elementwise op:
+//   y = (saturate(round_half_even(x / y_scale) + y_zero_point) - x_zero_point) * x_scale,
+// the integer step in the zero points' type (int8, uint8, int16, uint16), the arithmetic in
+// float32. Bit for bit what the two ONNX ops give.
+//
+// Quantized ONNX models in QDQ form (what ONNX Runtime's quantization tool, PyTorch's and
+// TensorFlow's exporters write) put such a pair on every activation. As two injective ops with
+// scale inputs the pair would stop a convolution's epilogue fusion and its blocked layout; this
+// op, with its scalar parameters broadcast, fuses into the producer's epilogue like a ReLU
+// (passes/quantized_pairs.hpp makes it from the pairs).
+
 // begin nnvm/ops/quant/quantize_linear.hpp
 // quantize_linear: ONNX QuantizeLinear (opset 25). Y = saturate(round(X / y_scale) + y_zero_point),
 // rounding half to even and saturating to the range of Y's integer type, with the scale and zero
@@ -20819,6 +20832,22 @@ struct QuantizeSpec {
   bool saturate = true;                  // attribute saturate (float8/float4 Y only)
 };
 
+// QuantizeLinear's integer step: round_half_even(quotient) + zero_point, saturated to the range
+// of integer type `out` and converted to it. `quotient` (X / y_scale) and `zero_point` (undefined:
+// none) have one float type; the saturation runs in it, NaN to the lowest value first, so the
+// conversion is always in range. The rounded value is a Let: the NaN test and the clamp read it
+// without computing it twice, and the select has no load on a side, so a vectorized epilogue
+// stays vectorized (vectorize.hpp keeps a select that guards a load serial).
+inline ir::Expr round_saturate(ir::Expr quotient, ir::Expr zero_point, DataType out) {
+  DataType ct = quotient.dtype();
+  ir::Expr lo = ir::cast(ct, ir::min_value(out)), hi = ir::cast(ct, ir::max_value(out));
+  ir::Expr rounded = ir::call(ir::CallOp::round, quotient);
+  if (zero_point.defined()) rounded = rounded + zero_point;
+  ir::Var q("rounded", ct);
+  ir::Expr saturated = ir::min(ir::max(ir::select(ir::call(ir::CallOp::isnan, q), lo, q), lo), hi);
+  return ir::cast(out, ir::Let::make(q, rounded, saturated));
+}
+
 // `zero_point` may be undefined (absent).
 inline te::Tensor quantize_linear(const te::Tensor& x, const te::Tensor& scale, const te::Tensor& zero_point,
                                   const QuantizeSpec& spec, std::string name = "quantize_linear") {
@@ -20851,7 +20880,6 @@ inline te::Tensor quantize_linear(const te::Tensor& x, const te::Tensor& scale, 
   // float16/bfloat16 precision: round the operands and the quotient to it, divide in float32.
   DataType ct = arith_type(prec);
   auto in_prec = [&](ir::Expr e) { return prec.is_storage_only() ? ir::cast(ct, ir::cast(prec, ir::cast(ct, e))) : ir::cast(ct, e); };
-  ir::Expr lo = ir::min_value(out), hi = ir::max_value(out);
   return te::compute(
       x.shape(),
       [&](const std::vector<ir::Var>& v) {
@@ -20862,11 +20890,8 @@ inline te::Tensor quantize_linear(const te::Tensor& x, const te::Tensor& scale, 
           if (q.dtype() != dtype::float32) q = ir::cast(dtype::float32, q);
           return cast_detail::to_small_float(q, out, CastSpec{.saturate = spec.saturate});
         }
-        q = ir::call(ir::CallOp::round, q);
-        if (zero_point.defined()) q = q + ir::cast(ct, read_quant_param(zero_point, spec.layout, v));
-        // Saturate in float (NaN to the lowest value first), so the cast to Y's type is in range.
-        q = ir::select(ir::call(ir::CallOp::isnan, q), ir::cast(ct, lo), q);
-        return ir::cast(out, ir::min(ir::max(q, ir::cast(ct, lo)), ir::cast(ct, hi)));
+        return round_saturate(q, zero_point.defined() ? ir::cast(ct, read_quant_param(zero_point, spec.layout, v)) : ir::Expr(),
+                              out);
       },
       std::move(name));
 }
@@ -20900,9 +20925,61 @@ NNVM_END_NAMESPACE
 NNVM_BEGIN_NAMESPACE
 namespace ops {
 
+inline te::Tensor fake_quantize(const te::Tensor& x, const te::Tensor& y_scale, const te::Tensor& y_zero_point,
+                                const te::Tensor& x_scale, const te::Tensor& x_zero_point,
+                                std::string name = "fake_quantize") {
+  const std::pair<const te::Tensor*, const char*> params[] = {
+      {&y_scale, "y_scale"}, {&y_zero_point, "y_zero_point"}, {&x_scale, "x_scale"}, {&x_zero_point, "x_zero_point"}};
+  for (auto [t, input] : params)
+    if (!t->defined() || !quant_detail::one_element(*t) || t->rank() > 1)
+      throw UserError("nnvm.ops.input_shape",
+                      str_cat("input ", input, " must be a scalar or a one-element 1-D tensor (fake_quantize is per tensor)"),
+                      {str_cat("input ", input)});
+  for (auto [t, input] : {std::pair{x, "x"}, std::pair{y_scale, "y_scale"}, std::pair{x_scale, "x_scale"}})
+    if (t.dtype() != dtype::float32)
+      throw UserError("nnvm.ops.input_dtype", str_cat("input ", input, " (tensor ", t.name(), ") is ", t.dtype(), ", expected float32"),
+                      {str_cat("input ", input)});
+  DataType q = y_zero_point.dtype();
+  if (!quant_integer(q, false))
+    throw UserError("nnvm.ops.input_dtype", str_cat("input y_zero_point is ", q, ", expected int8, uint8, int16 or uint16"),
+                    {"input y_zero_point"});
+  check_same_dtype(y_zero_point, "y_zero_point", x_zero_point, "x_zero_point");
+  auto first = [](const te::Tensor& t) { return t(std::vector<ir::Expr>(t.rank(), ir::Expr(int64_t(0)))); };
+  const DataType f = dtype::float32;
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<ir::Var>& v) {
+        ir::Expr quantized = round_saturate(x(std::vector<ir::Expr>(v.begin(), v.end())) / first(y_scale),
+                                            ir::cast(f, first(y_zero_point)), q);
+        return (ir::cast(f, quantized) - ir::cast(f, first(x_zero_point))) * first(x_scale);
+      },
+      std::move(name));
+}
+
+inline OpDef fake_quantize_def() {
+  return OpDef{
+      .name = "fake_quantize",
+      .input_names = {"x", "y_scale", "y_zero_point", "x_scale", "x_zero_point"},
+      .pattern = OpPattern::broadcast,
+      .compute =
+          [](const std::vector<te::Tensor>& in, const Attrs&) {
+            return std::vector<te::Tensor>{fake_quantize(in[0], in[1], in[2], in[3], in[4])};
+          },
+      .doc = "DequantizeLinear(QuantizeLinear(x)) per tensor, as one elementwise op: a QDQ pair on an activation",
+  };
+}
+
+}  // namespace ops
+NNVM_END_NAMESPACE
+// end nnvm/ops/quant/fake_quantize.hpp
+
+NNVM_BEGIN_NAMESPACE
+namespace ops {
+
 inline std::vector<OpDef> quant_ops() {
   return {
       dequantize_linear_def(),
+      fake_quantize_def(),
       quantize_linear_def(),
   };
 }
@@ -26811,6 +26888,20 @@ class GraphRewriter {
   std::vector<std::vector<Value>> map_;
 };
 
+namespace detail {
+// `t`'s extents when all are constants.
+inline std::optional<std::vector<int64_t>> constant_shape(const TensorType& t) {
+  std::vector<int64_t> out;
+  for (auto& e : t.shape) {
+    auto c = ir::simplified_const_int(e);
+    if (!c) return std::nullopt;
+    out.push_back(*c);
+  }
+  return out;
+}
+
+}  // namespace detail
+
 // The number of uses of every node output (graph outputs count as uses).
 inline std::vector<std::vector<int>> use_counts(const Graph& g) {
   std::vector<std::vector<int>> uses(g.nodes.size());
@@ -26957,8 +27048,9 @@ NNVM_END_NAMESPACE
 // end nnvm/graph/passes/memory_plan.hpp
 // begin nnvm/graph/passes/pipeline.hpp
 // The graph pass pipeline, in one list. Level 0 runs nothing; level 1 and up sink layout
-// transposes, simplify for inference, fold constants and control flow decided by them, merge
-// common subexpressions and remove dead code; level 2 also puts convolutions in the target's blocked layout. Fusion (level 2) and memory planning (level 1)
+// transposes, simplify for inference, fold constants and control flow decided by them, make QDQ
+// pairs one op, merge common subexpressions and remove dead code; level 2 also puts convolutions
+// in the target's blocked layout. Fusion (level 2) and memory planning (level 1)
 // happen when the executor turns the graph into kernels.
 
 #include <chrono>
@@ -26995,16 +27087,6 @@ struct BlockedValue {
   Value value;
   int64_t block = 0;
 };
-
-inline std::optional<std::vector<int64_t>> constant_shape(const TensorType& t) {
-  std::vector<int64_t> out;
-  for (auto& e : t.shape) {
-    auto c = ir::simplified_const_int(e);
-    if (!c) return std::nullopt;
-    out.push_back(*c);
-  }
-  return out;
-}
 
 inline const NDArray* float32_constant(const Graph& g, const Value& v) {
   if (!v.defined()) return nullptr;
@@ -27549,6 +27631,77 @@ inline Graph fold_control_flow(const Graph& g) {
 }  // namespace graph
 NNVM_END_NAMESPACE
 // end nnvm/graph/passes/fold_control.hpp
+// begin nnvm/graph/passes/quantized_pairs.hpp
+// QDQ pairs as one op: a dequantize_linear reading a quantize_linear, both per tensor, with
+// integer (8- or 16-bit) steps and float32 values, becomes one fake_quantize
+// (ops/quant/fake_quantize.hpp), which computes the same bits.
+//
+// Quantized models in QDQ form (ONNX Runtime's quantization tool, PyTorch's and TensorFlow's
+// exporters) wrap every activation in such a pair. Left as two injective ops whose scales are
+// inputs, each pair stops the convolution before it from fusing its epilogue and from keeping
+// its blocked layout, so every layer pays a layout transform and an extra pass over memory.
+// As one broadcast op with scalar parameters the pair fuses like a ReLU. Per-axis and blocked
+// pairs (weights, which constant folding has already turned into float constants) are left as
+// they are. A quantize_linear whose every reader was a pair becomes dead code.
+
+
+NNVM_BEGIN_NAMESPACE
+namespace graph {
+
+namespace detail {
+
+// Whether quantize/dequantize node `n` has neither blocks nor a precision of its own.
+inline bool default_quant_attrs(const Node& n) {
+  return n.attrs.get_int("block_size", 0) == 0 && !n.attrs.has("precision");
+}
+
+// Whether `v` is a scalar or a one-element 1-D tensor of type `t`: what fake_quantize takes.
+inline bool scalar_of(const Graph& g, const Value& v, DataType t) {
+  if (!v.defined() || g.type(v).dtype != t) return false;
+  auto s = detail::constant_shape(g.type(v));
+  return s && (s->empty() || *s == std::vector<int64_t>{1});
+}
+
+}  // namespace detail
+
+inline Graph fuse_qdq_pairs(const Graph& g) {
+  GraphRewriter rw(g);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& dq = g.nodes[i];
+    if (dq.kind != NodeKind::op || dq.op != "dequantize_linear" || dq.inputs.size() < 2 || !dq.inputs[0].defined()) {
+      rw.keep(i);
+      continue;
+    }
+    const Node& q = g.node(dq.inputs[0]);
+    // Zero points may be absent; present, they have the integer type.
+    DataType step = q.kind == NodeKind::op ? q.types[0].dtype : DataType();
+    auto zero_point_ok = [&](const Node& n) { return n.inputs.size() < 3 || !n.inputs[2].defined() || detail::scalar_of(g, n.inputs[2], step); };
+    bool pair = q.kind == NodeKind::op && q.op == "quantize_linear" && q.inputs.size() >= 2 &&
+                detail::default_quant_attrs(q) && detail::default_quant_attrs(dq) && ops::quant_integer(step, false) &&
+                g.type(q.inputs[0]).dtype == dtype::float32 && dq.types[0].dtype == dtype::float32 &&
+                detail::scalar_of(g, q.inputs[1], dtype::float32) && detail::scalar_of(g, dq.inputs[1], dtype::float32) &&
+                zero_point_ok(q) && zero_point_ok(dq);
+    if (!pair) {
+      rw.keep(i);
+      continue;
+    }
+    // ONNX's default zero point is 0 of the integer type.
+    auto zero_point = [&](const Node& n, const std::string& side) {
+      bool given = n.inputs.size() > 2 && n.inputs[2].defined();
+      return given ? rw.map(n.inputs[2]) : rw.add_constant(dq.name + "_" + side + "_zero_point", NDArray(step, {}));
+    };
+    Value fused = rw.add_op(dq.name + "_pair", "fake_quantize",
+                            {rw.map(q.inputs[0]), rw.map(q.inputs[1]), zero_point(q, "y"),
+                             rw.map(dq.inputs[1]), zero_point(dq, "x")},
+                            {});
+    rw.replace(i, {fused});
+  }
+  return rw.finish();
+}
+
+}  // namespace graph
+NNVM_END_NAMESPACE
+// end nnvm/graph/passes/quantized_pairs.hpp
 // begin nnvm/graph/passes/simplify_inference.hpp
 // Simplifications valid for inference: identity and inference-mode dropout disappear (their
 // users read the input directly), a max pool whose Indices nobody reads stops computing them,
@@ -27887,6 +28040,8 @@ inline const std::vector<GraphPass>& graph_passes() {
       {"simplify_inference", 1, [](const Graph& g, const PassOptions&) { return simplify_inference(g); }},
       {"fold_constants", 1, [](const Graph& g, const PassOptions&) { return fold_constants(g); }},
       {"fold_control_flow", 1, [](const Graph& g, const PassOptions&) { return fold_control_flow(g); }},
+      // After folding, which has turned the weights' dequantize_linear into float constants.
+      {"fuse_qdq_pairs", 1, [](const Graph& g, const PassOptions&) { return fuse_qdq_pairs(g); }},
       {"alter_layout", 2, [](const Graph& g, const PassOptions& o) { return alter_layout(g, o.target); }},
       {"eliminate_common_subexpressions", 1,
        [](const Graph& g, const PassOptions&) { return eliminate_common_subexpressions(g); }},

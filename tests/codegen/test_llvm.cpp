@@ -256,6 +256,70 @@ TEST_CASE("llvm: narrow integers wrap, division truncates, conversions saturate,
   }
 }
 
+namespace {
+
+// The interpreter's rule for float -> integer, written out: saturate to int64 (NaN: 0), then keep
+// the low bits.
+template <class Int, class F>
+Int saturate_then_wrap(F w) {
+  int64_t sat = std::isnan(w) ? 0
+                : w >= F(0x1p63) ? INT64_MAX
+                : w <= F(-0x1p63) ? INT64_MIN
+                                  : int64_t(w);
+  return Int(uint64_t(sat));
+}
+
+// O_T[i] = T(X[i]) for T in int8, uint8, int16, int32, uint32, as 16-lane vectors.
+template <class F>
+LoweredFunc vector_conversion_kernel(int64_t n) {
+  DataType t = dtype_v<F>;
+  Buffer X("X", t, {idx(n)});
+  std::vector<Buffer> outs{Buffer("O8", dtype::int8, {idx(n)}), Buffer("OU8", dtype::uint8, {idx(n)}),
+                           Buffer("O16", dtype::int16, {idx(n)}), Buffer("O32", dtype::int32, {idx(n)}),
+                           Buffer("OU32", dtype::uint32, {idx(n)})};
+  Var i("i");
+  Expr index = Ramp::make(i * 16, idx(1), 16);
+  std::vector<Stmt> stores;
+  for (auto& o : outs) stores.push_back(Store::make(o, cast(o->dtype.with_lanes(16), Load::make(X, index)), index));
+  std::vector<Buffer> params{X};
+  params.insert(params.end(), outs.begin(), outs.end());
+  return {str_cat("convert_", t), params, {}, For::make(i, 0, idx(n / 16), ForKind::serial, Seq::make(stores)),
+          "llvm test vector conversions"};
+}
+
+template <class F>
+void check_vector_conversions() {
+  // The first 16 lanes all lie inside int32 (one vector conversion); each later group of 16 has a
+  // lane outside it, NaN or an infinity, so the whole vector takes the exact path.
+  const std::vector<double> values{
+      0, 1.5, -1.5, -0.7, 0.7, 127.9, 128.2, -128.9, -129.5, 255.9, 256.5, 32767.5, -32769.5, 65535.9, 2147483520, -2147483520,
+      2147483648.0, -2147483904.0, 3e9, -3e9, 4294967296.0 + 512, -4294967808.0, 1e10, -1e10, 0x1p40 + 0x1p18, -(0x1p40 + 0x1p18),
+      9.2e18, -9.2e18, 0x1p63, -0x1p63, 1e19, -1e19,
+      NAN, INFINITY, -INFINITY, -1, 1, 200.5, -200.5, 70000.7, -70000.7, 0x1p31 - 128, -0x1p31 + 128, 0x1p32 - 256, 1e30, -1e30, 3.99, -2147483648.0};
+  const int64_t n = int64_t(values.size());
+  auto ks = codegen::jit_llvm(std::vector<LoweredFunc>{vector_conversion_kernel<F>(n)});
+  NDArray X(dtype_v<F>, {n}), O8(dtype::int8, {n}), OU8(dtype::uint8, {n}), O16(dtype::int16, {n}),
+      O32(dtype::int32, {n}), OU32(dtype::uint32, {n});
+  for (int64_t i = 0; i < n; ++i) X.data<F>()[i] = F(values[size_t(i)]);
+  ks[0](X, O8, OU8, O16, O32, OU32);
+  for (int64_t i = 0; i < n; ++i) {
+    F w = X.data<F>()[i];
+    INFO(dtype_v<F>, " lane ", i, ": ", w);
+    CHECK(O8.data<int8_t>()[i] == saturate_then_wrap<int8_t>(w));
+    CHECK(OU8.data<uint8_t>()[i] == saturate_then_wrap<uint8_t>(w));
+    CHECK(O16.data<int16_t>()[i] == saturate_then_wrap<int16_t>(w));
+    CHECK(O32.data<int32_t>()[i] == saturate_then_wrap<int32_t>(w));
+    CHECK(OU32.data<uint32_t>()[i] == saturate_then_wrap<uint32_t>(w));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("llvm: vector float -> narrow integer conversions saturate to int64 and wrap, as scalars do") {
+  check_vector_conversions<float>();
+  check_vector_conversions<double>();
+}
+
 TEST_CASE("llvm: a parallel loop inside a parallel loop") {
   const Kernel& k = kernels()[5];
   NDArray O(dtype::int32, {16, 8});

@@ -13,11 +13,7 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-size_t count_ops(const graph::Graph& g, const std::string& op) {
-  size_t n = 0;
-  for (auto& node : g.nodes) n += node.kind == graph::NodeKind::op && node.op == op;
-  return n;
-}
+using nnvm_test::count_ops;
 
 // A plain NCHW feature map with float64 values.
 struct Map {

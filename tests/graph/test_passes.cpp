@@ -10,11 +10,7 @@ using namespace nnvm;
 using graph::GraphBuilder;
 
 namespace {
-size_t count_ops(const graph::Graph& g, const std::string& op) {
-  size_t n = 0;
-  for (auto& node : g.nodes) n += node.kind == graph::NodeKind::op && node.op == op;
-  return n;
-}
+using nnvm_test::count_ops;
 float relu(float v) { return std::max(v, 0.0f); }
 }  // namespace
 

@@ -15,11 +15,7 @@ namespace {
 using Ints = std::vector<int64_t>;
 const Ints to_nchw{0, 3, 1, 2}, to_nhwc{0, 2, 3, 1};
 
-size_t count_ops(const graph::Graph& g, const std::string& op) {
-  size_t n = 0;
-  for (auto& node : g.nodes) n += node.kind == graph::NodeKind::op && node.op == op;
-  return n;
-}
+using nnvm_test::count_ops;
 
 graph::Value transpose(GraphBuilder& gb, graph::Value x, const Ints& perm) {
   return gb.op("transpose", {x}, ops::Attrs().set_ints("perm", perm));

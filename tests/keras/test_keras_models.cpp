@@ -47,11 +47,7 @@ void check_against_keras(const graph::Graph& g, const Reference& ref) {
   nnvm_test::check_against_framework(g, ref.inputs, ref.outputs);
 }
 
-size_t count_ops(const graph::Graph& g, const std::string& op) {
-  size_t n = 0;
-  for (auto& node : g.nodes) n += node.kind == graph::NodeKind::op && node.op == op;
-  return n;
-}
+using nnvm_test::count_ops;
 
 TEST_CASE("keras: a functional CNN (BN, depthwise, separable, residual add, pools, two heads) matches Keras") {
   for (std::string file : {"cnn_functional.keras", "cnn_functional.h5"}) {

@@ -2,6 +2,7 @@
 // shape arithmetic, version adapters, symbolic dims, ordering, the all-at-once report, and the
 // cost of adapting a long graph.
 #include "support/pch.hpp"
+#include "support/check.hpp"
 
 #include <chrono>
 
@@ -16,11 +17,7 @@ namespace oi = nnvm::onnx_import;
 using T = onnx::TensorProto;
 
 namespace {
-size_t count_ops(const graph::Graph& g, const std::string& op) {
-  size_t n = 0;
-  for (auto& node : g.nodes) n += node.kind == graph::NodeKind::op && node.op == op;
-  return n;
-}
+using nnvm_test::count_ops;
 std::vector<int64_t> ints_of(const graph::Node& n) {
   auto v = n.data->values<int64_t>();
   return {v.begin(), v.end()};

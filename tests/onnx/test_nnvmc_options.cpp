@@ -1,5 +1,5 @@
-// nnvmc's model options (--define-symbol, --input-shape) and its input files (-i x.npy), run as
-// a user would: the exit status and what the command prints.
+// nnvmc's model options (--define-symbol, --input-shape), its input files (-i x.npy) and check's
+// tolerances (--quant-steps), run as a user would: the exit status and what the command prints.
 #include "support/pch.hpp"
 
 #include <sys/stat.h>
@@ -80,6 +80,42 @@ TEST_CASE("nnvmc check shapes symbolic inputs as test_data_set_0 does; another d
   r = nnvmc("check \"" + suite.string() + "\" --targets c");
   CHECK(r.output.find("unsupported test_relu_n [c]: input X has test_data_set_0's shape at compile time, and "
                       "test_data_set_1 gives it another") != std::string::npos);
+}
+
+TEST_CASE("nnvmc check --quant-steps: a DequantizeLinear output may be N of its steps off, and no more") {
+  fs::path suite = scratch("check_quant_steps");
+  fs::path dir = suite / "test_qdq";
+  fs::create_directories(dir / "test_data_set_0");
+  // Y = DequantizeLinear(QuantizeLinear(X, 0.5, 10), 0.5, 10): X = 0, 1, 2, 3.1 gives 0, 1, 2, 3.
+  Model m;
+  m.input("X", T::FLOAT, {4});
+  m.initializer("s", T::FLOAT, {})->add_float_data(0.5f);
+  m.initializer("z", T::UINT8, {})->add_int32_data(10);
+  m.node("QuantizeLinear", {"X", "s", "z"}, {"Q"});
+  m.node("DequantizeLinear", {"Q", "s", "z"}, {"Y"});
+  m.output("Y");
+  m.save(dir);
+  auto write = [&](const std::string& file, std::vector<float> v) {
+    onnx::TensorProto t;
+    t.set_data_type(T::FLOAT);
+    t.add_dims(4);
+    for (float e : v) t.add_float_data(e);
+    std::ofstream f(dir / "test_data_set_0" / file, std::ios::binary);
+    REQUIRE(t.SerializeToOstream(&f));
+  };
+  write("input_0.pb", {0, 1, 2, 3.1f});
+  write("output_0.pb", {0, 1, 2.5f, 3});  // one step off at element 2
+  std::string check = "check \"" + suite.string() + "\" --targets c";
+  Run r = nnvmc(check);
+  CAPTURE(r.output);
+  CHECK(r.output.find("fail test_qdq [c]") != std::string::npos);
+  r = nnvmc(check + " --quant-steps 1");
+  CHECK(r.output.find("pass test_qdq [c]") != std::string::npos);
+  write("output_0.pb", {0, 1, 2, 4});  // two steps off at element 3
+  r = nnvmc(check + " --quant-steps 1");
+  CHECK(r.output.find("fail test_qdq [c]") != std::string::npos);
+  r = nnvmc(check + " --quant-steps 2");
+  CHECK(r.output.find("pass test_qdq [c]") != std::string::npos);
 }
 
 TEST_CASE("nnvmc --target parses every back end and answers cleanly for those it cannot run") {

@@ -1,6 +1,6 @@
 // quantize_linear and dequantize_linear (include/nnvm/ops/quant/) against plain loops over every
 // scale layout (per tensor, per axis, blocked), several integer and float types, round half to
-// even, saturation and NaN; then their error ids.
+// even, saturation and NaN; fake_quantize against the two loops in turn; then the error ids.
 #include "support/pch.hpp"
 #include "support/op_check.hpp"
 
@@ -183,6 +183,28 @@ TEST_CASE("quant ops: quantize_linear") {
                      {quantize(x, s, nullptr, {}, dtype::uint8, true)}});
   }
   nnvm_test::check_ops(cases, "quantize_linear");
+}
+
+TEST_CASE("quant ops: fake_quantize is dequantize_linear after quantize_linear") {
+  std::vector<OpCheck> cases;
+  NDArray x = make(f32, {2, 3, 4, 5}, [](int64_t i) {
+    return i == 7 ? NAN : double((i * 37) % 97 - 48) * 0.13 + (i % 13 == 0 ? 1e3 : 0) - (i % 17 == 0 ? 1e3 : 0);
+  });
+  auto one = [](DataType t, double v, Dims shape) { return make(t, std::move(shape), [v](int64_t) { return v; }); };
+  for (auto [t, zp_in, zp_out] : {std::tuple{dtype::uint8, 128.0, 120.0}, {dtype::int8, -3.0, 0.0}, {dtype::int16, 700.0, -9.0}}) {
+    // Different scales and zero points on the two sides: each is read from its own input.
+    NDArray ys = one(f32, 0.07, {}), yz = one(t, zp_in, {1}), xs = one(f32, 0.11, {1}), xz = one(t, zp_out, {});
+    NDArray want = dequantize(quantize(x, ys, &yz, {}, t), xs, &xz, {}, f32);
+    cases.push_back({"per tensor " + t.str(), "fake_quantize", {x, ys, yz, xs, xz}, {}, {want}});
+  }
+  nnvm_test::check_ops(cases, "fake_quantize");
+  using T = ops::TensorType;
+  T xt(f32, {3, 4}), s(f32, Dims{}), z(dtype::uint8, Dims{});
+  CHECK(infer_error("fake_quantize", {xt, s, z, s, z}) == "(no error)");
+  CHECK(infer_error("fake_quantize", {xt, T(f32, {4}), z, s, z}) == "nnvm.ops.input_shape");
+  CHECK(infer_error("fake_quantize", {T(dtype::float64, {3, 4}), s, z, s, z}) == "nnvm.ops.input_dtype");
+  CHECK(infer_error("fake_quantize", {xt, s, T(dtype::int32, Dims{}), s, T(dtype::int32, Dims{})}) == "nnvm.ops.input_dtype");
+  CHECK(infer_error("fake_quantize", {xt, s, z, s, T(dtype::int8, Dims{})}) == "nnvm.ops.input_dtype");
 }
 
 TEST_CASE("quant ops: errors") {

@@ -12,6 +12,13 @@
 
 namespace nnvm_test {
 
+// How many op nodes of `op` graph `g` holds (what a graph pass left).
+inline size_t count_ops(const nnvm::graph::Graph& g, const std::string& op) {
+  size_t n = 0;
+  for (auto& node : g.nodes) n += node.kind == nnvm::graph::NodeKind::op && node.op == op;
+  return n;
+}
+
 inline nnvm::NDArray random_array(nnvm::DataType t, std::vector<int64_t> shape, uint32_t seed,
                                   double lo = -1.0, double hi = 1.0) {
   nnvm::NDArray a(t, std::move(shape));

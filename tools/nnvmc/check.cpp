@@ -48,6 +48,8 @@ struct Case {
   // Graph inputs bound at compile time from test_data_set_0 (see bind_value_inputs), by name.
   std::map<std::string, nnvm::NDArray> bound;
   std::map<std::string, Result> results;   // by target
+  // Per output: the absolute tolerance --quant-steps gives it (0 when it is not quantized).
+  std::vector<double> quant_atol;
 };
 
 // Per-op tolerance overrides, applied when a case's model uses the op. Each states why.
@@ -191,13 +193,23 @@ Result run_case(const Runner& run, const nnvm::graph::CompiledModel& model, cons
       return {Status::fail, "the model has " + std::to_string(outs.size()) + " outputs, the data set " +
                                 std::to_string(wants.size())};
     for (size_t k = 0; k < outs.size(); ++k) {
-      std::string d = compare(outs[k], wants[k], rtol, atol);
+      std::string d = compare(outs[k], wants[k], rtol, std::max(atol, k < c.quant_atol.size() ? c.quant_atol[k] : 0.0));
       if (!d.empty())
         return {Status::fail, fs::path(set).filename().string() + " output " + std::to_string(k) + " (" +
                                   model.slots()[model.output_slots()[k]].name + "): " + d};
     }
   }
   return {Status::pass, ""};
+}
+
+// The scale of the DequantizeLinear that makes `v`, when it is one constant float32; else 0.
+double quantization_step(const nnvm::graph::Graph& g, const nnvm::graph::Value& v) {
+  const nnvm::graph::Node& n = g.node(v);
+  if (n.kind != nnvm::graph::NodeKind::op || n.op != "dequantize_linear" || n.inputs.size() < 2) return 0;
+  const nnvm::graph::Node& scale = g.node(n.inputs[1]);
+  if (scale.kind != nnvm::graph::NodeKind::constant || scale.data->dtype() != nnvm::dtype::float32 || scale.data->numel() != 1)
+    return 0;
+  return std::abs(double(scale.data->values<float>()[0]));
 }
 
 // The case's tolerances: the check's, widened by the overrides of the ops it uses.
@@ -441,7 +453,12 @@ int run_check(const std::vector<std::string>& paths, const Options& options, con
           io.input_shapes[c.inputs[i]] = read_tensor(files[i]).shape();
         }
       try {
-        return nnvm::onnx_import::import_model(c.dir + "/model.onnx", io);
+        nnvm::graph::Graph g = nnvm::onnx_import::import_model(c.dir + "/model.onnx", io);
+        c.quant_atol.clear();
+        // N steps off, not N + 1: half a step more absorbs the float rounding of (q - zero point) * scale.
+        for (auto& v : g.outputs)
+          c.quant_atol.push_back(check.quant_steps > 0 ? (check.quant_steps + 0.5) * quantization_step(g, v) : 0.0);
+        return g;
       } catch (const nnvm::Error& e) {
         if (!bind_from_test_data(c, e)) throw;
       }

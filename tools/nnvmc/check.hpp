@@ -14,6 +14,10 @@ namespace nnvmc {
 struct CheckOptions {
   std::vector<std::string> targets;  // emitters to run every case on (default: --target)
   double rtol = 1e-3, atol = 1e-5;
+  // An output that a DequantizeLinear with a constant per-tensor scale makes may differ by this
+  // many of its quantization steps (int8 models: each layer's requantization rounds, and a value
+  // one step off in one implementation moves what the next layers round). 0: off.
+  double quant_steps = 0;
   int batch = 48;                    // cases per compiler call
   int timeout_s = 120;               // per case and target
   std::string coverage_out;          // write the coverage record (markdown) here

@@ -78,6 +78,9 @@ int main(int argc, char** argv) {
   check->add_option("--targets", c.targets, "emitters to check (comma-separated; default --target)")->delimiter(',');
   check->add_option("--rtol", c.rtol, "relative tolerance");
   check->add_option("--atol", c.atol, "absolute tolerance");
+  check->add_option("--quant-steps", c.quant_steps,
+                    "an output made by DequantizeLinear (per-tensor constant scale) may differ by this many of its steps")
+      ->check(CLI::NonNegativeNumber);
   check->add_option("--batch", c.batch, "cases per compiler call")->check(CLI::PositiveNumber);
   check->add_option("--timeout", c.timeout_s, "seconds per case")->check(CLI::PositiveNumber);
   check->add_option("--coverage", c.coverage_out, "write the coverage record (markdown)");

@@ -34,16 +34,6 @@ struct BlockedValue {
   int64_t block = 0;
 };
 
-inline std::optional<std::vector<int64_t>> constant_shape(const TensorType& t) {
-  std::vector<int64_t> out;
-  for (auto& e : t.shape) {
-    auto c = ir::simplified_const_int(e);
-    if (!c) return std::nullopt;
-    out.push_back(*c);
-  }
-  return out;
-}
-
 inline const NDArray* float32_constant(const Graph& g, const Value& v) {
   if (!v.defined()) return nullptr;
   const Node& n = g.node(v);

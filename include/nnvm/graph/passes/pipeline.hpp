@@ -1,6 +1,7 @@
 // The graph pass pipeline, in one list. Level 0 runs nothing; level 1 and up sink layout
-// transposes, simplify for inference, fold constants and control flow decided by them, merge
-// common subexpressions and remove dead code; level 2 also puts convolutions in the target's blocked layout. Fusion (level 2) and memory planning (level 1)
+// transposes, simplify for inference, fold constants and control flow decided by them, make QDQ
+// pairs one op, merge common subexpressions and remove dead code; level 2 also puts convolutions
+// in the target's blocked layout. Fusion (level 2) and memory planning (level 1)
 // happen when the executor turns the graph into kernels.
 #pragma once
 
@@ -12,6 +13,7 @@
 #include "nnvm/graph/passes/dead_code.hpp"
 #include "nnvm/graph/passes/fold_constants.hpp"
 #include "nnvm/graph/passes/fold_control.hpp"
+#include "nnvm/graph/passes/quantized_pairs.hpp"
 #include "nnvm/graph/passes/simplify_inference.hpp"
 #include "nnvm/graph/passes/sink_transposes.hpp"
 
@@ -41,6 +43,8 @@ inline const std::vector<GraphPass>& graph_passes() {
       {"simplify_inference", 1, [](const Graph& g, const PassOptions&) { return simplify_inference(g); }},
       {"fold_constants", 1, [](const Graph& g, const PassOptions&) { return fold_constants(g); }},
       {"fold_control_flow", 1, [](const Graph& g, const PassOptions&) { return fold_control_flow(g); }},
+      // After folding, which has turned the weights' dequantize_linear into float constants.
+      {"fuse_qdq_pairs", 1, [](const Graph& g, const PassOptions&) { return fuse_qdq_pairs(g); }},
       {"alter_layout", 2, [](const Graph& g, const PassOptions& o) { return alter_layout(g, o.target); }},
       {"eliminate_common_subexpressions", 1,
        [](const Graph& g, const PassOptions&) { return eliminate_common_subexpressions(g); }},

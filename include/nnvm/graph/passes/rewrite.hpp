@@ -97,6 +97,20 @@ class GraphRewriter {
   std::vector<std::vector<Value>> map_;
 };
 
+namespace detail {
+// `t`'s extents when all are constants.
+inline std::optional<std::vector<int64_t>> constant_shape(const TensorType& t) {
+  std::vector<int64_t> out;
+  for (auto& e : t.shape) {
+    auto c = ir::simplified_const_int(e);
+    if (!c) return std::nullopt;
+    out.push_back(*c);
+  }
+  return out;
+}
+
+}  // namespace detail
+
 // The number of uses of every node output (graph outputs count as uses).
 inline std::vector<std::vector<int>> use_counts(const Graph& g) {
   std::vector<std::vector<int>> uses(g.nodes.size());

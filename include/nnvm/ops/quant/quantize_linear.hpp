@@ -23,6 +23,22 @@ struct QuantizeSpec {
   bool saturate = true;                  // attribute saturate (float8/float4 Y only)
 };
 
+// QuantizeLinear's integer step: round_half_even(quotient) + zero_point, saturated to the range
+// of integer type `out` and converted to it. `quotient` (X / y_scale) and `zero_point` (undefined:
+// none) have one float type; the saturation runs in it, NaN to the lowest value first, so the
+// conversion is always in range. The rounded value is a Let: the NaN test and the clamp read it
+// without computing it twice, and the select has no load on a side, so a vectorized epilogue
+// stays vectorized (vectorize.hpp keeps a select that guards a load serial).
+inline ir::Expr round_saturate(ir::Expr quotient, ir::Expr zero_point, DataType out) {
+  DataType ct = quotient.dtype();
+  ir::Expr lo = ir::cast(ct, ir::min_value(out)), hi = ir::cast(ct, ir::max_value(out));
+  ir::Expr rounded = ir::call(ir::CallOp::round, quotient);
+  if (zero_point.defined()) rounded = rounded + zero_point;
+  ir::Var q("rounded", ct);
+  ir::Expr saturated = ir::min(ir::max(ir::select(ir::call(ir::CallOp::isnan, q), lo, q), lo), hi);
+  return ir::cast(out, ir::Let::make(q, rounded, saturated));
+}
+
 // `zero_point` may be undefined (absent).
 inline te::Tensor quantize_linear(const te::Tensor& x, const te::Tensor& scale, const te::Tensor& zero_point,
                                   const QuantizeSpec& spec, std::string name = "quantize_linear") {
@@ -55,7 +71,6 @@ inline te::Tensor quantize_linear(const te::Tensor& x, const te::Tensor& scale, 
   // float16/bfloat16 precision: round the operands and the quotient to it, divide in float32.
   DataType ct = arith_type(prec);
   auto in_prec = [&](ir::Expr e) { return prec.is_storage_only() ? ir::cast(ct, ir::cast(prec, ir::cast(ct, e))) : ir::cast(ct, e); };
-  ir::Expr lo = ir::min_value(out), hi = ir::max_value(out);
   return te::compute(
       x.shape(),
       [&](const std::vector<ir::Var>& v) {
@@ -66,11 +81,8 @@ inline te::Tensor quantize_linear(const te::Tensor& x, const te::Tensor& scale, 
           if (q.dtype() != dtype::float32) q = ir::cast(dtype::float32, q);
           return cast_detail::to_small_float(q, out, CastSpec{.saturate = spec.saturate});
         }
-        q = ir::call(ir::CallOp::round, q);
-        if (zero_point.defined()) q = q + ir::cast(ct, read_quant_param(zero_point, spec.layout, v));
-        // Saturate in float (NaN to the lowest value first), so the cast to Y's type is in range.
-        q = ir::select(ir::call(ir::CallOp::isnan, q), ir::cast(ct, lo), q);
-        return ir::cast(out, ir::min(ir::max(q, ir::cast(ct, lo)), ir::cast(ct, hi)));
+        return round_saturate(q, zero_point.defined() ? ir::cast(ct, read_quant_param(zero_point, spec.layout, v)) : ir::Expr(),
+                              out);
       },
       std::move(name));
 }
