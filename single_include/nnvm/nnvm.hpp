@@ -20832,20 +20832,25 @@ struct QuantizeSpec {
   bool saturate = true;                  // attribute saturate (float8/float4 Y only)
 };
 
-// QuantizeLinear's integer step: round_half_even(quotient) + zero_point, saturated to the range
-// of integer type `out` and converted to it. `quotient` (X / y_scale) and `zero_point` (undefined:
-// none) have one float type; the saturation runs in it, NaN to the lowest value first, so the
-// conversion is always in range. The rounded value is a Let: the NaN test and the clamp read it
-// without computing it twice, and the select has no load on a side, so a vectorized epilogue
-// stays vectorized (vectorize.hpp keeps a select that guards a load serial).
-inline ir::Expr round_saturate(ir::Expr quotient, ir::Expr zero_point, DataType out) {
+// QuantizeLinear's integer step before the conversion: round_half_even(quotient) + zero_point,
+// saturated to the range of integer type `out`, NaN to the lowest value first, as a value of
+// `quotient`'s float type (with `zero_point`, undefined: none). The result is an integer of
+// `out`'s range and never -0 when a zero point is added, so converting it to `out` is exact.
+// The rounded value is a Let: the NaN test and the clamp read it without computing it twice, and
+// the select has no load on a side, so a vectorized epilogue stays vectorized (vectorize.hpp
+// keeps a select that guards a load serial).
+inline ir::Expr round_saturate_float(ir::Expr quotient, ir::Expr zero_point, DataType out) {
   DataType ct = quotient.dtype();
   ir::Expr lo = ir::cast(ct, ir::min_value(out)), hi = ir::cast(ct, ir::max_value(out));
   ir::Expr rounded = ir::call(ir::CallOp::round, quotient);
   if (zero_point.defined()) rounded = rounded + zero_point;
   ir::Var q("rounded", ct);
-  ir::Expr saturated = ir::min(ir::max(ir::select(ir::call(ir::CallOp::isnan, q), lo, q), lo), hi);
-  return ir::cast(out, ir::Let::make(q, rounded, saturated));
+  return ir::Let::make(q, rounded, ir::min(ir::max(ir::select(ir::call(ir::CallOp::isnan, q), lo, q), lo), hi));
+}
+
+// The same, converted to `out`: QuantizeLinear's integer result.
+inline ir::Expr round_saturate(ir::Expr quotient, ir::Expr zero_point, DataType out) {
+  return ir::cast(out, round_saturate_float(std::move(quotient), std::move(zero_point), out));
 }
 
 // `zero_point` may be undefined (absent).
@@ -20949,9 +20954,12 @@ inline te::Tensor fake_quantize(const te::Tensor& x, const te::Tensor& y_scale, 
   return te::compute(
       x.shape(),
       [&](const std::vector<ir::Var>& v) {
-        ir::Expr quantized = round_saturate(x(std::vector<ir::Expr>(v.begin(), v.end())) / first(y_scale),
-                                            ir::cast(f, first(y_zero_point)), q);
-        return (ir::cast(f, quantized) - ir::cast(f, first(x_zero_point))) * first(x_scale);
+        // The integer step stays in float32: converting it to the integer type and back is
+        // exact (an integer of that range, not -0 since the zero point was added), and vector
+        // conversions between float and 8-bit integers cost more than the rest of the epilogue.
+        ir::Expr quantized = round_saturate_float(x(std::vector<ir::Expr>(v.begin(), v.end())) / first(y_scale),
+                                                  ir::cast(f, first(y_zero_point)), q);
+        return (quantized - ir::cast(f, first(x_zero_point))) * first(x_scale);
       },
       std::move(name));
 }

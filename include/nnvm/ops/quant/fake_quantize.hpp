@@ -40,9 +40,12 @@ inline te::Tensor fake_quantize(const te::Tensor& x, const te::Tensor& y_scale, 
   return te::compute(
       x.shape(),
       [&](const std::vector<ir::Var>& v) {
-        ir::Expr quantized = round_saturate(x(std::vector<ir::Expr>(v.begin(), v.end())) / first(y_scale),
-                                            ir::cast(f, first(y_zero_point)), q);
-        return (ir::cast(f, quantized) - ir::cast(f, first(x_zero_point))) * first(x_scale);
+        // The integer step stays in float32: converting it to the integer type and back is
+        // exact (an integer of that range, not -0 since the zero point was added), and vector
+        // conversions between float and 8-bit integers cost more than the rest of the epilogue.
+        ir::Expr quantized = round_saturate_float(x(std::vector<ir::Expr>(v.begin(), v.end())) / first(y_scale),
+                                                  ir::cast(f, first(y_zero_point)), q);
+        return (quantized - ir::cast(f, first(x_zero_point))) * first(x_scale);
       },
       std::move(name));
 }

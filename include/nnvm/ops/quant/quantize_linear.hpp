@@ -23,20 +23,25 @@ struct QuantizeSpec {
   bool saturate = true;                  // attribute saturate (float8/float4 Y only)
 };
 
-// QuantizeLinear's integer step: round_half_even(quotient) + zero_point, saturated to the range
-// of integer type `out` and converted to it. `quotient` (X / y_scale) and `zero_point` (undefined:
-// none) have one float type; the saturation runs in it, NaN to the lowest value first, so the
-// conversion is always in range. The rounded value is a Let: the NaN test and the clamp read it
-// without computing it twice, and the select has no load on a side, so a vectorized epilogue
-// stays vectorized (vectorize.hpp keeps a select that guards a load serial).
-inline ir::Expr round_saturate(ir::Expr quotient, ir::Expr zero_point, DataType out) {
+// QuantizeLinear's integer step before the conversion: round_half_even(quotient) + zero_point,
+// saturated to the range of integer type `out`, NaN to the lowest value first, as a value of
+// `quotient`'s float type (with `zero_point`, undefined: none). The result is an integer of
+// `out`'s range and never -0 when a zero point is added, so converting it to `out` is exact.
+// The rounded value is a Let: the NaN test and the clamp read it without computing it twice, and
+// the select has no load on a side, so a vectorized epilogue stays vectorized (vectorize.hpp
+// keeps a select that guards a load serial).
+inline ir::Expr round_saturate_float(ir::Expr quotient, ir::Expr zero_point, DataType out) {
   DataType ct = quotient.dtype();
   ir::Expr lo = ir::cast(ct, ir::min_value(out)), hi = ir::cast(ct, ir::max_value(out));
   ir::Expr rounded = ir::call(ir::CallOp::round, quotient);
   if (zero_point.defined()) rounded = rounded + zero_point;
   ir::Var q("rounded", ct);
-  ir::Expr saturated = ir::min(ir::max(ir::select(ir::call(ir::CallOp::isnan, q), lo, q), lo), hi);
-  return ir::cast(out, ir::Let::make(q, rounded, saturated));
+  return ir::Let::make(q, rounded, ir::min(ir::max(ir::select(ir::call(ir::CallOp::isnan, q), lo, q), lo), hi));
+}
+
+// The same, converted to `out`: QuantizeLinear's integer result.
+inline ir::Expr round_saturate(ir::Expr quotient, ir::Expr zero_point, DataType out) {
+  return ir::cast(out, round_saturate_float(std::move(quotient), std::move(zero_point), out));
 }
 
 // `zero_point` may be undefined (absent).
