@@ -132,24 +132,24 @@ TEST_CASE("onnx sequences: a Loop that carries a sequence is unrolled, each iter
 }
 
 TEST_CASE("onnx sequences: positions must be known at compile time; other ops do not take sequences") {
+  // row = SequenceAt(SplitToSequence(x), position), x float[2, 3].
+  auto row_at = [](Model& m, const std::string& position) {
+    m.input("x", T::FLOAT, {2, 3});
+    m.node("SplitToSequence", {"x"}, {"rows"});
+    m.node("SequenceAt", {"rows", position}, {"row"});
+    m.output("row");
+  };
   Model m(17);
-  m.input("x", T::FLOAT, {2, 3});
+  row_at(m, "pos");
   m.input("pos", T::INT64, {});
-  m.node("SplitToSequence", {"x"}, {"rows"});
-  m.node("SequenceAt", {"rows", "pos"}, {"row"});
-  m.output("row");
   auto [id, text] = error_of([&] { oi::import_model(m.save(scratch("seq_pos"))); });
   CHECK(id == "nnvm.graph.not_constant");
   CHECK(text.find("graph input pos") != std::string::npos);
 
   // A position of another type is refused, not misread.
   Model f(17);
-  f.input("x", T::FLOAT, {2, 3});
-  auto* half = f.initializer("half", T::FLOAT, {});
-  half->add_float_data(0.5f);
-  f.node("SplitToSequence", {"x"}, {"rows"});
-  f.node("SequenceAt", {"rows", "half"}, {"row"});
-  f.output("row");
+  row_at(f, "half");
+  f.initializer("half", T::FLOAT, {})->add_float_data(0.5f);
   auto [fid, ftext] = error_of([&] { oi::import_model(f.save(scratch("seq_float_pos"))); });
   CHECK(fid == "nnvm.onnx.shape");
   CHECK(ftext.find("position is float32; it must be int32 or int64") != std::string::npos);

@@ -35,11 +35,12 @@ inline te::Tensor fake_quantize(const te::Tensor& x, const te::Tensor& y_scale, 
     throw UserError("nnvm.ops.input_dtype", str_cat("input y_zero_point is ", q, ", expected int8, uint8, int16 or uint16"),
                     {"input y_zero_point"});
   check_same_dtype(y_zero_point, "y_zero_point", x_zero_point, "x_zero_point");
-  auto first = [](const te::Tensor& t) { return t(std::vector<ir::Expr>(t.rank(), ir::Expr(int64_t(0)))); };
   const DataType f = dtype::float32;
   return te::compute(
       x.shape(),
       [&](const std::vector<ir::Var>& v) {
+        // Every parameter is one element, so any layout reads its only value.
+        auto first = [&](const te::Tensor& p) { return read_quant_param(p, QuantLayout{}, v); };
         // The integer step stays in float32: converting it to the integer type and back is
         // exact (an integer of that range, not -0 since the zero point was added), and vector
         // conversions between float and 8-bit integers cost more than the rest of the epilogue.
