@@ -29,6 +29,28 @@
 #define NNVM_END_NAMESPACE \
   }                        \
   }
+
+// The compiler's entry points (graph::prepare, graph::link, lower::lower, the emitters, the graph
+// passes, ...) are inline functions of this header-only library, so every translation unit that
+// compiles a graph generated code for the whole compiler again (about 1 MB of machine code, most
+// of such a file's compile time). A program that links the CMake library nnvm::compiler
+// (src/compiler.cpp) gets NNVM_COMPILER_COMPILED from it: those functions are then only declared
+// in the headers and defined once, in that library. Header-only users, who do not define the
+// macro, get them inline as before.
+//
+// An entry point is declared with NNVM_COMPILER_INLINE, and its definition is wrapped in
+// `#if NNVM_COMPILER_DEFINITIONS`.
+#if defined(NNVM_COMPILER_COMPILED)
+#define NNVM_COMPILER_INLINE
+#if defined(NNVM_COMPILER_LIBRARY_SOURCE)
+#define NNVM_COMPILER_DEFINITIONS 1
+#else
+#define NNVM_COMPILER_DEFINITIONS 0
+#endif
+#else
+#define NNVM_COMPILER_INLINE inline
+#define NNVM_COMPILER_DEFINITIONS 1
+#endif
 // end nnvm/config.hpp
 // begin nnvm/error.hpp
 // Error types. Every message starts with a stable id such as `[nnvm.schedule.split_factor]`
@@ -8516,8 +8538,11 @@ inline std::vector<bool> written_params(const ir::LoweredFunc& fn) {
 
 // Lowers `sch` into a kernel named `name` whose arguments are `args` (inputs and outputs, in
 // the caller's order). Every tensor the outputs read must be an argument or a stage.
-inline ir::LoweredFunc lower(const schedule::Schedule& sch, const std::vector<te::Tensor>& args,
-                             const std::string& name, const LowerOptions& options = {}) {
+NNVM_COMPILER_INLINE ir::LoweredFunc lower(const schedule::Schedule& sch, const std::vector<te::Tensor>& args,
+                                           const std::string& name, const LowerOptions& options = {});
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE ir::LoweredFunc lower(const schedule::Schedule& sch, const std::vector<te::Tensor>& args,
+                                           const std::string& name, const LowerOptions& options) {
   if (args.empty()) throw UserError("nnvm.lower.no_args", str_cat("kernel ", name, " needs at least one argument"));
   for (auto& out : sch.outputs())
     if (std::none_of(args.begin(), args.end(), [&](const te::Tensor& a) { return a.same_as(out); }))
@@ -8573,6 +8598,7 @@ inline ir::LoweredFunc lower(const schedule::Schedule& sch, const std::vector<te
   ir::verify(fn);
   return fn;
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace lower
 NNVM_END_NAMESPACE
@@ -8617,7 +8643,9 @@ inline std::optional<int64_t> eval_shape_expr(const ir::Expr& e, const ir::VarMa
 
 // Returns the value of each of fn.size_vars, in order. Throws UserError naming the kernel, the
 // argument and the axis when the count, dtype, rank or an extent is wrong, or a size is unbound.
-inline std::vector<int64_t> bind_arguments(const ir::LoweredFunc& fn, std::span<const BufferView> args) {
+NNVM_COMPILER_INLINE std::vector<int64_t> bind_arguments(const ir::LoweredFunc& fn, std::span<const BufferView> args);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE std::vector<int64_t> bind_arguments(const ir::LoweredFunc& fn, std::span<const BufferView> args) {
   if (args.size() != fn.params.size())
     throw UserError("nnvm.call.arg_count", str_cat("kernel ", fn.name, " takes ", fn.params.size(),
                                                    " buffers but was called with ", args.size()));
@@ -8683,6 +8711,7 @@ inline std::vector<int64_t> bind_arguments(const ir::LoweredFunc& fn, std::span<
   }
   return out;
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace target
 NNVM_END_NAMESPACE
@@ -9594,11 +9623,14 @@ namespace target {
 // "nnvm.interp.unbound_buffer", "nnvm.interp.unsupported_dtype", "nnvm.interp.storage_only_arith",
 // "nnvm.interp.bad_allocation", "nnvm.interp.malformed". A kernel that throws midway may have
 // written part of its outputs.
-inline void interpret(const ir::LoweredFunc& fn, std::span<const BufferView> args) {
+NNVM_COMPILER_INLINE void interpret(const ir::LoweredFunc& fn, std::span<const BufferView> args);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE void interpret(const ir::LoweredFunc& fn, std::span<const BufferView> args) {
   std::vector<int64_t> sizes = bind_arguments(fn, args);
   interp::check_interpretable(fn);
   interp::Machine(fn).run(args, sizes);
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 template <class A>
 concept InterpretArgument = std::same_as<std::remove_reference_t<A>, NDArray> ||
@@ -11544,12 +11576,20 @@ class CEmitter : public CLikeEmitter {
 };
 
 // C source of one kernel, or of a module of several (one compiler call builds them all).
-inline std::string emit_c(const std::vector<ir::LoweredFunc>& fns) { return CEmitter().emit_module(fns).source; }
+NNVM_COMPILER_INLINE std::string emit_c(const std::vector<ir::LoweredFunc>& fns);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE std::string emit_c(const std::vector<ir::LoweredFunc>& fns) {
+  return CEmitter().emit_module(fns).source;
+}
+#endif  // NNVM_COMPILER_DEFINITIONS
 inline std::string emit_c(const ir::LoweredFunc& fn) { return emit_c(std::vector<ir::LoweredFunc>{fn}); }
 // The symbols emit_c exports for `fns`, in order (name_workspace_bytes is each plus that suffix).
-inline CModule emit_c_module(const std::vector<ir::LoweredFunc>& fns, CModuleOptions options = {}) {
+NNVM_COMPILER_INLINE CModule emit_c_module(const std::vector<ir::LoweredFunc>& fns, CModuleOptions options = {});
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE CModule emit_c_module(const std::vector<ir::LoweredFunc>& fns, CModuleOptions options) {
   return CEmitter(options).emit_module(fns);
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace target
 NNVM_END_NAMESPACE
@@ -12239,7 +12279,10 @@ inline std::shared_ptr<const Library> compile_c(const std::string& source, const
 }  // namespace detail
 
 // Compiles all `fns` with ONE compiler call (a module), returning their kernels in order.
-inline std::vector<Kernel> jit_c(const std::vector<ir::LoweredFunc>& fns, const CJitOptions& options = {}) {
+NNVM_COMPILER_INLINE std::vector<Kernel> jit_c(const std::vector<ir::LoweredFunc>& fns,
+                                               const CJitOptions& options = {});
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE std::vector<Kernel> jit_c(const std::vector<ir::LoweredFunc>& fns, const CJitOptions& options) {
   if (fns.empty()) return {};
   CModule m = emit_c_module(fns);
   bool from_cache = false;
@@ -12259,6 +12302,7 @@ inline std::vector<Kernel> jit_c(const std::vector<ir::LoweredFunc>& fns, const 
   }
   return out;
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 inline Kernel jit_c(const ir::LoweredFunc& fn, const CJitOptions& options = {}) {
   return std::move(jit_c(std::vector<ir::LoweredFunc>{fn}, options)[0]);
 }
@@ -12424,7 +12468,9 @@ inline void peel_kernels(const ir::Stmt& s, std::vector<ir::Buffer>& temps, std:
 
 // One kernel per top-level loop nest of `fn` (see the file comment). A nest with no bound loop
 // (a stage with no axes) runs as one thread.
-inline DeviceModule split_host_device(const ir::LoweredFunc& fn, const Target& target) {
+NNVM_COMPILER_INLINE DeviceModule split_host_device(const ir::LoweredFunc& fn, const Target& target);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE DeviceModule split_host_device(const ir::LoweredFunc& fn, const Target& target) {
   DeviceModule m;
   m.name = fn.name;
   m.origin = fn.origin;
@@ -12469,6 +12515,7 @@ inline DeviceModule split_host_device(const ir::LoweredFunc& fn, const Target& t
   }
   return m;
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace target
 NNVM_END_NAMESPACE
@@ -12849,11 +12896,14 @@ static inline float nnvm_erf(float x) {
 };
 
 // The GPU source of `fns` for `target` (a GPU family target: cuda, opencl or metal emitter).
-inline GpuProgram emit_gpu(const std::vector<ir::LoweredFunc>& fns, const Target& target) {
+NNVM_COMPILER_INLINE GpuProgram emit_gpu(const std::vector<ir::LoweredFunc>& fns, const Target& target);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE GpuProgram emit_gpu(const std::vector<ir::LoweredFunc>& fns, const Target& target) {
   if (target.family != Family::gpu)
     throw UserError("nnvm.codegen.target", str_cat("the ", emitter_name(target.emitter), " target is not of the GPU family"));
   return GpuEmitter(target.emitter).emit(fns, target);
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace target
 NNVM_END_NAMESPACE
@@ -25565,12 +25615,15 @@ inline std::vector<TensorType> infer_control(const Graph& g, Node& n);  // graph
 }  // namespace detail
 
 // Validates `g`, then recomputes every op and control node's output types in node order.
-inline void infer_types(Graph& g) {
+NNVM_COMPILER_INLINE void infer_types(Graph& g);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE void infer_types(Graph& g) {
   validate(g);
   for (auto& n : g.nodes)
     if (n.kind == NodeKind::op) n.types = detail::infer_node(g, n);
     else if (n.kind == NodeKind::control) n.types = detail::infer_control(g, n);
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 // The names of the symbolic extents in the graph inputs' shapes, sorted.
 inline std::vector<std::string> symbolic_dims(const Graph& g) {
@@ -25582,7 +25635,9 @@ inline std::vector<std::string> symbolic_dims(const Graph& g) {
 // A copy of `g` with the named symbolic extents replaced by numbers and types re-inferred, so a
 // graph written for any batch size compiles for one. UserError "nnvm.graph.unknown_dim" when a
 // name is not a symbolic extent of the inputs, "nnvm.graph.bad_dim" for a negative value.
-inline Graph bind_shapes(const Graph& g, const std::map<std::string, int64_t>& dims) {
+NNVM_COMPILER_INLINE Graph bind_shapes(const Graph& g, const std::map<std::string, int64_t>& dims);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE Graph bind_shapes(const Graph& g, const std::map<std::string, int64_t>& dims) {
   std::vector<ir::Var> vars = detail::input_vars(g);
   ir::VarMap map;
   for (auto& [name, value] : dims) {
@@ -25608,6 +25663,7 @@ inline Graph bind_shapes(const Graph& g, const std::map<std::string, int64_t>& d
   infer_types(out);
   return out;
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace graph
 NNVM_END_NAMESPACE
@@ -25841,7 +25897,9 @@ inline bool foldable(const Graph& g, const Node& n) {
 
 // The outputs of op node `n`, computed by the interpreter from its constant inputs. Inputs the
 // compute does not read (Shape's) are given as zeroed buffers of the right type.
-inline std::vector<NDArray> evaluate(const Graph& g, const Node& n) {
+NNVM_COMPILER_INLINE std::vector<NDArray> evaluate(const Graph& g, const Node& n);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE std::vector<NDArray> evaluate(const Graph& g, const Node& n) {
   const ops::OpDef& def = g.registry->get(n.op);
   ops::BuiltOp b = detail::build_for_folding(g, n, def);
   auto reads = detail::read_placeholders(b.outputs);
@@ -25866,6 +25924,7 @@ inline std::vector<NDArray> evaluate(const Graph& g, const Node& n) {
   detail::folding(g, n, [&] { target::interpret(b.func, std::span<const BufferView>(views)); });
   return outs;
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace graph
 NNVM_END_NAMESPACE
@@ -26389,38 +26448,7 @@ class CompiledModel {
   // the calling thread's arena is big enough. A wrong output count, dtype or shape: UserError
   // "nnvm.run.output" naming the output and what was expected. Otherwise as run().
   void run_into(const std::vector<NDArray>& inputs, std::vector<NDArray>& outputs, int num_threads = 0,
-                Profile* profile = nullptr) const {
-    check_inputs(inputs);
-    check_outputs(outputs);
-    std::vector<const void*> in;
-    std::vector<void*> out;
-    for (auto& a : inputs) in.push_back(a.raw());
-    for (auto& a : outputs) out.push_back(a.raw());
-    ProfileRecorder recorder(*this, profile);
-    runtime::StepFailure failed = runtime::run_plan(plan_, in.data(), out.data(), thread_arena(plan_.run_bytes()),
-                                                    num_threads, profile ? &recorder : nullptr);
-    if (!failed) return;
-    const Step& st = steps_[failed.step];
-    std::vector<std::string> context = {"graph " + graph_.name, "node " + graph_.nodes[st.nodes.front()].name};
-    if (failed.status == NNVM_STATUS_LOOP_EXIT)
-      throw UserError("nnvm.run.loop_exit",
-                      "the loop's condition ended it before its trip count M, but its scan outputs have M rows (nnvm "
-                      "plans every tensor's shape at compile time)",
-                      context);
-    if (st.control != SIZE_MAX)
-      throw BackendError("nnvm.run.kernel_status",
-                         str_cat("a kernel of the ", st.label, "'s body returned status ", failed.status), context);
-    if (failed.status == NNVM_STATUS_RUNTIME_FAILURE)
-      throw BackendError("nnvm.runtime.parallel_failure",
-                         str_cat("kernel ", kernels_[st.kernel].func().name, " (", st.label,
-                                 "): the thread pool could not run a parallel loop"),
-                         context);
-    throw BackendError("nnvm.run.kernel_status",
-                       str_cat("kernel ", kernels_[st.kernel].func().name, " (", st.label, ") returned status ",
-                               failed.status,
-                               failed.status == NNVM_STATUS_WORKSPACE_TOO_SMALL ? " (workspace too small)" : ""),
-                       context);
-  }
+                Profile* profile = nullptr) const;
 
  private:
   friend PreparedModel prepare(const Graph& input, const CompileOptions& options);
@@ -26534,6 +26562,42 @@ class CompiledModel {
   target::Target target_;
   std::vector<std::shared_ptr<const ControlRunner>> controls_;
 };
+
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE void CompiledModel::run_into(const std::vector<NDArray>& inputs, std::vector<NDArray>& outputs,
+                                                  int num_threads, Profile* profile) const {
+  check_inputs(inputs);
+  check_outputs(outputs);
+  std::vector<const void*> in;
+  std::vector<void*> out;
+  for (auto& a : inputs) in.push_back(a.raw());
+  for (auto& a : outputs) out.push_back(a.raw());
+  ProfileRecorder recorder(*this, profile);
+  runtime::StepFailure failed = runtime::run_plan(plan_, in.data(), out.data(), thread_arena(plan_.run_bytes()),
+                                                  num_threads, profile ? &recorder : nullptr);
+  if (!failed) return;
+  const Step& st = steps_[failed.step];
+  std::vector<std::string> context = {"graph " + graph_.name, "node " + graph_.nodes[st.nodes.front()].name};
+  if (failed.status == NNVM_STATUS_LOOP_EXIT)
+    throw UserError("nnvm.run.loop_exit",
+                    "the loop's condition ended it before its trip count M, but its scan outputs have M rows (nnvm "
+                    "plans every tensor's shape at compile time)",
+                    context);
+  if (st.control != SIZE_MAX)
+    throw BackendError("nnvm.run.kernel_status",
+                       str_cat("a kernel of the ", st.label, "'s body returned status ", failed.status), context);
+  if (failed.status == NNVM_STATUS_RUNTIME_FAILURE)
+    throw BackendError("nnvm.runtime.parallel_failure",
+                       str_cat("kernel ", kernels_[st.kernel].func().name, " (", st.label,
+                               "): the thread pool could not run a parallel loop"),
+                       context);
+  throw BackendError("nnvm.run.kernel_status",
+                     str_cat("kernel ", kernels_[st.kernel].func().name, " (", st.label, ") returned status ",
+                             failed.status,
+                             failed.status == NNVM_STATUS_WORKSPACE_TOO_SMALL ? " (workspace too small)" : ""),
+                     context);
+}
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace graph
 NNVM_END_NAMESPACE
@@ -27433,7 +27497,9 @@ NNVM_END_NAMESPACE
 NNVM_BEGIN_NAMESPACE
 namespace graph {
 
-inline Graph eliminate_common_subexpressions(const Graph& g) {
+NNVM_COMPILER_INLINE Graph eliminate_common_subexpressions(const Graph& g);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE Graph eliminate_common_subexpressions(const Graph& g) {
   GraphRewriter rw(g);
   std::map<std::string, size_t> seen_ops;                 // key -> new node
   std::map<std::string, std::vector<size_t>> seen_consts;  // type text -> new nodes
@@ -27474,6 +27540,7 @@ inline Graph eliminate_common_subexpressions(const Graph& g) {
   }
   return rw.finish();
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace graph
 NNVM_END_NAMESPACE
@@ -27518,7 +27585,9 @@ struct FoldOptions {
   FoldBudget budget;                        // for the whole graph (limits.hpp)
 };
 
-inline Graph fold_constants(const Graph& g, const FoldOptions& options = {}) {
+NNVM_COMPILER_INLINE Graph fold_constants(const Graph& g, const FoldOptions& options = {});
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE Graph fold_constants(const Graph& g, const FoldOptions& options) {
   FoldBudget budget = options.budget;
   GraphRewriter rw(g);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -27555,6 +27624,7 @@ inline Graph fold_constants(const Graph& g, const FoldOptions& options = {}) {
   }
   return rw.finish();
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace graph
 NNVM_END_NAMESPACE
@@ -27887,7 +27957,9 @@ inline bool absorbs_transposes(const Graph& g, const Node& n) {
 
 }  // namespace detail
 
-inline Graph sink_transposes(const Graph& g) {
+NNVM_COMPILER_INLINE Graph sink_transposes(const Graph& g);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE Graph sink_transposes(const Graph& g) {
   using detail::PendingTranspose;
   // Whether every consumer of node i (graph outputs included) can absorb a transpose.
   std::vector<bool> all_absorb(g.nodes.size(), true);
@@ -28018,6 +28090,7 @@ inline Graph sink_transposes(const Graph& g) {
   for (auto& v : g.outputs) materialize(v.node);
   return rw.finish();
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace graph
 NNVM_END_NAMESPACE
@@ -28059,7 +28132,9 @@ inline const std::vector<GraphPass>& graph_passes() {
   return passes;
 }
 
-inline Graph optimize(const Graph& input, const PassOptions& options = {}) {
+NNVM_COMPILER_INLINE Graph optimize(const Graph& input, const PassOptions& options = {});
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE Graph optimize(const Graph& input, const PassOptions& options) {
   Graph g = input;
   for (auto& pass : graph_passes()) {
     if (options.opt_level < pass.min_level) continue;
@@ -28072,6 +28147,7 @@ inline Graph optimize(const Graph& input, const PassOptions& options = {}) {
   }
   return g;
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace graph
 NNVM_END_NAMESPACE
@@ -28164,7 +28240,7 @@ inline UserError with_node_context(const Graph& g, const Node& n, const UserErro
 }
 
 }  // namespace detail
-inline PreparedModel prepare(const Graph& input, const CompileOptions& options);
+NNVM_COMPILER_INLINE PreparedModel prepare(const Graph& input, const CompileOptions& options = {});
 namespace detail {
 
 // Control node `i`'s runner and its bodies, each prepared as a model of its own with the
@@ -28249,7 +28325,8 @@ inline ActivationLifetimes activation_lifetimes(const std::vector<Step>& steps, 
 // Binds symbols, runs the graph passes, infers types, groups ops, lowers one kernel per distinct
 // group and plans slots, steps and memory. Errors name the node: an op that cannot be built
 // ("nnvm.ops.*" with graph › node context), an extent left symbolic ("nnvm.compile.symbolic_extent").
-inline PreparedModel prepare(const Graph& input, const CompileOptions& options = {}) {
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE PreparedModel prepare(const Graph& input, const CompileOptions& options) {
   PreparedModel p;
   CompiledModel& m = p.model;
   m.target_ = options.target;
@@ -28362,6 +28439,7 @@ inline PreparedModel prepare(const Graph& input, const CompileOptions& options =
   m.plan_run();
   return p;
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace graph
 NNVM_END_NAMESPACE
@@ -28416,7 +28494,11 @@ inline CompiledModel link_one(PreparedModel& p, const std::vector<target::Kernel
 
 // Compiles the kernels of several prepared models in one batch (kernel names get a per-model
 // prefix so they stay unique) and returns the runnable models in order.
-inline std::vector<CompiledModel> link(std::vector<PreparedModel> prepared, const KernelCompiler& compiler = {}) {
+NNVM_COMPILER_INLINE std::vector<CompiledModel> link(std::vector<PreparedModel> prepared,
+                                                     const KernelCompiler& compiler = {});
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE std::vector<CompiledModel> link(std::vector<PreparedModel> prepared,
+                                                     const KernelCompiler& compiler) {
   std::vector<ir::LoweredFunc> all;
   for (size_t i = 0; i < prepared.size(); ++i)
     detail::collect_funcs(prepared[i], prepared.size() > 1 ? str_cat("m", i, "_") : std::string(), all);
@@ -28429,6 +28511,7 @@ inline std::vector<CompiledModel> link(std::vector<PreparedModel> prepared, cons
   for (auto& p : prepared) out.push_back(link_one(p, kernels, next));
   return out;
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 // Compiles `g` for options.target: prepare, then one compiler batch for its kernels.
 inline CompiledModel compile(const Graph& g, const CompileOptions& options = {}) {

@@ -1,5 +1,6 @@
 # Installs nnvm from BUILD_DIR into a scratch prefix, then builds and runs a consumer project
-# twice: with find_package(nnvm CONFIG) against the install, and with add_subdirectory. With
+# twice: with find_package(nnvm CONFIG) against the install, and with add_subdirectory. The
+# installed one also builds the program against the compiled library nnvm::compiler. With
 # WITH_LLVM / WITH_ONNX the installed consumer also builds and runs programs using nnvm::llvm
 # (LLVM LLVM_VERSION) and nnvm::onnx; the add_subdirectory one only configures them (their
 # targets must exist), since building them would compile those libraries again from source.
@@ -19,7 +20,7 @@ run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
 set(consumer ${SOURCE_DIR}/tests/install/consumer)
 set(options -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Debug -DNNVM_CONSUMER_LLVM=${WITH_LLVM}
     -DNNVM_CONSUMER_ONNX=${WITH_ONNX} -DNNVM_LLVM_VERSION=${LLVM_VERSION})
-set(programs consumer)
+set(programs consumer consumer_compiled)
 if(WITH_LLVM)
   list(APPEND programs consumer_llvm)
 endif()

@@ -251,7 +251,11 @@ inline ArtifactBuilder c_artifact_builder(target::CJitOptions options = {}) {
 // replaced), its kernels.so made by `build` from the model's lowered kernels.
 // Errors: "nnvm.artifact.symbolic_kernel" for a kernel with a non-constant extent,
 // "nnvm.artifact.write" when a file cannot be written, the builder's when compiling fails.
-inline void save_artifact(const CompiledModel& model, const std::string& dir, const ArtifactBuilder& build) {
+NNVM_COMPILER_INLINE void save_artifact(const CompiledModel& model, const std::string& dir,
+                                        const ArtifactBuilder& build);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE void save_artifact(const CompiledModel& model, const std::string& dir,
+                                        const ArtifactBuilder& build) {
   std::vector<ir::LoweredFunc> funcs = detail::kernel_funcs(model);
   for (auto& fn : funcs)  // symbolic kernels are refused before anything is compiled
     for (size_t p = 0; p < fn.params.size(); ++p) detail::artifact_param_shape(fn, p);
@@ -276,6 +280,7 @@ inline void save_artifact(const CompiledModel& model, const std::string& dir, co
   // Last, so that a directory with a model.json holds a complete artifact.
   detail::write_artifact_file(dir + "/model.json", json);
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 // Saves `model` with the C emitter's kernels (c_artifact_builder), compiled for `options.cpu`,
 // or for the CPU the model was compiled for (CompiledModel::target) when that is empty.

@@ -119,38 +119,7 @@ class CompiledModel {
   // the calling thread's arena is big enough. A wrong output count, dtype or shape: UserError
   // "nnvm.run.output" naming the output and what was expected. Otherwise as run().
   void run_into(const std::vector<NDArray>& inputs, std::vector<NDArray>& outputs, int num_threads = 0,
-                Profile* profile = nullptr) const {
-    check_inputs(inputs);
-    check_outputs(outputs);
-    std::vector<const void*> in;
-    std::vector<void*> out;
-    for (auto& a : inputs) in.push_back(a.raw());
-    for (auto& a : outputs) out.push_back(a.raw());
-    ProfileRecorder recorder(*this, profile);
-    runtime::StepFailure failed = runtime::run_plan(plan_, in.data(), out.data(), thread_arena(plan_.run_bytes()),
-                                                    num_threads, profile ? &recorder : nullptr);
-    if (!failed) return;
-    const Step& st = steps_[failed.step];
-    std::vector<std::string> context = {"graph " + graph_.name, "node " + graph_.nodes[st.nodes.front()].name};
-    if (failed.status == NNVM_STATUS_LOOP_EXIT)
-      throw UserError("nnvm.run.loop_exit",
-                      "the loop's condition ended it before its trip count M, but its scan outputs have M rows (nnvm "
-                      "plans every tensor's shape at compile time)",
-                      context);
-    if (st.control != SIZE_MAX)
-      throw BackendError("nnvm.run.kernel_status",
-                         str_cat("a kernel of the ", st.label, "'s body returned status ", failed.status), context);
-    if (failed.status == NNVM_STATUS_RUNTIME_FAILURE)
-      throw BackendError("nnvm.runtime.parallel_failure",
-                         str_cat("kernel ", kernels_[st.kernel].func().name, " (", st.label,
-                                 "): the thread pool could not run a parallel loop"),
-                         context);
-    throw BackendError("nnvm.run.kernel_status",
-                       str_cat("kernel ", kernels_[st.kernel].func().name, " (", st.label, ") returned status ",
-                               failed.status,
-                               failed.status == NNVM_STATUS_WORKSPACE_TOO_SMALL ? " (workspace too small)" : ""),
-                       context);
-  }
+                Profile* profile = nullptr) const;
 
  private:
   friend PreparedModel prepare(const Graph& input, const CompileOptions& options);
@@ -264,6 +233,42 @@ class CompiledModel {
   target::Target target_;
   std::vector<std::shared_ptr<const ControlRunner>> controls_;
 };
+
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE void CompiledModel::run_into(const std::vector<NDArray>& inputs, std::vector<NDArray>& outputs,
+                                                  int num_threads, Profile* profile) const {
+  check_inputs(inputs);
+  check_outputs(outputs);
+  std::vector<const void*> in;
+  std::vector<void*> out;
+  for (auto& a : inputs) in.push_back(a.raw());
+  for (auto& a : outputs) out.push_back(a.raw());
+  ProfileRecorder recorder(*this, profile);
+  runtime::StepFailure failed = runtime::run_plan(plan_, in.data(), out.data(), thread_arena(plan_.run_bytes()),
+                                                  num_threads, profile ? &recorder : nullptr);
+  if (!failed) return;
+  const Step& st = steps_[failed.step];
+  std::vector<std::string> context = {"graph " + graph_.name, "node " + graph_.nodes[st.nodes.front()].name};
+  if (failed.status == NNVM_STATUS_LOOP_EXIT)
+    throw UserError("nnvm.run.loop_exit",
+                    "the loop's condition ended it before its trip count M, but its scan outputs have M rows (nnvm "
+                    "plans every tensor's shape at compile time)",
+                    context);
+  if (st.control != SIZE_MAX)
+    throw BackendError("nnvm.run.kernel_status",
+                       str_cat("a kernel of the ", st.label, "'s body returned status ", failed.status), context);
+  if (failed.status == NNVM_STATUS_RUNTIME_FAILURE)
+    throw BackendError("nnvm.runtime.parallel_failure",
+                       str_cat("kernel ", kernels_[st.kernel].func().name, " (", st.label,
+                               "): the thread pool could not run a parallel loop"),
+                       context);
+  throw BackendError("nnvm.run.kernel_status",
+                     str_cat("kernel ", kernels_[st.kernel].func().name, " (", st.label, ") returned status ",
+                             failed.status,
+                             failed.status == NNVM_STATUS_WORKSPACE_TOO_SMALL ? " (workspace too small)" : ""),
+                     context);
+}
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace graph
 NNVM_END_NAMESPACE

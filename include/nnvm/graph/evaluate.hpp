@@ -102,7 +102,9 @@ inline bool foldable(const Graph& g, const Node& n) {
 
 // The outputs of op node `n`, computed by the interpreter from its constant inputs. Inputs the
 // compute does not read (Shape's) are given as zeroed buffers of the right type.
-inline std::vector<NDArray> evaluate(const Graph& g, const Node& n) {
+NNVM_COMPILER_INLINE std::vector<NDArray> evaluate(const Graph& g, const Node& n);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE std::vector<NDArray> evaluate(const Graph& g, const Node& n) {
   const ops::OpDef& def = g.registry->get(n.op);
   ops::BuiltOp b = detail::build_for_folding(g, n, def);
   auto reads = detail::read_placeholders(b.outputs);
@@ -127,6 +129,7 @@ inline std::vector<NDArray> evaluate(const Graph& g, const Node& n) {
   detail::folding(g, n, [&] { target::interpret(b.func, std::span<const BufferView>(views)); });
   return outs;
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace graph
 NNVM_END_NAMESPACE

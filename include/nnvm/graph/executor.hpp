@@ -56,7 +56,11 @@ inline CompiledModel link_one(PreparedModel& p, const std::vector<target::Kernel
 
 // Compiles the kernels of several prepared models in one batch (kernel names get a per-model
 // prefix so they stay unique) and returns the runnable models in order.
-inline std::vector<CompiledModel> link(std::vector<PreparedModel> prepared, const KernelCompiler& compiler = {}) {
+NNVM_COMPILER_INLINE std::vector<CompiledModel> link(std::vector<PreparedModel> prepared,
+                                                     const KernelCompiler& compiler = {});
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE std::vector<CompiledModel> link(std::vector<PreparedModel> prepared,
+                                                     const KernelCompiler& compiler) {
   std::vector<ir::LoweredFunc> all;
   for (size_t i = 0; i < prepared.size(); ++i)
     detail::collect_funcs(prepared[i], prepared.size() > 1 ? str_cat("m", i, "_") : std::string(), all);
@@ -69,6 +73,7 @@ inline std::vector<CompiledModel> link(std::vector<PreparedModel> prepared, cons
   for (auto& p : prepared) out.push_back(link_one(p, kernels, next));
   return out;
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 // Compiles `g` for options.target: prepare, then one compiler batch for its kernels.
 inline CompiledModel compile(const Graph& g, const CompileOptions& options = {}) {

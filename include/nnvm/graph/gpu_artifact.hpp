@@ -49,7 +49,11 @@ inline std::string launches_json(const target::GpuProgram& p) {
 
 // Saves a model prepared for `target` (a GPU target) in `dir` (created when missing). Errors:
 // the emitter's (nnvm.codegen.*), "nnvm.artifact.write" when a file cannot be written.
-inline void save_gpu_artifact(const PreparedModel& prepared, const target::Target& target, const std::string& dir) {
+NNVM_COMPILER_INLINE void save_gpu_artifact(const PreparedModel& prepared, const target::Target& target,
+                                            const std::string& dir);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE void save_gpu_artifact(const PreparedModel& prepared, const target::Target& target,
+                                            const std::string& dir) {
   refuse_control_nodes(prepared.model.graph(), "the GPU artifact");
   target::GpuProgram program = target::emit_gpu(prepared.funcs, target);
   std::vector<std::string> names;
@@ -67,6 +71,7 @@ inline void save_gpu_artifact(const PreparedModel& prepared, const target::Targe
   detail::write_artifact_file(dir + "/weights.bin", blob);
   detail::write_artifact_file(dir + "/model.json", json);
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace graph
 NNVM_END_NAMESPACE

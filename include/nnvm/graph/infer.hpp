@@ -176,12 +176,15 @@ inline std::vector<TensorType> infer_control(const Graph& g, Node& n);  // graph
 }  // namespace detail
 
 // Validates `g`, then recomputes every op and control node's output types in node order.
-inline void infer_types(Graph& g) {
+NNVM_COMPILER_INLINE void infer_types(Graph& g);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE void infer_types(Graph& g) {
   validate(g);
   for (auto& n : g.nodes)
     if (n.kind == NodeKind::op) n.types = detail::infer_node(g, n);
     else if (n.kind == NodeKind::control) n.types = detail::infer_control(g, n);
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 // The names of the symbolic extents in the graph inputs' shapes, sorted.
 inline std::vector<std::string> symbolic_dims(const Graph& g) {
@@ -193,7 +196,9 @@ inline std::vector<std::string> symbolic_dims(const Graph& g) {
 // A copy of `g` with the named symbolic extents replaced by numbers and types re-inferred, so a
 // graph written for any batch size compiles for one. UserError "nnvm.graph.unknown_dim" when a
 // name is not a symbolic extent of the inputs, "nnvm.graph.bad_dim" for a negative value.
-inline Graph bind_shapes(const Graph& g, const std::map<std::string, int64_t>& dims) {
+NNVM_COMPILER_INLINE Graph bind_shapes(const Graph& g, const std::map<std::string, int64_t>& dims);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE Graph bind_shapes(const Graph& g, const std::map<std::string, int64_t>& dims) {
   std::vector<ir::Var> vars = detail::input_vars(g);
   ir::VarMap map;
   for (auto& [name, value] : dims) {
@@ -219,6 +224,7 @@ inline Graph bind_shapes(const Graph& g, const std::map<std::string, int64_t>& d
   infer_types(out);
   return out;
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace graph
 NNVM_END_NAMESPACE

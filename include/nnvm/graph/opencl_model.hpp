@@ -68,9 +68,15 @@ class OpenCLModel {
 
 // The kernels of several prepared models (prepared for an OpenCL target) as one program built
 // on `device`, and the runnable models in order.
-inline std::vector<OpenCLModel> link_opencl(std::vector<PreparedModel> prepared, const target::Target& target,
-                                            const runtime::opencl::Device& device,
-                                            const target::OpenCLModuleOptions& options = {}) {
+NNVM_COMPILER_INLINE std::vector<OpenCLModel> link_opencl(std::vector<PreparedModel> prepared,
+                                                          const target::Target& target,
+                                                          const runtime::opencl::Device& device,
+                                                          const target::OpenCLModuleOptions& options = {});
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE std::vector<OpenCLModel> link_opencl(std::vector<PreparedModel> prepared,
+                                                          const target::Target& target,
+                                                          const runtime::opencl::Device& device,
+                                                          const target::OpenCLModuleOptions& options) {
   std::vector<ir::LoweredFunc> all;
   for (auto& p : prepared) {
     refuse_control_nodes(p.model.graph(), "the OpenCL back end");
@@ -86,6 +92,7 @@ inline std::vector<OpenCLModel> link_opencl(std::vector<PreparedModel> prepared,
   }
   return out;
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 // Prepares `g` for options.target (an OpenCL target) and builds it on `device`.
 inline OpenCLModel compile_opencl(const Graph& g, const CompileOptions& options, const runtime::opencl::Device& device) {

@@ -100,7 +100,7 @@ inline UserError with_node_context(const Graph& g, const Node& n, const UserErro
 }
 
 }  // namespace detail
-inline PreparedModel prepare(const Graph& input, const CompileOptions& options);
+NNVM_COMPILER_INLINE PreparedModel prepare(const Graph& input, const CompileOptions& options = {});
 namespace detail {
 
 // Control node `i`'s runner and its bodies, each prepared as a model of its own with the
@@ -185,7 +185,8 @@ inline ActivationLifetimes activation_lifetimes(const std::vector<Step>& steps, 
 // Binds symbols, runs the graph passes, infers types, groups ops, lowers one kernel per distinct
 // group and plans slots, steps and memory. Errors name the node: an op that cannot be built
 // ("nnvm.ops.*" with graph › node context), an extent left symbolic ("nnvm.compile.symbolic_extent").
-inline PreparedModel prepare(const Graph& input, const CompileOptions& options = {}) {
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE PreparedModel prepare(const Graph& input, const CompileOptions& options) {
   PreparedModel p;
   CompiledModel& m = p.model;
   m.target_ = options.target;
@@ -298,6 +299,7 @@ inline PreparedModel prepare(const Graph& input, const CompileOptions& options =
   m.plan_run();
   return p;
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace graph
 NNVM_END_NAMESPACE

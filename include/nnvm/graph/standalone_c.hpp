@@ -192,7 +192,9 @@ inline InPlacePlan plan_in_place(const CompiledModel& m) {
 
 // The standalone C files for `prepared` under the C prefix `name` (a C identifier; NameTable
 // sanitizes it). Throws InternalError when a kernel has a symbolic extent (prepare() binds them).
-inline StandaloneC emit_standalone_c(const PreparedModel& prepared, const std::string& name) {
+NNVM_COMPILER_INLINE StandaloneC emit_standalone_c(const PreparedModel& prepared, const std::string& name);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE StandaloneC emit_standalone_c(const PreparedModel& prepared, const std::string& name) {
   const CompiledModel& m = prepared.model;
   refuse_control_nodes(m.graph(), "standalone C");
   StandaloneC out;
@@ -344,6 +346,7 @@ inline StandaloneC emit_standalone_c(const PreparedModel& prepared, const std::s
                                                : weights_defs);
   return out;
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace graph
 NNVM_END_NAMESPACE

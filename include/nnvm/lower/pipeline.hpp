@@ -356,8 +356,11 @@ inline std::vector<bool> written_params(const ir::LoweredFunc& fn) {
 
 // Lowers `sch` into a kernel named `name` whose arguments are `args` (inputs and outputs, in
 // the caller's order). Every tensor the outputs read must be an argument or a stage.
-inline ir::LoweredFunc lower(const schedule::Schedule& sch, const std::vector<te::Tensor>& args,
-                             const std::string& name, const LowerOptions& options = {}) {
+NNVM_COMPILER_INLINE ir::LoweredFunc lower(const schedule::Schedule& sch, const std::vector<te::Tensor>& args,
+                                           const std::string& name, const LowerOptions& options = {});
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE ir::LoweredFunc lower(const schedule::Schedule& sch, const std::vector<te::Tensor>& args,
+                                           const std::string& name, const LowerOptions& options) {
   if (args.empty()) throw UserError("nnvm.lower.no_args", str_cat("kernel ", name, " needs at least one argument"));
   for (auto& out : sch.outputs())
     if (std::none_of(args.begin(), args.end(), [&](const te::Tensor& a) { return a.same_as(out); }))
@@ -413,6 +416,7 @@ inline ir::LoweredFunc lower(const schedule::Schedule& sch, const std::vector<te
   ir::verify(fn);
   return fn;
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace lower
 NNVM_END_NAMESPACE

@@ -41,7 +41,9 @@ inline std::optional<int64_t> eval_shape_expr(const ir::Expr& e, const ir::VarMa
 
 // Returns the value of each of fn.size_vars, in order. Throws UserError naming the kernel, the
 // argument and the axis when the count, dtype, rank or an extent is wrong, or a size is unbound.
-inline std::vector<int64_t> bind_arguments(const ir::LoweredFunc& fn, std::span<const BufferView> args) {
+NNVM_COMPILER_INLINE std::vector<int64_t> bind_arguments(const ir::LoweredFunc& fn, std::span<const BufferView> args);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE std::vector<int64_t> bind_arguments(const ir::LoweredFunc& fn, std::span<const BufferView> args) {
   if (args.size() != fn.params.size())
     throw UserError("nnvm.call.arg_count", str_cat("kernel ", fn.name, " takes ", fn.params.size(),
                                                    " buffers but was called with ", args.size()));
@@ -107,6 +109,7 @@ inline std::vector<int64_t> bind_arguments(const ir::LoweredFunc& fn, std::span<
   }
   return out;
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace target
 NNVM_END_NAMESPACE

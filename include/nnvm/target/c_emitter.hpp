@@ -399,12 +399,20 @@ class CEmitter : public CLikeEmitter {
 };
 
 // C source of one kernel, or of a module of several (one compiler call builds them all).
-inline std::string emit_c(const std::vector<ir::LoweredFunc>& fns) { return CEmitter().emit_module(fns).source; }
+NNVM_COMPILER_INLINE std::string emit_c(const std::vector<ir::LoweredFunc>& fns);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE std::string emit_c(const std::vector<ir::LoweredFunc>& fns) {
+  return CEmitter().emit_module(fns).source;
+}
+#endif  // NNVM_COMPILER_DEFINITIONS
 inline std::string emit_c(const ir::LoweredFunc& fn) { return emit_c(std::vector<ir::LoweredFunc>{fn}); }
 // The symbols emit_c exports for `fns`, in order (name_workspace_bytes is each plus that suffix).
-inline CModule emit_c_module(const std::vector<ir::LoweredFunc>& fns, CModuleOptions options = {}) {
+NNVM_COMPILER_INLINE CModule emit_c_module(const std::vector<ir::LoweredFunc>& fns, CModuleOptions options = {});
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE CModule emit_c_module(const std::vector<ir::LoweredFunc>& fns, CModuleOptions options) {
   return CEmitter(options).emit_module(fns);
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace target
 NNVM_END_NAMESPACE

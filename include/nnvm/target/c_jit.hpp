@@ -200,7 +200,10 @@ inline std::shared_ptr<const Library> compile_c(const std::string& source, const
 }  // namespace detail
 
 // Compiles all `fns` with ONE compiler call (a module), returning their kernels in order.
-inline std::vector<Kernel> jit_c(const std::vector<ir::LoweredFunc>& fns, const CJitOptions& options = {}) {
+NNVM_COMPILER_INLINE std::vector<Kernel> jit_c(const std::vector<ir::LoweredFunc>& fns,
+                                               const CJitOptions& options = {});
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE std::vector<Kernel> jit_c(const std::vector<ir::LoweredFunc>& fns, const CJitOptions& options) {
   if (fns.empty()) return {};
   CModule m = emit_c_module(fns);
   bool from_cache = false;
@@ -220,6 +223,7 @@ inline std::vector<Kernel> jit_c(const std::vector<ir::LoweredFunc>& fns, const 
   }
   return out;
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 inline Kernel jit_c(const ir::LoweredFunc& fn, const CJitOptions& options = {}) {
   return std::move(jit_c(std::vector<ir::LoweredFunc>{fn}, options)[0]);
 }

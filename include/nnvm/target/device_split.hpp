@@ -149,7 +149,9 @@ inline void peel_kernels(const ir::Stmt& s, std::vector<ir::Buffer>& temps, std:
 
 // One kernel per top-level loop nest of `fn` (see the file comment). A nest with no bound loop
 // (a stage with no axes) runs as one thread.
-inline DeviceModule split_host_device(const ir::LoweredFunc& fn, const Target& target) {
+NNVM_COMPILER_INLINE DeviceModule split_host_device(const ir::LoweredFunc& fn, const Target& target);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE DeviceModule split_host_device(const ir::LoweredFunc& fn, const Target& target) {
   DeviceModule m;
   m.name = fn.name;
   m.origin = fn.origin;
@@ -194,6 +196,7 @@ inline DeviceModule split_host_device(const ir::LoweredFunc& fn, const Target& t
   }
   return m;
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace target
 NNVM_END_NAMESPACE

@@ -232,11 +232,14 @@ static inline float nnvm_erf(float x) {
 };
 
 // The GPU source of `fns` for `target` (a GPU family target: cuda, opencl or metal emitter).
-inline GpuProgram emit_gpu(const std::vector<ir::LoweredFunc>& fns, const Target& target) {
+NNVM_COMPILER_INLINE GpuProgram emit_gpu(const std::vector<ir::LoweredFunc>& fns, const Target& target);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE GpuProgram emit_gpu(const std::vector<ir::LoweredFunc>& fns, const Target& target) {
   if (target.family != Family::gpu)
     throw UserError("nnvm.codegen.target", str_cat("the ", emitter_name(target.emitter), " target is not of the GPU family"));
   return GpuEmitter(target.emitter).emit(fns, target);
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace target
 NNVM_END_NAMESPACE

@@ -21,11 +21,14 @@ namespace target {
 // "nnvm.interp.unbound_buffer", "nnvm.interp.unsupported_dtype", "nnvm.interp.storage_only_arith",
 // "nnvm.interp.bad_allocation", "nnvm.interp.malformed". A kernel that throws midway may have
 // written part of its outputs.
-inline void interpret(const ir::LoweredFunc& fn, std::span<const BufferView> args) {
+NNVM_COMPILER_INLINE void interpret(const ir::LoweredFunc& fn, std::span<const BufferView> args);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE void interpret(const ir::LoweredFunc& fn, std::span<const BufferView> args) {
   std::vector<int64_t> sizes = bind_arguments(fn, args);
   interp::check_interpretable(fn);
   interp::Machine(fn).run(args, sizes);
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 template <class A>
 concept InterpretArgument = std::same_as<std::remove_reference_t<A>, NDArray> ||

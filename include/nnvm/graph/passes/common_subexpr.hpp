@@ -11,7 +11,9 @@
 NNVM_BEGIN_NAMESPACE
 namespace graph {
 
-inline Graph eliminate_common_subexpressions(const Graph& g) {
+NNVM_COMPILER_INLINE Graph eliminate_common_subexpressions(const Graph& g);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE Graph eliminate_common_subexpressions(const Graph& g) {
   GraphRewriter rw(g);
   std::map<std::string, size_t> seen_ops;                 // key -> new node
   std::map<std::string, std::vector<size_t>> seen_consts;  // type text -> new nodes
@@ -52,6 +54,7 @@ inline Graph eliminate_common_subexpressions(const Graph& g) {
   }
   return rw.finish();
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace graph
 NNVM_END_NAMESPACE

@@ -13,7 +13,9 @@ struct FoldOptions {
   FoldBudget budget;                        // for the whole graph (limits.hpp)
 };
 
-inline Graph fold_constants(const Graph& g, const FoldOptions& options = {}) {
+NNVM_COMPILER_INLINE Graph fold_constants(const Graph& g, const FoldOptions& options = {});
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE Graph fold_constants(const Graph& g, const FoldOptions& options) {
   FoldBudget budget = options.budget;
   GraphRewriter rw(g);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -50,6 +52,7 @@ inline Graph fold_constants(const Graph& g, const FoldOptions& options = {}) {
   }
   return rw.finish();
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace graph
 NNVM_END_NAMESPACE

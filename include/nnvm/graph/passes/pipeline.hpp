@@ -53,7 +53,9 @@ inline const std::vector<GraphPass>& graph_passes() {
   return passes;
 }
 
-inline Graph optimize(const Graph& input, const PassOptions& options = {}) {
+NNVM_COMPILER_INLINE Graph optimize(const Graph& input, const PassOptions& options = {});
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE Graph optimize(const Graph& input, const PassOptions& options) {
   Graph g = input;
   for (auto& pass : graph_passes()) {
     if (options.opt_level < pass.min_level) continue;
@@ -66,6 +68,7 @@ inline Graph optimize(const Graph& input, const PassOptions& options = {}) {
   }
   return g;
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace graph
 NNVM_END_NAMESPACE

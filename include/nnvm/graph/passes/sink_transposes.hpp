@@ -77,7 +77,9 @@ inline bool absorbs_transposes(const Graph& g, const Node& n) {
 
 }  // namespace detail
 
-inline Graph sink_transposes(const Graph& g) {
+NNVM_COMPILER_INLINE Graph sink_transposes(const Graph& g);
+#if NNVM_COMPILER_DEFINITIONS
+NNVM_COMPILER_INLINE Graph sink_transposes(const Graph& g) {
   using detail::PendingTranspose;
   // Whether every consumer of node i (graph outputs included) can absorb a transpose.
   std::vector<bool> all_absorb(g.nodes.size(), true);
@@ -208,6 +210,7 @@ inline Graph sink_transposes(const Graph& g) {
   for (auto& v : g.outputs) materialize(v.node);
   return rw.finish();
 }
+#endif  // NNVM_COMPILER_DEFINITIONS
 
 }  // namespace graph
 NNVM_END_NAMESPACE
