@@ -30,6 +30,9 @@ std::string unsupported_attribute(const ::onnx::AttributeProto& a, std::string_v
 bool is_imported_subgraph(const ::onnx::AttributeProto& a, std::string_view op_type);
 // The sequence ops the importer evaluates itself on sequences of compile-time length.
 bool is_sequence_op(std::string_view op_type);
+// The optional ops (Optional, OptionalHasElement, OptionalGetElement), which the importer
+// evaluates itself on optionals whose presence is known at compile time.
+bool is_optional_op(std::string_view op_type);
 
 // Whether attribute `name` of `op_type` is a STRINGS attribute an op takes as one string, the
 // elements joined with ',' (RNN's, GRU's and LSTM's activations); the exporter splits it back.

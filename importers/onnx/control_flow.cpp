@@ -27,6 +27,7 @@ graph::Value Importer::operand(const NodeProto& n, int k) {
   if (k >= n.input_size() || n.input(k).empty())
     throw ImportError("nnvm.onnx.graph", str_cat(n.op_type(), "'s input ", k, " is missing"), where_);
   if (empty_values_.count(n.input(k))) refuse_empty_value(n.input(k), "an input");
+  if (empty_optionals_.count(n.input(k))) refuse_empty_optional(n, n.input(k));
   return *a_->find(n.input(k));  // node_order checked it exists
 }
 

@@ -50,6 +50,10 @@ uint64_t file_limit(uint64_t max_file_bytes) { return std::min<uint64_t>(max_fil
   return parse<::onnx::SequenceProto>(path, max_bytes, "ONNX SequenceProto");
 }
 
+::onnx::OptionalProto load_optional(const std::string& path, uint64_t max_bytes) {
+  return parse<::onnx::OptionalProto>(path, max_bytes, "ONNX OptionalProto");
+}
+
 void read_external(const ::onnx::TensorProto& t, const std::string& base_dir, uint64_t bytes,
                    const std::vector<std::string>& where, const std::function<void*()>& destination) {
   std::map<std::string, std::string> keys;

@@ -23,6 +23,7 @@ uint64_t file_limit(uint64_t max_file_bytes);
 ::onnx::ModelProto load_model(const std::string& path, uint64_t max_bytes);
 ::onnx::TensorProto load_tensor(const std::string& path, uint64_t max_bytes);
 ::onnx::SequenceProto load_sequence(const std::string& path, uint64_t max_bytes);
+::onnx::OptionalProto load_optional(const std::string& path, uint64_t max_bytes);
 
 // Reads `bytes` bytes of the external data a tensor's external_data entries (location, offset,
 // length, checksum) describe, with importers::read_confined's checks. ImportError

@@ -93,6 +93,31 @@ std::vector<NDArray> read_sequence_pb(const std::string& path, const ImportOptio
   });
 }
 
+OptionalValue read_optional_pb(const std::string& path, const ImportOptions& options) {
+  return detail::for_file(path, [&] {
+    ::onnx::OptionalProto o = detail::load_optional(path, options.max_file_bytes);
+    std::vector<std::string> where{"file " + printable(path)};
+    std::string base = importers::directory_of(path);
+    OptionalValue out;
+    if (o.elem_type() == ::onnx::OptionalProto::UNDEFINED) return out;
+    if (o.elem_type() == ::onnx::OptionalProto::TENSOR && o.has_tensor_value()) {
+      out.holds = OptionalValue::Holds::tensor;
+      out.elements.push_back(detail::decode_tensor(o.tensor_value(), base, where));
+      return out;
+    }
+    if (o.elem_type() == ::onnx::OptionalProto::SEQUENCE && o.has_sequence_value() &&
+        o.sequence_value().elem_type() == ::onnx::SequenceProto::TENSOR) {
+      out.holds = OptionalValue::Holds::sequence;
+      for (auto& t : o.sequence_value().tensor_values()) out.elements.push_back(detail::decode_tensor(t, base, where));
+      return out;
+    }
+    throw ImportError("nnvm.onnx.file",
+                      str_cat("the optional holds element type ", int(o.elem_type()),
+                              "; nnvm reads an empty optional, a tensor or a sequence of tensors"),
+                      where);
+  });
+}
+
 NDArray read_tensor_pb(const std::string& path, const ImportOptions& options) {
   return detail::for_file(path, [&] {
     return detail::decode_tensor(detail::load_tensor(path, options.max_file_bytes), importers::directory_of(path),

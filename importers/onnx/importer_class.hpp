@@ -1,6 +1,6 @@
 // The ONNX importer's state and steps (one Importer per import_model call): the graph being
-// built, value names, and how each node is built. Control flow (control_flow.cpp) and sequences
-// (sequences.cpp) are defined in their own files.
+// built, value names, and how each node is built. Control flow (control_flow.cpp), sequences
+// (sequences.cpp) and optionals (optionals.cpp) are defined in their own files.
 #pragma once
 
 #include "nnvm/onnx/importer.hpp"
@@ -69,6 +69,7 @@ class Importer final : public BuildContext {
     if (g.output_size() == 0) throw ImportError("nnvm.onnx.graph", "the model has no outputs", {file_});
     for (auto& out : g.output()) {
       if (empty_values_.count(out.name())) refuse_empty_value(out.name(), "graph output", std::vector<std::string>{file_});
+      if (empty_optionals_.count(out.name())) continue;  // an empty optional gives no graph output
       if (auto it = sequences_.find(out.name()); it != sequences_.end()) {  // one graph output per element
         for (auto& v : it->second) a_->builder().output(v);
         continue;
@@ -119,11 +120,17 @@ class Importer final : public BuildContext {
       if (in.name().empty()) throw ImportError("nnvm.onnx.graph", "a graph input has no name", {file_});
       if (!inputs.insert(in.name()).second) throw ImportError("nnvm.onnx.graph", "the graph input appears twice", where);
       available.insert(in.name());
-      if (in.type().has_sequence_type()) {
-        add_sequence_input(in, where);
+      // An optional input holds its element (a tensor or a sequence) unless options say it is empty.
+      const ::onnx::TypeProto& type = in.type().has_optional_type() ? in.type().optional_type().elem_type() : in.type();
+      if (in.type().has_optional_type() && options_.empty_optional_inputs.count(in.name())) {
+        empty_optionals_.insert(in.name());
         continue;
       }
-      const auto& tt = in.type().tensor_type();
+      if (type.has_sequence_type()) {
+        add_sequence_input(in.name(), type, where);
+        continue;
+      }
+      const auto& tt = type.tensor_type();
       DataType dtype = *dtype_of_code(tt.elem_type());  // analyze() rejected the rest
       if (auto it = options_.constant_inputs.find(in.name()); it != options_.constant_inputs.end()) {
         if (it->second.dtype() != dtype)
@@ -167,6 +174,12 @@ class Importer final : public BuildContext {
       check_input_size(dtype, shape, where);
       a_->define(in.name(), guarded(where, [&] { return a_->builder().input(a_->claim(in.name()), dtype, shape); }));
     }
+    for (auto& name : options_.empty_optional_inputs)
+      if (!empty_optionals_.count(name))
+        throw ImportError("nnvm.onnx.shape",
+                          str_cat("ImportOptions::empty_optional_inputs names '", name,
+                                  "', which is not a graph input of optional type"),
+                          {file_});
     for (auto& [name, shapes] : options_.sequence_inputs)
       if (!sequences_.count(name))
         throw ImportError("nnvm.onnx.shape",
@@ -267,6 +280,7 @@ class Importer final : public BuildContext {
     where_ = {file_, str_cat("node ", printable(label), " (", printable(n.op_type()), ")")};
     std::vector<graph::Value> outs;
     std::map<size_t, Sequence> sequence_outs;  // the outputs that are sequences, by index
+    std::set<size_t> empty_outs;               // the outputs that are empty optionals
     guarded(where_, [&] {
       node_name_ = a_->claim(label, size_t(std::max(n.output_size(), 1)));
       if (n.op_type() == "Constant") {
@@ -277,12 +291,20 @@ class Importer final : public BuildContext {
         outs = sequence_op(n, sequence_outs);
         return;
       }
+      if (is_optional_op(n.op_type())) {
+        outs = optional_op(n, sequence_outs, empty_outs);
+        return;
+      }
       if (n.op_type() == "Identity" && n.input_size() == 1 && sequences_.count(n.input(0))) {
         sequence_outs[0] = sequences_.at(n.input(0));
         return;
       }
+      if (n.op_type() == "Identity" && n.input_size() == 1 && empty_optionals_.count(n.input(0))) {
+        empty_outs.insert(0);
+        return;
+      }
       if (n.op_type() == "If") {
-        outs = inline_if(n, sequence_outs);
+        outs = inline_if(n, sequence_outs, &empty_outs);
         return;
       }
       if (n.op_type() == "Loop") {
@@ -298,6 +320,7 @@ class Importer final : public BuildContext {
       if (n.op_type() == "Concat" && concat_of_empty_values(n, nb.attrs)) return;
       for (auto& in : n.input()) {
         if (sequences_.count(in)) refuse_sequence(n, in);
+        if (empty_optionals_.count(in)) refuse_empty_optional(n, in);
         if (!in.empty() && empty_values_.count(in) && n.op_type() != "Concat") refuse_empty_value(in, "an input");
         if (!in.empty() && empty_values_.count(in)) continue;  // Concat leaves it out
         nb.inputs.push_back(in.empty() ? graph::Value{} : *a_->find(in));  // node_order checked
@@ -312,6 +335,12 @@ class Importer final : public BuildContext {
     });
     for (int k = 0; k < n.output_size(); ++k) {
       if (n.output(k).empty() || empty_values_.count(n.output(k))) continue;
+      if (empty_outs.count(size_t(k))) {
+        empty_optionals_.insert(n.output(k));
+        sequences_.erase(n.output(k));
+        continue;
+      }
+      empty_optionals_.erase(n.output(k));
       if (auto it = sequence_outs.find(size_t(k)); it != sequence_outs.end()) {
         sequences_[n.output(k)] = it->second;
         continue;
@@ -397,7 +426,8 @@ class Importer final : public BuildContext {
   // its place, reading the enclosing graph's values directly, and its outputs become the If's.
   // Run-time conditions are "nnvm.graph.not_constant", naming the graph input the condition is
   // computed from, so `nnvmc check` can bind it from the test data.
-  std::vector<graph::Value> inline_if(const NodeProto& n, std::map<size_t, Sequence>& sequence_outs) {
+  std::vector<graph::Value> inline_if(const NodeProto& n, std::map<size_t, Sequence>& sequence_outs,
+                                      std::set<size_t>* empty_outs) {
     if (n.input_size() < 1 || n.input(0).empty()) throw ImportError("nnvm.onnx.graph", "If has no condition input", where_);
     graph::Value cond = *a_->find(n.input(0));  // node_order checked it exists
     const NDArray* value = data(cond);
@@ -426,7 +456,7 @@ class Importer final : public BuildContext {
       if (a.name() == taken) branch = &a;
     if (!branch || !branch->has_g())
       throw ImportError("nnvm.onnx.attribute", str_cat("If has no '", taken, "' subgraph"), where_);
-    return inline_subgraph(branch->g(), {}, {}, "attribute " + std::string(taken), sequence_outs);
+    return inline_subgraph(branch->g(), {}, {}, "attribute " + std::string(taken), sequence_outs, empty_outs);
   }
 
  public:
@@ -441,10 +471,12 @@ class Importer final : public BuildContext {
 
  private:
   // inline_graph, where input k may be a sequence (sequence_inputs[k]; inputs[k] is then unused)
-  // and output k may be one (sequence_outs[k]; the output's Value is then undefined).
+  // and output k may be one (sequence_outs[k]; the output's Value is then undefined), or an
+  // empty optional where `empty_outs` takes them (its index is added; the Value is undefined).
   std::vector<graph::Value> inline_subgraph(const ::onnx::GraphProto& g, const std::vector<graph::Value>& inputs,
                                             const std::map<size_t, Sequence>& sequence_inputs, const std::string& what,
-                                            std::map<size_t, Sequence>& sequence_outs) {
+                                            std::map<size_t, Sequence>& sequence_outs,
+                                            std::set<size_t>* empty_outs = nullptr) {
     if (size_t(g.input_size()) != inputs.size())
       throw ImportError("nnvm.onnx.graph", str_cat(what, " declares ", g.input_size(), " inputs; it takes ", inputs.size()),
                         where_);
@@ -454,13 +486,15 @@ class Importer final : public BuildContext {
     // A name the subgraph defines hides the enclosing graph's value of that name only inside it.
     std::map<std::string, graph::Value> hidden;
     std::map<std::string, Sequence> hidden_sequences;
+    std::set<std::string> hidden_empty_optionals;
     auto note_hidden = [&](const std::string& name) {
       if (const graph::Value* v = a_->find(name)) hidden.emplace(name, *v);
       if (auto it = sequences_.find(name); it != sequences_.end()) hidden_sequences.emplace(name, it->second);
+      if (empty_optionals_.erase(name)) hidden_empty_optionals.insert(name);
     };
     std::set<std::string> available;
     for (auto& name : free_names(g))
-      if (a_->find(name) || sequences_.count(name)) available.insert(name);
+      if (a_->find(name) || sequences_.count(name) || empty_optionals_.count(name)) available.insert(name);
     for (int i = 0; i < g.input_size(); ++i) {
       note_hidden(g.input(i).name());
       if (!available.insert(g.input(i).name()).second)
@@ -486,6 +520,14 @@ class Importer final : public BuildContext {
     std::vector<graph::Value> outs;
     for (auto& o : g.output()) {
       if (empty_values_.count(o.name())) refuse_empty_value(o.name(), what + " output");
+      if (empty_optionals_.count(o.name())) {
+        if (!empty_outs)
+          throw ImportError("nnvm.onnx.unsupported", str_cat(what, " gives an empty optional, which is not taken here"),
+                            where_);
+        empty_outs->insert(outs.size());
+        outs.emplace_back();
+        continue;
+      }
       if (auto s = sequences_.find(o.name()); s != sequences_.end()) {
         sequence_outs[outs.size()] = s->second;
         outs.emplace_back();
@@ -498,6 +540,7 @@ class Importer final : public BuildContext {
     }
     for (auto& [name, v] : hidden) a_->define(name, v);
     for (auto& [name, s] : hidden_sequences) sequences_[name] = s;
+    empty_optionals_.insert(hidden_empty_optionals.begin(), hidden_empty_optionals.end());
     return outs;
   }
 
@@ -542,7 +585,8 @@ class Importer final : public BuildContext {
   // are evaluated here on those lists, SequenceMap's body is inlined per element, and a Loop
   // that carries a sequence is unrolled (its trip count must then be a constant).
 
-  void add_sequence_input(const ::onnx::ValueInfoProto& in, const std::vector<std::string>& where);
+  // Graph input `name` of sequence type `type`.
+  void add_sequence_input(const std::string& name, const ::onnx::TypeProto& type, const std::vector<std::string>& where);
   [[noreturn]] void refuse_sequence(const NodeProto& n, const std::string& name);
   const Sequence& sequence(const NodeProto& n, int k);
   // Input k as an integer known at compile time (a position, a split size), or `fallback` when
@@ -562,6 +606,13 @@ class Importer final : public BuildContext {
   std::vector<graph::Value> unroll_loop(const NodeProto& n, std::map<size_t, Sequence>& sequence_outs);
   bool constant_ints_or_bool(const NodeProto& n, int k, const std::string& what);
 
+  // Optionals (optionals.cpp). nnvm compiles those whose presence is known at compile time: a
+  // present optional is its element's value (a tensor in the assembly, or a sequence), an empty
+  // one is a name in empty_optionals_; the optional ops are evaluated here.
+  std::vector<graph::Value> optional_op(const NodeProto& n, std::map<size_t, Sequence>& sequence_outs,
+                                        std::set<size_t>& empty_outs);
+  [[noreturn]] void refuse_empty_optional(const NodeProto& n, const std::string& name);
+
   const ::onnx::ModelProto& m_;
   std::string base_dir_, file_;
   const ImportOptions& options_;
@@ -571,6 +622,7 @@ class Importer final : public BuildContext {
   importers::GraphAssembly* a_ = &root_;  // the graph being built: root_, or a control node's body
   std::map<std::string, ops::TensorType> empty_values_;  // values with an extent of 0, by name
   std::map<std::string, Sequence> sequences_;            // sequence values, by name
+  std::set<std::string> empty_optionals_;                // values that are empty optionals (None), by name
   std::string node_name_;          // the graph name of the node being built
   std::vector<std::string> where_;  // its error context
 };

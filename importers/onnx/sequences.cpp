@@ -6,20 +6,21 @@
 NNVM_BEGIN_NAMESPACE
 namespace onnx_import::detail {
 
-void Importer::add_sequence_input(const ::onnx::ValueInfoProto& in, const std::vector<std::string>& where) {
-  auto it = options_.sequence_inputs.find(in.name());
+void Importer::add_sequence_input(const std::string& name, const ::onnx::TypeProto& type,
+                                  const std::vector<std::string>& where) {
+  auto it = options_.sequence_inputs.find(name);
   if (it == options_.sequence_inputs.end())
     throw ImportError("nnvm.onnx.shape",
                       "the input is a sequence; nnvm compiles sequences whose length and element shapes are known, so "
                       "give them (ImportOptions::sequence_inputs)",
                       where);
-  DataType dtype = *dtype_of_code(in.type().sequence_type().elem_type().tensor_type().elem_type());
-  Sequence& s = sequences_[in.name()];
+  DataType dtype = *dtype_of_code(type.sequence_type().elem_type().tensor_type().elem_type());
+  Sequence& s = sequences_[name];
   for (size_t k = 0; k < it->second.size(); ++k) {
     std::vector<ir::Expr> shape;
     for (int64_t e : it->second[k]) shape.emplace_back(e);
     check_input_size(dtype, shape, where);
-    s.push_back(guarded(where, [&] { return a_->builder().input(a_->claim(str_cat(in.name(), "[", k, "]")), dtype, shape); }));
+    s.push_back(guarded(where, [&] { return a_->builder().input(a_->claim(str_cat(name, "[", k, "]")), dtype, shape); }));
   }
 }
 

@@ -97,30 +97,38 @@ SupportReport analyze(const ::onnx::ModelProto& m, const ops::OpRegistry& regist
   }
   for (auto& t : g.sparse_initializer())
     r.items.push_back({.node = t.values().name(), .opset = opset, .reason = "sparse initializers are not supported"});
-  // A sequence of tensors is taken (its length and element shapes are given at import); maps,
-  // optionals and sequences of anything else are not.
-  auto tensor_of = [](const ::onnx::TypeProto& t) -> const ::onnx::TypeProto_Tensor* {
+  // A sequence of tensors is taken (its length and element shapes are given at import), and an
+  // optional of either (whether it is empty is given at import); maps and sequences or optionals
+  // of anything else are not.
+  auto tensor_of = [](const ::onnx::TypeProto& type) -> const ::onnx::TypeProto_Tensor* {
+    const ::onnx::TypeProto& t = type.has_optional_type() ? type.optional_type().elem_type() : type;
     if (t.has_tensor_type()) return &t.tensor_type();
     if (t.has_sequence_type() && t.sequence_type().elem_type().has_tensor_type())
       return &t.sequence_type().elem_type().tensor_type();
     return nullptr;
   };
+  auto note_kind = [&](const ::onnx::ValueInfoProto& v) {
+    if (v.type().has_optional_type()) r.optionals.insert(v.name());
+    if (v.type().has_sequence_type() ||
+        (v.type().has_optional_type() && v.type().optional_type().elem_type().has_sequence_type()))
+      r.sequences.insert(v.name());
+  };
   for (auto& in : g.input()) {
     if (initializers.count(in.name())) continue;
     r.inputs.push_back(in.name());
-    if (in.type().has_sequence_type()) r.sequences.insert(in.name());
+    note_kind(in);
     const ::onnx::TypeProto_Tensor* t = tensor_of(in.type());
     if (!t)
       r.items.push_back({.node = in.name(), .opset = opset,
-                         .reason = "graph input is neither a tensor nor a sequence of tensors (maps and optionals are "
-                                   "not supported)"});
+                         .reason = "graph input is neither a tensor, a sequence of tensors nor an optional of one (maps "
+                                   "are not supported)"});
     else if (std::string why = unsupported_dtype(t->elem_type()); !why.empty())
       r.items.push_back({.node = in.name(), .opset = opset, .dtypes = code_name(t->elem_type()),
                          .reason = "graph input " + why});
   }
   for (auto& out : g.output()) {
     r.outputs.push_back(out.name());
-    if (out.type().has_sequence_type()) r.sequences.insert(out.name());
+    note_kind(out);
   }
 
   std::set<std::string> functions;
@@ -170,8 +178,10 @@ SupportReport analyze(const ::onnx::ModelProto& m, const ops::OpRegistry& regist
         if (std::string why = unsupported_constant(n); !why.empty()) report(why);
         continue;
       }
-      // The importer's own (control nodes, graph/control.hpp, and sequences); their subgraphs were visited.
-      if (ours && (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan" || is_sequence_op(n.op_type())))
+      // The importer's own (control nodes, graph/control.hpp, sequences and optionals); their
+      // subgraphs were visited.
+      if (ours && (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan" || is_sequence_op(n.op_type()) ||
+                   is_optional_op(n.op_type())))
         continue;
       std::string why;
       for (auto* step : steps)

@@ -42,6 +42,11 @@ struct Case {
   // Inputs and outputs that are sequences of tensors: their files are SequenceProtos, and the
   // compiled model takes or gives one tensor per element, in order.
   std::set<std::string> sequences;
+  // Inputs and outputs that are optionals: their files are OptionalProtos; the compiled model
+  // takes or gives nothing for an empty one, else its tensor or its sequence's elements. An
+  // input's presence is fixed at compile time, from test_data_set_0.
+  std::set<std::string> optionals;
+  std::set<std::string> empty_optionals;  // the optional inputs compiled as empty
   // Whether the tensor inputs' shapes were fixed to test_data_set_0's (a model whose inputs have
   // symbolic extents that no option binds: tried only once the model fails to compile without).
   bool shapes_from_data = false;
@@ -160,6 +165,16 @@ Result run_case(const Runner& run, const nnvm::graph::CompiledModel& model, cons
     std::vector<nnvm::NDArray> inputs, wants;
     auto files = sorted_files(set, "input_");
     for (size_t i = 0; i < files.size(); ++i) {
+      if (i < c.inputs.size() && c.optionals.count(c.inputs[i])) {
+        auto o = nnvm::onnx_import::read_optional_pb(files[i]);
+        bool empty = o.holds == nnvm::onnx_import::OptionalValue::Holds::nothing;
+        if (empty != bool(c.empty_optionals.count(c.inputs[i])))
+          return {Status::unsupported, "optional input " + c.inputs[i] + (empty ? " holds a value" : " is empty") +
+                                           " at compile time, and " + fs::path(set).filename().string() +
+                                           (empty ? " gives it none" : " gives it one")};
+        for (auto& e : o.elements) inputs.push_back(std::move(e));
+        continue;
+      }
       if (i < c.inputs.size() && c.sequences.count(c.inputs[i])) {
         for (auto& e : nnvm::onnx_import::read_sequence_pb(files[i])) inputs.push_back(std::move(e));
         continue;
@@ -182,6 +197,10 @@ Result run_case(const Runner& run, const nnvm::graph::CompiledModel& model, cons
                                            fs::path(set).filename().string() + " gives it another"};
     auto out_files = sorted_files(set, "output_");
     for (size_t k = 0; k < out_files.size(); ++k) {
+      if (k < c.outputs.size() && c.optionals.count(c.outputs[k])) {
+        for (auto& e : nnvm::onnx_import::read_optional_pb(out_files[k]).elements) wants.push_back(std::move(e));
+        continue;
+      }
       if (k >= c.outputs.size() || !c.sequences.count(c.outputs[k])) {
         wants.push_back(read_tensor(out_files[k]));
         continue;
@@ -419,6 +438,7 @@ int run_check(const std::vector<std::string>& paths, const Options& options, con
       c.inputs = report.inputs;
       c.outputs = report.outputs;
       c.sequences = report.sequences;
+      c.optionals = report.optionals;
     } catch (const std::exception&) {
     }
   }
@@ -446,7 +466,18 @@ int run_check(const std::vector<std::string>& paths, const Options& options, con
       // that the other data sets agree: a different length is a different input count).
       auto files = sorted_files(c.dir + "/test_data_set_0", "input_");
       for (size_t i = 0; i < c.inputs.size() && i < files.size(); ++i)
-        if (c.sequences.count(c.inputs[i])) {
+        if (c.optionals.count(c.inputs[i])) {  // present or not as in test_data_set_0
+          auto o = nnvm::onnx_import::read_optional_pb(files[i]);
+          if (o.holds == nnvm::onnx_import::OptionalValue::Holds::nothing) {
+            io.empty_optional_inputs.insert(c.inputs[i]);
+            c.empty_optionals.insert(c.inputs[i]);
+          } else if (o.holds == nnvm::onnx_import::OptionalValue::Holds::sequence) {
+            auto& shapes = io.sequence_inputs[c.inputs[i]];
+            for (auto& e : o.elements) shapes.push_back(e.shape());
+          } else if (c.shapes_from_data) {
+            io.input_shapes[c.inputs[i]] = o.elements.at(0).shape();
+          }
+        } else if (c.sequences.count(c.inputs[i])) {
           auto& shapes = io.sequence_inputs[c.inputs[i]];  // an empty sequence has none
           for (auto& e : nnvm::onnx_import::read_sequence_pb(files[i])) shapes.push_back(e.shape());
         } else if (c.shapes_from_data && !c.bound.count(c.inputs[i])) {

@@ -34,7 +34,8 @@ struct SupportReport {
   std::string producer;                   // the program that wrote the file, and its version
   std::vector<std::string> inputs;        // graph inputs that are not weights, in order
   std::vector<std::string> outputs;       // graph outputs, in order
-  std::set<std::string> sequences;        // the inputs and outputs that are sequences of tensors
+  std::set<std::string> sequences;        // the inputs and outputs that are sequences of tensors (or optionals of one)
+  std::set<std::string> optionals;        // the inputs and outputs that are optionals
 
   bool supported() const { return items.empty(); }
   // A summary line, then one line per unsupported item. Every name from the file is escaped.

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,11 @@ struct ImportOptions {
   // becomes one graph input per element, "<name>[k]", in order (a sequence output likewise
   // becomes one graph output per element).
   std::map<std::string, std::vector<std::vector<int64_t>>> sequence_inputs;
+  // Graph inputs of optional type that are empty (None), by name. nnvm compiles optionals whose
+  // presence is known at compile time: any other optional input holds its element and is taken
+  // as that tensor (or sequence, per sequence_inputs). An empty optional graph output gives no
+  // graph output.
+  std::set<std::string> empty_optional_inputs;
   // Model and .pb files larger than this are rejected before parsing. Protobuf cannot parse 2 GiB
   // or more, so larger values are clamped to 2 GiB - 1; big weights belong in external data.
   uint64_t max_file_bytes = (2ull << 30) - 1;
@@ -79,6 +85,12 @@ NDArray read_tensor_pb(const std::string& path, const ImportOptions& options = {
 // A serialized SequenceProto of tensors (a sequence input or output of the node test suite): its
 // elements, in order.
 std::vector<NDArray> read_sequence_pb(const std::string& path, const ImportOptions& options = {});
+// A serialized OptionalProto (an optional input or output of the node test suite).
+struct OptionalValue {
+  enum class Holds { nothing, tensor, sequence } holds = Holds::nothing;
+  std::vector<NDArray> elements;  // the tensor, or the sequence's elements in order
+};
+OptionalValue read_optional_pb(const std::string& path, const ImportOptions& options = {});
 
 }  // namespace onnx_import
 NNVM_END_NAMESPACE
