@@ -71,8 +71,12 @@ function(nnvm_inline path display)
 
   # Tracks #if nesting, so that a project include under a condition (which one-copy pasting
   # cannot honour) is an error instead of a silently different header. An include guard around
-  # the whole file (kernel_abi.h) is the one allowed outer condition.
+  # the whole file (kernel_abi.h) is the one allowed outer condition. The one conditional
+  # include kept is the built-in op list under `#ifndef NNVM_BUILTIN_OPS_COMPILED`
+  # (ops/registry.hpp): the single header is header-only, so there the condition always holds
+  # (its preamble refuses the macro).
   set(depth 0)
+  set(header_only_depth -1)
   set(allowed_depth 0)
   set(directives 0)
   set(guard "")
@@ -93,9 +97,16 @@ function(nnvm_inline path display)
         set(guard "${CMAKE_MATCH_1}")
       endif()
       math(EXPR depth "${depth} + 1")
+      math(EXPR outermost "${allowed_depth} + 1")
+      if(CMAKE_MATCH_1 STREQUAL "NNVM_BUILTIN_OPS_COMPILED" AND depth EQUAL outermost)
+        set(header_only_depth ${depth})
+      endif()
     elseif(line MATCHES "^[ \t]*#[ \t]*if(def)?([^A-Za-z0-9_]|$)")
       math(EXPR depth "${depth} + 1")
     elseif(line MATCHES "^[ \t]*#[ \t]*endif([^A-Za-z0-9_]|$)")
+      if(depth EQUAL header_only_depth)
+        set(header_only_depth -1)
+      endif()
       math(EXPR depth "${depth} - 1")
     elseif(line MATCHES "^[ \t]*#[ \t]*define[ \t]+([A-Za-z0-9_]+)" AND directives EQUAL 2
            AND CMAKE_MATCH_1 STREQUAL guard AND NOT guard STREQUAL "")
@@ -118,7 +129,7 @@ function(nnvm_inline path display)
           continue()
         endif()
       endif()
-      if(depth GREATER allowed_depth)
+      if(depth GREATER allowed_depth AND NOT depth EQUAL header_only_depth)
         message(FATAL_ERROR "amalgamate: ${display}:${lineno}: \"${name}\" is included under "
                             "#if; the single header cannot reproduce a conditional include")
       endif()
@@ -156,6 +167,9 @@ string(CONCAT header
   "// headers it includes. Do not edit. Regenerate with: cmake -P cmake/amalgamate.cmake\n"
   "// (or build the target `amalgamate`).\n"
   "#pragma once\n"
+  "#ifdef NNVM_BUILTIN_OPS_COMPILED\n"
+  "#error \"the single header is header-only: it holds the built-in op list, which NNVM_BUILTIN_OPS_COMPILED leaves out\"\n"
+  "#endif\n"
   "\n")
 
 get_filename_component(out_dir "${OUT}" DIRECTORY)

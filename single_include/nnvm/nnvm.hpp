@@ -2,6 +2,9 @@
 // headers it includes. Do not edit. Regenerate with: cmake -P cmake/amalgamate.cmake
 // (or build the target `amalgamate`).
 #pragma once
+#ifdef NNVM_BUILTIN_OPS_COMPILED
+#error "the single header is header-only: it holds the built-in op list, which NNVM_BUILTIN_OPS_COMPILED leaves out"
+#endif
 
 // begin nnvm/nnvm.hpp
 // Everything: the kernel author's header (<nnvm/tensor.hpp>), the op library and the graph layer
@@ -12912,23 +12915,6 @@ NNVM_END_NAMESPACE
 // begin nnvm/ops/ops.hpp
 // The operator library: op definitions, the registry with the built-in ops, and build/jit.
 
-// begin nnvm/ops/registry.hpp
-// The operator registry: op definitions by name and by importer name ("onnx:Relu").
-//
-// There is one default registry, made with the built-in ops on first use (a function-local
-// static, so no static initializers run), and a user's op joins it with one call:
-//   ops::register_op(OpDef{.name = "hard_swish", ...});
-// Code that must not see other code's ops (tests, a plugin host) makes its own OpRegistry.
-//
-// Thread safety: registration and lookup may run concurrently (a shared mutex guards the maps).
-// Ops are never removed or replaced, so an `const OpDef&` a lookup returned stays valid, and
-// unchanged, for as long as the registry exists.
-
-#include <map>
-#include <memory>
-#include <mutex>
-#include <shared_mutex>
-
 // begin nnvm/ops/builtin.hpp
 // The built-in operators, joined from one sorted list per family (each family's family.hpp) and
 // sorted by name.
@@ -24485,6 +24471,27 @@ inline std::vector<OpDef> builtin_ops() {
 }  // namespace ops
 NNVM_END_NAMESPACE
 // end nnvm/ops/builtin.hpp
+// begin nnvm/ops/registry.hpp
+// The operator registry: op definitions by name and by importer name ("onnx:Relu").
+//
+// There is one default registry, made with the built-in ops on first use (a function-local
+// static, so no static initializers run), and a user's op joins it with one call:
+//   ops::register_op(OpDef{.name = "hard_swish", ...});
+// Code that must not see other code's ops (tests, a plugin host) makes its own OpRegistry.
+//
+// Thread safety: registration and lookup may run concurrently (a shared mutex guards the maps).
+// Ops are never removed or replaced, so an `const OpDef&` a lookup returned stays valid, and
+// unchanged, for as long as the registry exists.
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+
+// The built-in op list, unless the program links it compiled (NNVM_BUILTIN_OPS_COMPILED, below):
+// parsing every op's compute costs about 4 s per translation unit.
+#ifndef NNVM_BUILTIN_OPS_COMPILED
+#endif
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {

@@ -5,6 +5,8 @@
 
 #include <thread>
 
+#include "nnvm/ops/builtin.hpp"
+
 namespace ops_registry {
 
 using namespace nnvm;

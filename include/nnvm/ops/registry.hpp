@@ -15,7 +15,12 @@
 #include <mutex>
 #include <shared_mutex>
 
+#include "nnvm/ops/op_def.hpp"
+// The built-in op list, unless the program links it compiled (NNVM_BUILTIN_OPS_COMPILED, below):
+// parsing every op's compute costs about 4 s per translation unit.
+#ifndef NNVM_BUILTIN_OPS_COMPILED
 #include "nnvm/ops/builtin.hpp"
+#endif
 
 NNVM_BEGIN_NAMESPACE
 namespace ops {
